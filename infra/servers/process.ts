@@ -1,0 +1,78 @@
+// Running a server binary as a child process: logs to a file under its data folder, readiness by polling,
+// and a stop that asks politely (SIGTERM) before it insists (SIGKILL).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface ServerProcess {
+  readonly name: string;
+  readonly child: ChildProcess;
+  readonly logFile: string;
+  stop(): Promise<void>;
+}
+
+export async function startProcess(name: string, command: string, args: string[], options: { logFile: string; env?: NodeJS.ProcessEnv; cwd?: string }): Promise<ServerProcess> {
+  await mkdir(dirname(options.logFile), { recursive: true });
+  const log = createWriteStream(options.logFile, { flags: 'a' });
+  const child = spawn(command, args, { env: options.env ?? process.env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  await new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve);
+    child.once('error', (e) => reject(new Error(`${name}: could not start ${command}: ${e.message}`)));
+  });
+  return {
+    name,
+    child,
+    logFile: options.logFile,
+    stop: () => stopChild(child),
+  };
+}
+
+async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timedOut = await Promise.race([exited.then(() => false), sleep(graceMs).then(() => true)]);
+  if (timedOut) {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+/**
+ * Polls `check` until it resolves true. Fails early, with the end of the log, if the process exits,
+ * and after `timeoutMs` otherwise.
+ */
+export async function waitUntilReady(server: ServerProcess, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (server.child.exitCode !== null || server.child.signalCode !== null) {
+      throw new Error(`${server.name} exited (${server.child.exitCode ?? server.child.signalCode}) before it was ready:\n${await logTail(server.logFile)}`);
+    }
+    if (await check().catch(() => false)) return;
+    await sleep(200);
+  }
+  throw new Error(`${server.name} was not ready after ${timeoutMs / 1000}s:\n${await logTail(server.logFile)}`);
+}
+
+export async function logTail(file: string, lines = 20): Promise<string> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  return text.trim().split('\n').slice(-lines).join('\n');
+}
+
+/** A free TCP port on loopback, chosen by the kernel. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}

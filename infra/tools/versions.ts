@@ -1,0 +1,98 @@
+// The one place where the versions of Kiln's external tools are pinned, with how each is built.
+//
+// Every tool is a Go program. Lookup order (see DESIGN.md): on PATH at this version, the cache, a build from
+// Go modules when `go` is present, else the official release download. The Pulumi CLI must match the
+// @pulumi/pulumi package and the Kubernetes provider the @pulumi/kubernetes package (test/tools checks both).
+
+export interface GoBuild {
+  /** Module holding the main packages, fetched from the Go module proxy at the tool's version. */
+  readonly module: string;
+  /** Main packages to build, all in one `go build` so they share compiled dependencies. */
+  readonly packages: readonly string[];
+  /**
+   * How to build. `install`: `go install pkg@version` works as is. `wrapper`: a generated module requires
+   * `module` and repeats its replace directives: non-local ones as they are, local ones through
+   * `localReplace` (which returns the published version to use, or undefined to drop the line).
+   */
+  readonly mode: 'install' | 'wrapper';
+  readonly localReplace?: (modulePath: string) => string | undefined;
+  /** `-X` linker flags, `importpath.name=value`. */
+  readonly ldflags?: readonly string[];
+  /** Build tags (e.g. to leave out cloud credential helpers). */
+  readonly tags?: readonly string[];
+}
+
+export interface ToolSpec {
+  readonly version: string;
+  /** Binaries the tool provides; the first is the one asked for its version. */
+  readonly binaries: readonly string[];
+  /** Arguments that make the first binary print a line containing the version (without a leading `v`). */
+  readonly versionArgs: readonly string[];
+  readonly go: GoBuild;
+  /** Official release archive for linux/amd64, for machines without `go` but with internet. */
+  readonly download: (version: string) => { readonly url: string; readonly paths: Readonly<Record<string, string>> };
+}
+
+const PULUMI = 'v3.259.0';
+const KUBERNETES = 'v1.33.5';
+const bare = (v: string) => v.replace(/^v/, '');
+/** Kubernetes' staging modules (k8s.io/api, ...) are published as v0.<minor>.<patch> of the same release. */
+const stagingVersion = (v: string) => v.replace(/^v1\./, 'v0.');
+
+export const TOOLS = {
+  temporal: {
+    version: 'v1.5.1',
+    binaries: ['temporal'],
+    versionArgs: ['--version'],
+    go: { module: 'github.com/temporalio/cli', packages: ['github.com/temporalio/cli/cmd/temporal'], mode: 'install' },
+    download: (v) => ({
+      url: `https://github.com/temporalio/cli/releases/download/${v}/temporal_cli_${bare(v)}_linux_amd64.tar.gz`,
+      paths: { temporal: 'temporal' },
+    }),
+  },
+  pulumi: {
+    version: PULUMI,
+    binaries: ['pulumi'],
+    versionArgs: ['version'],
+    go: {
+      module: 'github.com/pulumi/pulumi/pkg/v3',
+      packages: ['github.com/pulumi/pulumi/pkg/v3/cmd/pulumi'],
+      mode: 'wrapper',
+      // pkg's go.mod points the SDK at ../sdk; the published sdk module of the same version is what it means.
+      localReplace: () => undefined,
+      ldflags: [`github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=${PULUMI}`],
+    },
+    download: (v) => ({
+      url: `https://get.pulumi.com/releases/sdk/pulumi-${v}-linux-x64.tar.gz`,
+      paths: { pulumi: 'pulumi/pulumi' },
+    }),
+  },
+  kubernetes: {
+    version: KUBERNETES,
+    binaries: ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'],
+    versionArgs: ['--version'],
+    go: {
+      module: 'k8s.io/kubernetes',
+      packages: ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'].map((b) => `k8s.io/kubernetes/cmd/${b}`),
+      mode: 'wrapper',
+      localReplace: (path) => (path.startsWith('k8s.io/') ? stagingVersion(KUBERNETES) : undefined),
+      ldflags: [
+        `k8s.io/component-base/version.gitVersion=${KUBERNETES}`,
+        `k8s.io/component-base/version.gitMajor=1`,
+        `k8s.io/component-base/version.gitMinor=${KUBERNETES.split('.')[1]}`,
+        `k8s.io/client-go/pkg/version.gitVersion=${KUBERNETES}`,
+      ],
+    },
+    download: (v) => ({
+      url: `https://dl.k8s.io/${v}/kubernetes-server-linux-amd64.tar.gz`,
+      paths: Object.fromEntries(
+        ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'].map((b) => [b, `kubernetes/server/bin/${b}`]),
+      ),
+    }),
+  },
+} satisfies Record<string, ToolSpec>;
+
+export type ToolName = keyof typeof TOOLS;
+
+/** Provider plugins registered with the Pulumi CLI from the binaries built above. */
+export const PULUMI_PLUGINS: readonly { kind: 'resource'; name: string; tool: ToolName; binary: string }[] = [];

@@ -1,0 +1,31 @@
+// Runs a command (the test runner) with the servers every test file shares: one PostgreSQL, in which each
+// test file creates its own database (test/support/database.ts), so files run in parallel.
+// With DATABASE_URL set, that server is used instead of an embedded one.
+import { spawn } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { freePort } from './servers/process.ts';
+import { externalPostgres, startPostgres } from './servers/postgres.ts';
+
+const [command, ...args] = process.argv.slice(2);
+if (!command) {
+  console.error('usage: node infra/with-test-servers.ts <command> [args...]');
+  process.exit(2);
+}
+
+const dataDir = join(process.env.DATA_DIR ?? '.data', 'test');
+if (!process.env.DATABASE_URL) await rm(join(dataDir, 'postgres'), { recursive: true, force: true });
+const postgres = process.env.DATABASE_URL
+  ? externalPostgres(process.env.DATABASE_URL)
+  : await startPostgres({ dataDir, port: await freePort() });
+
+const child = spawn(command, args, {
+  stdio: 'inherit',
+  env: { ...process.env, KILN_TEST_DATABASE_URL: postgres.url, KILN_TEST_DATA_DIR: dataDir },
+});
+const stopOn = (signal: NodeJS.Signals) => process.on(signal, () => child.kill(signal));
+stopOn('SIGINT');
+stopOn('SIGTERM');
+const code = await new Promise<number>((resolve) => child.on('exit', (c, s) => resolve(c ?? (s ? 1 : 0))));
+await postgres.stop();
+process.exit(code);
