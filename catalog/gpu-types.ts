@@ -1,0 +1,32 @@
+// The GPU catalog: the GPU types Kiln can place a deployment on. Plain data, read by the control plane
+// (validation, pricing, GET /v1/gpu-types), the stacks (node selection) and the local cluster (kwok nodes).
+
+export interface GpuType {
+  /** Id used in the API (`gpu` field) and as the value of the node label below. */
+  readonly id: string;
+  readonly name: string;
+  readonly vendor: 'nvidia';
+  /** Memory per GPU, GiB. */
+  readonly memoryGb: number;
+  /** On-demand price per GPU-hour, USD. */
+  readonly hourlyPriceUsd: number;
+}
+
+/** Label every GPU node carries with its catalog id; the vLLM stack selects nodes by it. */
+export const GPU_TYPE_LABEL = 'kiln.dev/gpu-type';
+/** Extended resource a GPU node advertises (the NVIDIA device plugin's name). */
+export const GPU_RESOURCE = 'nvidia.com/gpu';
+/** Taint GPU nodes carry so that only pods asking for GPUs land on them. */
+export const GPU_TAINT = { key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' } as const;
+
+export const GPU_TYPES: readonly GpuType[] = [
+  { id: 'nvidia-h100-80gb', name: 'NVIDIA H100 80GB', vendor: 'nvidia', memoryGb: 80, hourlyPriceUsd: 4.5 },
+  { id: 'nvidia-a100-80gb', name: 'NVIDIA A100 80GB', vendor: 'nvidia', memoryGb: 80, hourlyPriceUsd: 2.8 },
+  { id: 'nvidia-a10g', name: 'NVIDIA A10G 24GB', vendor: 'nvidia', memoryGb: 24, hourlyPriceUsd: 1.2 },
+  { id: 'nvidia-l4', name: 'NVIDIA L4 24GB', vendor: 'nvidia', memoryGb: 24, hourlyPriceUsd: 0.8 },
+  { id: 'nvidia-t4', name: 'NVIDIA T4 16GB', vendor: 'nvidia', memoryGb: 16, hourlyPriceUsd: 0.53 },
+];
+
+export function findGpuType(id: string): GpuType | undefined {
+  return GPU_TYPES.find((g) => g.id === id);
+}
