@@ -68,9 +68,10 @@ async function linkFromPath(spec: ToolSpec, staging: string): Promise<boolean> {
 async function goBuild(name: ToolName, spec: ToolSpec, staging: string): Promise<void> {
   const { go } = spec;
   const bin = join(staging, 'bin');
+  // Static, path-independent binaries: the same flags for every tool, so they share Go's build cache.
   const env = { ...process.env, GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local', CGO_ENABLED: '0' };
   const ldflags = ['-s', '-w', ...(go.ldflags ?? []).map((f) => `-X=${f}`)].join(' ');
-  const buildFlags = [`-ldflags=${ldflags}`, ...(go.tags?.length ? [`-tags=${go.tags.join(',')}`] : [])];
+  const buildFlags = ['-trimpath', `-ldflags=${ldflags}`];
   const goRun = (args: string[], cwd?: string) =>
     run('go', args, { env: cwd ? env : { ...env, GOBIN: bin }, cwd, maxBuffer: MAX_BUFFER }).catch((e: { stdout?: string; stderr?: string; message: string }) => {
       throw new ToolError(name, `go ${args[0]} failed:\n${tail(`${e.stderr ?? ''}${e.stdout ?? ''}` || e.message)}`);
@@ -99,6 +100,7 @@ async function goBuild(name: ToolName, spec: ToolSpec, staging: string): Promise
   await goRun(['get', ...go.packages.map((p) => `${p}@${spec.version}`)], wrapper);
   await goRun(['build', ...buildFlags, '-o', `${bin}/`, ...go.packages], wrapper);
   await rm(wrapper, { recursive: true, force: true });
+  for (const [built, wanted] of Object.entries(go.rename ?? {})) await rename(join(bin, built), join(bin, wanted));
 }
 
 async function download(name: ToolName, spec: ToolSpec, staging: string): Promise<void> {

@@ -18,8 +18,8 @@ export interface GoBuild {
   readonly localReplace?: (modulePath: string) => string | undefined;
   /** `-X` linker flags, `importpath.name=value`. */
   readonly ldflags?: readonly string[];
-  /** Build tags (e.g. to leave out cloud credential helpers). */
-  readonly tags?: readonly string[];
+  /** Binaries whose default name (the package path's last element) is not the tool's name. */
+  readonly rename?: Readonly<Record<string, string>>;
 }
 
 export interface ToolSpec {
@@ -34,7 +34,7 @@ export interface ToolSpec {
 }
 
 const PULUMI = 'v3.259.0';
-const KUBERNETES = 'v1.33.5';
+const KUBERNETES = 'v1.36.3';
 const bare = (v: string) => v.replace(/^v/, '');
 /** Kubernetes' staging modules (k8s.io/api, ...) are published as v0.<minor>.<patch> of the same release. */
 const stagingVersion = (v: string) => v.replace(/^v1\./, 'v0.');
@@ -44,7 +44,12 @@ export const TOOLS = {
     version: 'v1.5.1',
     binaries: ['temporal'],
     versionArgs: ['--version'],
-    go: { module: 'github.com/temporalio/cli', packages: ['github.com/temporalio/cli/cmd/temporal'], mode: 'install' },
+    go: {
+      module: 'github.com/temporalio/cli',
+      packages: ['github.com/temporalio/cli/cmd/temporal'],
+      mode: 'install',
+      ldflags: ['github.com/temporalio/cli/temporalcli.Version=1.5.1'],
+    },
     download: (v) => ({
       url: `https://github.com/temporalio/cli/releases/download/${v}/temporal_cli_${bare(v)}_linux_amd64.tar.gz`,
       paths: { temporal: 'temporal' },
@@ -81,6 +86,8 @@ export const TOOLS = {
         `k8s.io/component-base/version.gitMajor=1`,
         `k8s.io/component-base/version.gitMinor=${KUBERNETES.split('.')[1]}`,
         `k8s.io/client-go/pkg/version.gitVersion=${KUBERNETES}`,
+        `k8s.io/client-go/pkg/version.gitMajor=1`,
+        `k8s.io/client-go/pkg/version.gitMinor=${KUBERNETES.split('.')[1]}`,
       ],
     },
     download: (v) => ({
@@ -89,6 +96,35 @@ export const TOOLS = {
         ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'].map((b) => [b, `kubernetes/server/bin/${b}`]),
       ),
     }),
+  },
+  etcd: {
+    version: 'v3.6.16',
+    binaries: ['etcd', 'etcdctl'],
+    versionArgs: ['--version'],
+    go: {
+      module: 'go.etcd.io/etcd/server/v3',
+      packages: ['go.etcd.io/etcd/server/v3', 'go.etcd.io/etcd/etcdctl/v3'],
+      mode: 'wrapper',
+      // etcd's modules point at each other through ../ paths; their published versions are the same release.
+      localReplace: () => undefined,
+      rename: { server: 'etcd' },
+    },
+    download: (v) => ({
+      url: `https://github.com/etcd-io/etcd/releases/download/${v}/etcd-${v}-linux-amd64.tar.gz`,
+      paths: { etcd: `etcd-${v}-linux-amd64/etcd`, etcdctl: `etcd-${v}-linux-amd64/etcdctl` },
+    }),
+  },
+  kwok: {
+    version: 'v0.8.0',
+    binaries: ['kwok'],
+    versionArgs: ['--version'],
+    go: {
+      module: 'sigs.k8s.io/kwok',
+      packages: ['sigs.k8s.io/kwok/cmd/kwok'],
+      mode: 'install',
+      ldflags: ['sigs.k8s.io/kwok/pkg/consts.Version=v0.8.0'],
+    },
+    download: (v) => ({ url: `https://github.com/kubernetes-sigs/kwok/releases/download/${v}/kwok-linux-amd64`, paths: { kwok: 'kwok' } }),
   },
 } satisfies Record<string, ToolSpec>;
 

@@ -1,0 +1,46 @@
+// The Temporal dev server (`temporal server start-dev`): SQLite file under the data folder, Web UI, and
+// Kiln's search attributes registered. TEMPORAL_ADDRESS replaces it with an existing server.
+import { join } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { SEARCH_ATTRIBUTES } from '../../workflows/contract/search-attributes.ts';
+import { binaryPath } from '../tools/paths.ts';
+import { startProcess, waitUntilReady } from './process.ts';
+
+export interface TemporalServer {
+  /** host:port of the frontend (gRPC). */
+  readonly address: string;
+  /** Web UI address, when this process started the server. */
+  readonly uiUrl?: string;
+  stop(): Promise<void>;
+}
+
+const SEARCH_ATTRIBUTE_TYPE: Record<string, string> = { KEYWORD: 'Keyword', TEXT: 'Text', INT: 'Int', DOUBLE: 'Double', BOOL: 'Bool', DATETIME: 'Datetime', KEYWORD_LIST: 'KeywordList' };
+
+export async function startTemporal(options: { dataDir: string; port: number; uiPort: number }): Promise<TemporalServer> {
+  const address = `127.0.0.1:${options.port}`;
+  const server = await startProcess('temporal', binaryPath('temporal'), [
+    'server', 'start-dev',
+    '--ip', '127.0.0.1',
+    '--port', String(options.port),
+    '--ui-port', String(options.uiPort),
+    '--db-filename', join(options.dataDir, 'temporal.sqlite'),
+    '--log-level', 'warn',
+    ...SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${SEARCH_ATTRIBUTE_TYPE[key.type]}`]),
+  ], { logFile: join(options.dataDir, 'logs', 'temporal.log') });
+  await waitUntilReady(server, () => isServing(address));
+  return { address, uiUrl: `http://127.0.0.1:${options.uiPort}`, stop: () => server.stop() };
+}
+
+export function externalTemporal(address: string): TemporalServer {
+  return { address, stop: async () => {} };
+}
+
+async function isServing(address: string): Promise<boolean> {
+  const connection = await Connection.connect({ address, connectTimeout: 1000 });
+  try {
+    await connection.workflowService.getSystemInfo({});
+    return true;
+  } finally {
+    await connection.close();
+  }
+}
