@@ -1,0 +1,81 @@
+// What a vLLM deployment is made of: the component's arguments and their resolved, checked form.
+import type * as pulumi from '@pulumi/pulumi';
+import { checkGpusPerReplica, checkGpuType, checkModel, checkName, checkReplicaBounds } from './validate.ts';
+
+/** Port of vLLM's OpenAI-compatible server (its default). */
+export const VLLM_PORT = 8000;
+/** vLLM's OpenAI-compatible server image, pinned so a re-run never changes the server under a deployment. */
+export const DEFAULT_VLLM_IMAGE = 'vllm/vllm-openai:v0.11.0';
+/** Room for the weights of a 70B model in 16-bit precision, plus headroom. */
+export const DEFAULT_MODEL_CACHE_SIZE = '200Gi';
+
+export interface VllmDeploymentArgs {
+  /** Name of the Kubernetes objects (Deployment, Service, autoscaler, disruption budget); a DNS label. */
+  readonly name: pulumi.Input<string>;
+  /** Namespace the objects live in; `default` when absent. */
+  readonly namespace?: pulumi.Input<string>;
+  /** Model vLLM serves: a Hugging Face id such as `meta-llama/Llama-3.1-8B-Instruct`. */
+  readonly model: pulumi.Input<string>;
+  /** GPU catalog id (catalog/gpu-types.ts); pods only land on nodes labelled with it. */
+  readonly gpuType: pulumi.Input<string>;
+  /** GPUs per pod, also vLLM's tensor-parallel size: 1, 2, 4 or 8. */
+  readonly gpusPerReplica: pulumi.Input<number>;
+  /** Desired number of pods. */
+  readonly replicas: pulumi.Input<number>;
+  /** Fewest pods the autoscaler keeps; `replicas` when absent. */
+  readonly minReplicas?: pulumi.Input<number>;
+  /** Most pods the autoscaler runs; `replicas` when absent. */
+  readonly maxReplicas?: pulumi.Input<number>;
+  /** vLLM `--max-model-len`: longest context served; vLLM derives it from the model when absent. */
+  readonly maxModelLen?: pulumi.Input<number>;
+  /** vLLM `--dtype`, e.g. `auto`, `bfloat16`, `float16`. */
+  readonly dtype?: pulumi.Input<string>;
+  /** Further vLLM server flags, appended as given, e.g. `["--enable-prefix-caching"]`. */
+  readonly extraArgs?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Server image; DEFAULT_VLLM_IMAGE when absent. */
+  readonly image?: pulumi.Input<string>;
+  /** Size limit of the model cache volume (Kubernetes quantity); DEFAULT_MODEL_CACHE_SIZE when absent. */
+  readonly modelCacheSize?: pulumi.Input<string>;
+}
+
+/** The arguments once known, defaults applied and every rule checked. */
+export interface VllmSpec {
+  readonly name: string;
+  readonly namespace: string;
+  readonly model: string;
+  readonly gpuType: string;
+  readonly gpusPerReplica: number;
+  readonly replicas: number;
+  readonly minReplicas: number;
+  readonly maxReplicas: number;
+  readonly serverArgs: string[];
+  readonly image: string;
+  readonly modelCacheSize: string;
+}
+
+export function vllmSpec(args: pulumi.Unwrap<VllmDeploymentArgs>): VllmSpec {
+  const gpusPerReplica = checkGpusPerReplica(args.gpusPerReplica);
+  const bounds = checkReplicaBounds({
+    replicas: args.replicas,
+    minReplicas: args.minReplicas ?? args.replicas,
+    maxReplicas: args.maxReplicas ?? args.replicas,
+  });
+  return {
+    name: checkName(args.name),
+    namespace: args.namespace ?? 'default',
+    model: checkModel(args.model),
+    gpuType: checkGpuType(args.gpuType),
+    gpusPerReplica,
+    ...bounds,
+    serverArgs: [
+      '--model', args.model,
+      '--tensor-parallel-size', String(gpusPerReplica),
+      '--port', String(VLLM_PORT),
+      ...(args.maxModelLen === undefined ? [] : ['--max-model-len', String(args.maxModelLen)]),
+      ...(args.dtype === undefined ? [] : ['--dtype', args.dtype]),
+      ...(args.extraArgs ?? []),
+    ],
+    image: args.image ?? DEFAULT_VLLM_IMAGE,
+    modelCacheSize: args.modelCacheSize ?? DEFAULT_MODEL_CACHE_SIZE,
+  };
+}

@@ -1,0 +1,105 @@
+// A model served by vLLM's OpenAI-compatible server on Kubernetes GPU nodes of one catalog type.
+import * as k8s from '@pulumi/kubernetes';
+import * as pulumi from '@pulumi/pulumi';
+import { GPU_RESOURCE, GPU_TAINT, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
+import { VLLM_PORT, vllmSpec, type VllmDeploymentArgs, type VllmSpec } from './args.ts';
+
+export { type VllmDeploymentArgs } from './args.ts';
+export * from './validate.ts';
+
+/** Pulumi applies the objects and returns; Kiln's worker waits for readiness itself, holding no stack lock. */
+const SKIP_AWAIT = { 'pulumi.com/skipAwait': 'true' };
+/** Queue length per pod above which the autoscaler adds pods (vLLM's `vllm:num_requests_waiting`). */
+const TARGET_REQUESTS_WAITING = '5';
+
+export class VllmDeployment extends pulumi.ComponentResource {
+  /** In-cluster URL of the OpenAI-compatible API, e.g. `http://llama.models.svc.cluster.local`. */
+  readonly endpoint: pulumi.Output<string>;
+  readonly deploymentName: pulumi.Output<string>;
+  readonly serviceName: pulumi.Output<string>;
+
+  constructor(name: string, args: VllmDeploymentArgs, opts?: pulumi.ComponentResourceOptions) {
+    // Arguments known now are checked now, so a broken rule fails construction with a clear error; every
+    // child derives from the checked spec, so arguments known later are checked before anything is applied.
+    if (Object.values(args).every(isKnown)) vllmSpec(args as pulumi.Unwrap<VllmDeploymentArgs>);
+    super('kiln:stacks:VllmDeployment', name, args, opts);
+    const spec = pulumi.output(args).apply(vllmSpec);
+    const metadata = spec.apply((s) => ({ name: s.name, namespace: s.namespace, labels: labels(s), annotations: SKIP_AWAIT }));
+    const selector = spec.apply((s) => ({ matchLabels: labels(s) }));
+    const target = spec.apply((s) => ({ apiVersion: 'apps/v1', kind: 'Deployment', name: s.name }));
+
+    const deployment = new k8s.apps.v1.Deployment(`${name}-deployment`, {
+      metadata,
+      spec: spec.apply((s) => ({ replicas: s.replicas, selector: { matchLabels: labels(s) }, template: podTemplate(s) })),
+    }, { parent: this });
+
+    const service = new k8s.core.v1.Service(`${name}-service`, {
+      metadata,
+      spec: { selector: spec.apply(labels), ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
+    }, { parent: this });
+
+    new k8s.autoscaling.v2.HorizontalPodAutoscaler(`${name}-hpa`, {
+      metadata,
+      spec: {
+        scaleTargetRef: target,
+        minReplicas: spec.minReplicas,
+        maxReplicas: spec.maxReplicas,
+        // Scaling on vLLM's request queue, served by the custom metrics API (e.g. prometheus-adapter scraping
+        // /metrics); GPU pods use little CPU, so the CPU default would never scale them.
+        metrics: [{
+          type: 'Pods',
+          pods: { metric: { name: 'vllm_num_requests_waiting' }, target: { type: 'AverageValue', averageValue: TARGET_REQUESTS_WAITING } },
+        }],
+      },
+    }, { parent: this, dependsOn: [deployment] });
+
+    // One pod at a time may go during node drains and upgrades; unlike minAvailable, this never blocks
+    // the drain of a single-replica deployment.
+    new k8s.policy.v1.PodDisruptionBudget(`${name}-pdb`, {
+      metadata,
+      spec: { maxUnavailable: 1, selector },
+    }, { parent: this });
+
+    this.deploymentName = deployment.metadata.name;
+    this.serviceName = service.metadata.name;
+    this.endpoint = pulumi.interpolate`http://${service.metadata.name}.${service.metadata.namespace}.svc.cluster.local`;
+    this.registerOutputs({ endpoint: this.endpoint, deploymentName: this.deploymentName, serviceName: this.serviceName });
+  }
+}
+
+const isKnown = (value: unknown) => !pulumi.Output.isInstance(value) && !(value instanceof Promise);
+
+function labels(s: VllmSpec): Record<string, string> {
+  return { 'app.kubernetes.io/name': 'vllm', 'app.kubernetes.io/instance': s.name };
+}
+
+function podTemplate(s: VllmSpec): k8s.types.input.core.v1.PodTemplateSpec {
+  const health = { httpGet: { path: '/health', port: VLLM_PORT } };
+  return {
+    metadata: { labels: labels(s) },
+    spec: {
+      nodeSelector: { [GPU_TYPE_LABEL]: s.gpuType },
+      tolerations: [{ key: GPU_TAINT.key, operator: 'Equal', value: GPU_TAINT.value, effect: GPU_TAINT.effect }],
+      containers: [{
+        name: 'vllm',
+        image: s.image,
+        args: s.serverArgs,
+        ports: [{ name: 'http', containerPort: VLLM_PORT }],
+        resources: { limits: { [GPU_RESOURCE]: String(s.gpusPerReplica) } },
+        // Downloading and loading weights takes minutes: the startup probe holds the others off until then.
+        startupProbe: { ...health, periodSeconds: 10, failureThreshold: 180 },
+        readinessProbe: { ...health, periodSeconds: 5, failureThreshold: 3 },
+        livenessProbe: { ...health, periodSeconds: 15, timeoutSeconds: 5, failureThreshold: 4 },
+        volumeMounts: [
+          { name: 'model-cache', mountPath: '/root/.cache/huggingface' },
+          { name: 'shm', mountPath: '/dev/shm' },
+        ],
+      }],
+      volumes: [
+        { name: 'model-cache', emptyDir: { sizeLimit: s.modelCacheSize } },
+        // Tensor-parallel workers exchange tensors through shared memory; the container default of 64Mi is too small.
+        { name: 'shm', emptyDir: { medium: 'Memory' } },
+      ],
+    },
+  };
+}

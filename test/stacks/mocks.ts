@@ -1,0 +1,45 @@
+// Pulumi's engine replaced by mocks: every resource the program registers is recorded with its inputs, and a
+// test waits for the one it asserts on. setMocks must run before the component modules are imported.
+import * as pulumi from '@pulumi/pulumi';
+
+export interface Registered {
+  readonly type: string;
+  readonly name: string;
+  // Resolved inputs are plain JSON as the provider would receive them.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly inputs: Record<string, any>;
+}
+
+/** Extra output state per resource type, for outputs a real provider computes (endpoints, ids). */
+type ComputedState = Readonly<Record<string, Record<string, unknown>>>;
+
+export async function mockPulumi(computed: ComputedState = {}) {
+  const seen = new Map<string, Registered>();
+  const waiting = new Map<string, (r: Registered) => void>();
+  await pulumi.runtime.setMocks({
+    newResource: (args) => {
+      const registered = { type: args.type, name: args.name, inputs: args.inputs };
+      seen.set(`${args.type}::${args.name}`, registered);
+      waiting.get(`${args.type}::${args.name}`)?.(registered);
+      return { id: `${args.name}-id`, state: { ...args.inputs, ...computed[args.type] } };
+    },
+    call: (args) => args.inputs,
+  }, 'kiln', 'test');
+
+  /** The resource of this type and name once registered; fails after a few seconds if it never is. */
+  const resource = (type: string, name: string) => new Promise<Registered>((resolve, reject) => {
+    const key = `${type}::${name}`;
+    const found = seen.get(key);
+    if (found) return resolve(found);
+    const timer = setTimeout(() => reject(new Error(`${key} was never registered`)), 5000);
+    waiting.set(key, (r) => { clearTimeout(timer); resolve(r); });
+  });
+  /** Every resource of a type registered so far. */
+  const ofType = (type: string) => [...seen.values()].filter((r) => r.type === type);
+  return { resource, ofType };
+}
+
+/** The value of an output (mocks resolve every output). */
+export function valueOf<T>(output: pulumi.Output<T>): Promise<T> {
+  return new Promise((resolve) => output.apply(resolve));
+}

@@ -1,0 +1,43 @@
+import test from 'ava';
+import { checkGpusPerReplica, checkGpuType, checkModel, checkName, checkReplicaBounds, VllmDeploymentArgsError } from '../../stacks/vllm-deployment/validate.ts';
+import { vllmSpec } from '../../stacks/vllm-deployment/args.ts';
+
+const rejects = { instanceOf: VllmDeploymentArgsError };
+
+test('GPU types come from the catalog', (t) => {
+  t.is(checkGpuType('nvidia-a10g'), 'nvidia-a10g');
+  t.throws(() => checkGpuType('nvidia-b200'), { ...rejects, message: 'unknown GPU type "nvidia-b200"; known types: nvidia-h100-80gb, nvidia-a100-80gb, nvidia-a10g, nvidia-l4, nvidia-t4' });
+});
+
+test('GPUs per replica are a power of two up to 8', (t) => {
+  for (const gpus of [1, 2, 4, 8]) t.is(checkGpusPerReplica(gpus), gpus);
+  for (const gpus of [0, -2, 3, 6, 1.5, 16]) {
+    t.throws(() => checkGpusPerReplica(gpus), { ...rejects, message: `gpusPerReplica must be a power of two from 1 to 8, got ${gpus}` });
+  }
+});
+
+test('replicas lie within bounds of at least one, and min is not above max', (t) => {
+  t.deepEqual(checkReplicaBounds({ replicas: 2, minReplicas: 1, maxReplicas: 4 }), { replicas: 2, minReplicas: 1, maxReplicas: 4 });
+  t.notThrows(() => checkReplicaBounds({ replicas: 3, minReplicas: 3, maxReplicas: 3 }));
+  t.throws(() => checkReplicaBounds({ replicas: 2, minReplicas: 3, maxReplicas: 1 }), { ...rejects, message: 'minReplicas (3) is greater than maxReplicas (1)' });
+  t.throws(() => checkReplicaBounds({ replicas: 5, minReplicas: 1, maxReplicas: 4 }), { ...rejects, message: 'replicas (5) must lie between minReplicas (1) and maxReplicas (4)' });
+  t.throws(() => checkReplicaBounds({ replicas: 1, minReplicas: 2, maxReplicas: 4 }), { ...rejects, message: /replicas \(1\) must lie between/ });
+  t.throws(() => checkReplicaBounds({ replicas: 1, minReplicas: 0, maxReplicas: 4 }), { ...rejects, message: 'minReplicas must be a whole number of at least 1, got 0' });
+  t.throws(() => checkReplicaBounds({ replicas: 1.5, minReplicas: 1, maxReplicas: 4 }), { ...rejects, message: /^replicas must be a whole number/ });
+});
+
+test('names are DNS labels, models are single ids', (t) => {
+  t.is(checkName('llama-3-70b'), 'llama-3-70b');
+  for (const name of ['', 'Llama', '3llama', 'llama-', 'dep_123', 'a'.repeat(64)]) t.throws(() => checkName(name), { ...rejects, message: /must be a DNS label/ });
+  t.is(checkModel('meta-llama/Llama-3.1-8B-Instruct'), 'meta-llama/Llama-3.1-8B-Instruct');
+  for (const model of ['', 'two words']) t.throws(() => checkModel(model), { ...rejects, message: /must be a non-empty id/ });
+});
+
+test('the spec applies defaults and checks every rule', (t) => {
+  const base = { name: 'm', model: 'org/model', gpuType: 'nvidia-t4', gpusPerReplica: 2, replicas: 3 };
+  t.like(vllmSpec(base), { namespace: 'default', minReplicas: 3, maxReplicas: 3, image: 'vllm/vllm-openai:v0.11.0', modelCacheSize: '200Gi' });
+  t.throws(() => vllmSpec({ ...base, minReplicas: 1, maxReplicas: 2 }), { ...rejects, message: /replicas \(3\) must lie between/ });
+  t.throws(() => vllmSpec({ ...base, gpusPerReplica: 3 }), rejects);
+  t.throws(() => vllmSpec({ ...base, gpuType: 'amd-mi300x' }), rejects);
+  t.throws(() => vllmSpec({ ...base, name: 'Bad' }), rejects);
+});
