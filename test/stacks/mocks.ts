@@ -8,20 +8,22 @@ export interface Registered {
   // Resolved inputs are plain JSON as the provider would receive them.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly inputs: Record<string, any>;
+  /** Reference to the provider managing it, `urn::id`, when one was given. */
+  readonly provider?: string;
 }
 
-/** Extra output state per resource type, for outputs a real provider computes (endpoints, ids). */
-type ComputedState = Readonly<Record<string, Record<string, unknown>>>;
+/** Output state a real provider would compute (ARNs, endpoints), added to the inputs. */
+type Computed = (resource: Registered) => Record<string, unknown>;
 
-export async function mockPulumi(computed: ComputedState = {}) {
+export async function mockPulumi(computed: Computed = () => ({})) {
   const seen = new Map<string, Registered>();
   const waiting = new Map<string, (r: Registered) => void>();
   await pulumi.runtime.setMocks({
     newResource: (args) => {
-      const registered = { type: args.type, name: args.name, inputs: args.inputs };
+      const registered = { type: args.type, name: args.name, inputs: args.inputs, provider: args.provider };
       seen.set(`${args.type}::${args.name}`, registered);
       waiting.get(`${args.type}::${args.name}`)?.(registered);
-      return { id: `${args.name}-id`, state: { ...args.inputs, ...computed[args.type] } };
+      return { id: `${args.name}-id`, state: { ...args.inputs, ...computed(registered) } };
     },
     call: (args) => args.inputs,
   }, 'kiln', 'test');

@@ -1,0 +1,19 @@
+// Which EC2 instance type gives a node group its GPUs, per GPU catalog id.
+import { GPU_TYPES } from '../../catalog/gpu-types.ts';
+
+/** The smallest machine of each GPU type; the 80GB parts come only as 8-GPU machines on EC2. */
+export const INSTANCE_TYPES: Readonly<Record<string, string>> = {
+  'nvidia-h100-80gb': 'p5.48xlarge',
+  'nvidia-a100-80gb': 'p4de.24xlarge',
+  'nvidia-a10g': 'g5.xlarge',
+  'nvidia-l4': 'g6.xlarge',
+  'nvidia-t4': 'g4dn.xlarge',
+};
+
+export function instanceTypeFor(gpuType: string): string {
+  const instanceType = INSTANCE_TYPES[gpuType];
+  if (!instanceType) {
+    throw new Error(`no EC2 instance type for GPU type "${gpuType}"; known types: ${GPU_TYPES.map((g) => g.id).join(', ')}`);
+  }
+  return instanceType;
+}
