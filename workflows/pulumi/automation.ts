@@ -1,7 +1,8 @@
 // Kiln's door to the Pulumi Automation API: one stack and one workspace folder per deployment or cluster,
 // inline programs from stacks/, the pinned Pulumi CLI from the tools cache, a file or cloud state backend.
-import { mkdir } from 'node:fs/promises';
-import { LocalWorkspace, PulumiCommand, type PulumiFn, type Stack } from '@pulumi/pulumi/automation/index.js';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ConcurrentUpdateError, LocalWorkspace, PulumiCommand, type OutputMap, type PulumiFn, type Stack } from '@pulumi/pulumi/automation/index.js';
 import { pulumiEnv } from '../../infra/tools/pulumi-plugins.ts';
 import { toolDir } from '../../infra/tools/paths.ts';
 
@@ -42,4 +43,43 @@ export async function openStack(settings: PulumiSettings, request: StackRequest)
   );
   if (request.config) await stack.setAllConfig({ ...request.config });
   return stack;
+}
+
+export interface OperationHooks {
+  /** Aborts the running Pulumi process (its engine then leaves the stack in a consistent state). */
+  readonly signal?: AbortSignal;
+  /** Called with each line Pulumi prints, e.g. to heartbeat. */
+  readonly onProgress?: (line: string) => void;
+}
+
+/**
+ * Runs `up` or `destroy` (which also removes the stack) and answers with the stack's outputs.
+ * Each stack belongs to one workflow, which runs one operation at a time, so a lock found when an operation
+ * starts was left by a worker that died mid-operation: it is cleared and the operation tried once more.
+ */
+export async function runStackOperation(settings: PulumiSettings, request: StackRequest, operation: 'up' | 'destroy', hooks: OperationHooks = {}): Promise<OutputMap> {
+  const stack = await openStack(settings, request);
+  const options = { onOutput: hooks.onProgress, signal: hooks.signal };
+  const run = async () => {
+    if (operation === 'up') return (await stack.up(options)).outputs;
+    await stack.destroy(options);
+    await stack.workspace.removeStack(request.stackName);
+    return {};
+  };
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof ConcurrentUpdateError) || !(await clearStaleLock(settings, request))) throw error;
+    return run();
+  }
+}
+
+/** Removes a file backend's lock of one stack; answers whether there was one. */
+async function clearStaleLock(settings: PulumiSettings, request: StackRequest): Promise<boolean> {
+  if (!settings.backendUrl.startsWith('file://')) return false;
+  const locks = join(new URL(settings.backendUrl).pathname, '.pulumi', 'locks');
+  const entries = await readdir(locks, { recursive: true }).catch(() => [] as string[]);
+  const stale = entries.filter((path) => path.endsWith('.json') && path.split('/').slice(-3, -1).join('/') === `${request.project}/${request.stackName}`);
+  await Promise.all(stale.map((path) => rm(join(locks, path), { force: true })));
+  return stale.length > 0;
 }

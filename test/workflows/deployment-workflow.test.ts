@@ -1,0 +1,200 @@
+// The deployment workflow on a real Temporal dev server, with Kiln's real activities running the real Pulumi
+// CLI on a file backend. The stack program here needs no cloud (the Kubernetes provider plugin cannot be
+// had on these machines); status writes and readiness are observed through the activities' dependencies.
+import anyTest, { type TestFn } from 'ava';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import * as pulumi from '@pulumi/pulumi';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { binaryPath } from '../../infra/tools/paths.ts';
+import {
+  DEPLOYMENT_WORKFLOW, desiredStateSignal, progressQuery, type DeploymentWorkflowInput, type DesiredDeployment,
+} from '../../workflows/contract/deployment.ts';
+import { SEARCH_ATTRIBUTES } from '../../workflows/contract/search-attributes.ts';
+import { createDeploymentActivities, type Readiness, type StatusUpdate } from '../../workflows/deployment/activities.ts';
+
+Runtime.install({ logger: new DefaultLogger('WARN') });
+
+interface Context {
+  env: TestWorkflowEnvironment;
+  dir: string;
+}
+const test = anyTest as TestFn<Context>;
+
+test.before(async (t) => {
+  t.context.env = await TestWorkflowEnvironment.createLocal({
+    server: { executable: { type: 'existing-path', path: binaryPath('temporal') }, searchAttributes: SEARCH_ATTRIBUTES },
+  });
+  t.context.dir = await mkdtemp(join(tmpdir(), 'kiln-workflow-'));
+});
+test.after.always(async (t) => t.context.env?.teardown());
+
+/** One test's world: its own task queue, status log and controllable readiness. */
+function harness(t: { context: Context; title: string }, options: { applyDelayMs?: number; failProbeTimes?: number } = {}) {
+  const statuses: StatusUpdate[] = [];
+  const readiness: { next: () => Readiness } = { next: () => ({ readyReplicas: Number.MAX_SAFE_INTEGER }) };
+  let probeFailures = options.failProbeTimes ?? 0;
+  const taskQueue = `q-${t.title.replace(/\W+/g, '-').slice(0, 40)}`;
+  const activities = createDeploymentActivities({
+    pulumi: { backendUrl: `file://${t.context.dir}/state`, passphrase: 'test', workspacesDir: join(t.context.dir, 'workspaces') },
+    programFor: (target) => async () => {
+      if (options.applyDelayMs) await sleep(options.applyDelayMs);
+      const component = new pulumi.ComponentResource('kiln:test:Deployment', target.name);
+      return { endpoint: `http://${target.name}.test`, replicas: target.desired.replicas, model: target.desired.model, urn: component.urn };
+    },
+    statuses: { record: async (update) => { statuses.push(update); } },
+    readiness: {
+      probe: async () => {
+        if (probeFailures-- > 0) throw new Error('connect ECONNREFUSED: the Kubernetes API server did not answer');
+        return readiness.next();
+      },
+    },
+    unschedulableGraceMs: 1500,
+    pollIntervalMs: 200,
+  });
+  const newWorker = () => Worker.create({
+    connection: t.context.env.nativeConnection,
+    taskQueue,
+    workflowsPath: new URL('../../workflows/deployment/workflow.ts', import.meta.url).pathname,
+    activities,
+  });
+  return { statuses, readiness, taskQueue, newWorker };
+}
+
+let ids = 0;
+function desired(overrides: Partial<DesiredDeployment> = {}): DesiredDeployment {
+  return { generation: 1, model: 'meta-llama/Llama-3.1-8B-Instruct', gpu: 'nvidia-l4', replicas: 1, minReplicas: 1, maxReplicas: 3, running: true, restarts: 0, deleted: false, ...overrides };
+}
+
+async function start(t: { context: Context }, taskQueue: string, first = desired()) {
+  const deploymentId = `dep_test${++ids}${Date.now().toString(36)}`;
+  const input: DeploymentWorkflowInput = { deploymentId, organizationId: 'org_test', name: `model-${ids}`, desired: first };
+  const handle = await t.context.env.client.workflow.start(DEPLOYMENT_WORKFLOW, { taskQueue, workflowId: deploymentId, args: [input] });
+  return Object.assign(handle, { name: input.name });
+}
+
+async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+const edges = (statuses: StatusUpdate[]) => statuses.map((s) => s.status);
+const events = (statuses: StatusUpdate[]) => statuses.flatMap((s) => (s.event ? [s.event] : []));
+const last = (statuses: StatusUpdate[]) => statuses.at(-1)?.status;
+
+test('a deployment provisions to running, then scales, stops, starts and is deleted', async (t) => {
+  const h = harness(t);
+  const worker = await h.newWorker();
+  await worker.runUntil(async () => {
+    const handle = await start(t, h.taskQueue);
+    await until('running', () => last(h.statuses) === 'running');
+    t.deepEqual(edges(h.statuses), ['pending', 'deploying', 'running']);
+    t.is(h.statuses.at(-1)?.endpoint, `http://${handle.name}.test`);
+    t.like(await handle.query(progressQuery), { status: 'running', observedGeneration: 1 });
+
+    await handle.signal(desiredStateSignal, desired({ generation: 2, replicas: 3 }));
+    await until('scaled', () => h.statuses.some((s) => s.event === 'deployment.scaled'));
+    t.is(h.statuses.at(-1)?.replicas, 3);
+
+    await handle.signal(desiredStateSignal, desired({ generation: 3, replicas: 3, running: false }));
+    await until('stopped', () => last(h.statuses) === 'stopped');
+    t.is(h.statuses.at(-1)?.replicas, 0);
+    await handle.signal(desiredStateSignal, desired({ generation: 4, replicas: 3 }));
+    await until('running again', () => last(h.statuses) === 'running' && h.statuses.at(-1)!.generation === 4);
+
+    await handle.signal(desiredStateSignal, desired({ generation: 5, replicas: 3, deleted: true }));
+    const result = await handle.result();
+    t.is(result.status, 'deleted');
+    t.deepEqual(edges(h.statuses), [
+      'pending', 'deploying', 'running', 'scaling', 'running', 'stopping', 'stopped', 'deploying', 'running', 'deleting', 'deleted',
+    ]);
+    t.deepEqual(events(h.statuses), [
+      'deployment.created', 'deployment.running', 'deployment.scaled', 'deployment.stopped', 'deployment.running', 'deployment.deleted',
+    ]);
+  });
+});
+
+test('an update rolls the new model out through updating; repeated and old messages are ignored', async (t) => {
+  const h = harness(t);
+  const worker = await h.newWorker();
+  await worker.runUntil(async () => {
+    const handle = await start(t, h.taskQueue);
+    await until('running', () => last(h.statuses) === 'running');
+    const update = desired({ generation: 2, model: 'hf://mistralai/Mistral-7B-Instruct-v0.3' });
+    await handle.signal(desiredStateSignal, update);
+    await handle.signal(desiredStateSignal, update);
+    await handle.signal(desiredStateSignal, desired({ generation: 1, replicas: 2 }));
+    await until('updated', () => last(h.statuses) === 'running' && h.statuses.at(-1)!.generation === 2);
+    await sleep(500);
+    t.deepEqual(edges(h.statuses), ['pending', 'deploying', 'running', 'updating', 'running']);
+    t.is(h.statuses.at(-1)?.replicas, 1, 'the stale generation-1 scale was ignored');
+  });
+});
+
+test('a transient failure is retried and the deployment still reaches running', async (t) => {
+  const h = harness(t, { failProbeTimes: 2 });
+  const worker = await h.newWorker();
+  await worker.runUntil(async () => {
+    await start(t, h.taskQueue);
+    await until('running', () => last(h.statuses) === 'running');
+    t.deepEqual(edges(h.statuses), ['pending', 'deploying', 'running']);
+  });
+});
+
+test('pods that cannot be placed fail the deployment with the reason; a new desired state recovers it', async (t) => {
+  const h = harness(t);
+  h.readiness.next = () => ({ readyReplicas: 0, unschedulableReason: '0/8 nodes are available: 8 Insufficient nvidia.com/gpu.' });
+  const worker = await h.newWorker();
+  await worker.runUntil(async () => {
+    const handle = await start(t, h.taskQueue);
+    await until('failed', () => last(h.statuses) === 'failed');
+    const failed = h.statuses.at(-1)!;
+    t.is(failed.event, 'deployment.failed');
+    t.regex(failed.failureReason ?? '', /1 of 1 replicas cannot be placed: 0\/8 nodes are available: 8 Insufficient nvidia\.com\/gpu/);
+    t.like(await handle.query(progressQuery), { status: 'failed' });
+
+    h.readiness.next = () => ({ readyReplicas: 1 });
+    await handle.signal(desiredStateSignal, desired({ generation: 2 }));
+    await until('running', () => last(h.statuses) === 'running');
+    t.deepEqual(events(h.statuses), ['deployment.created', 'deployment.failed', 'deployment.running']);
+  });
+});
+
+test('deleting while deploying cancels the rollout and deletes', async (t) => {
+  const h = harness(t);
+  h.readiness.next = () => ({ readyReplicas: 0 }); // pods never become Ready
+  const worker = await h.newWorker();
+  await worker.runUntil(async () => {
+    const handle = await start(t, h.taskQueue);
+    await until('deploying', () => last(h.statuses) === 'deploying');
+    await sleep(1500);
+    await handle.signal(desiredStateSignal, desired({ generation: 2, deleted: true }));
+    t.is((await handle.result()).status, 'deleted');
+    t.deepEqual(edges(h.statuses), ['pending', 'deploying', 'deleting', 'deleted'], JSON.stringify(h.statuses));
+    t.deepEqual(events(h.statuses), ['deployment.created', 'deployment.deleted']);
+  });
+});
+
+test('a worker killed mid-provisioning is replaced and the deployment finishes once', async (t) => {
+  const h = harness(t, { applyDelayMs: 4000 });
+  const first = await h.newWorker();
+  const firstRun = first.run();
+  const handle = await start(t, h.taskQueue);
+  await until('deploying', () => last(h.statuses) === 'deploying');
+  await sleep(1500); // inside `pulumi up`
+  first.shutdown();
+  await firstRun;
+
+  const second = await h.newWorker();
+  await second.runUntil(async () => {
+    await until('running', () => last(h.statuses) === 'running', 120_000);
+    t.is(events(h.statuses).filter((e) => e === 'deployment.running').length, 1);
+    t.like(await handle.query(progressQuery), { status: 'running' });
+  });
+});

@@ -1,0 +1,52 @@
+// The contract between the control plane and the deployment workflow: names, message definitions and
+// argument types. Both sides import this module; nothing else of workflows/ is visible to the API.
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+
+export const DEPLOYMENTS_TASK_QUEUE = 'kiln-deployments';
+export const DEPLOYMENT_WORKFLOW = 'deploymentWorkflow';
+
+/**
+ * What the user asked for, as stored by the API. Every change raises `generation`; the workflow converges
+ * on the highest generation it has seen and ignores older or repeated messages, so duplicates are harmless.
+ */
+export interface DesiredDeployment {
+  readonly generation: number;
+  readonly model: string;
+  readonly gpu: string;
+  readonly replicas: number;
+  readonly minReplicas: number;
+  readonly maxReplicas: number;
+  /** false after `stop`, true after `start`. */
+  readonly running: boolean;
+  /** Raised by `restart`: a rolling restart with the same configuration. */
+  readonly restarts: number;
+  readonly deleted: boolean;
+}
+
+/** The part of a desired state that has been applied to the deployment's stack. */
+export type AppliedDeployment = Omit<DesiredDeployment, 'generation' | 'deleted'>;
+
+export interface DeploymentWorkflowInput {
+  readonly deploymentId: string;
+  readonly organizationId: string;
+  readonly name: string;
+  readonly desired: DesiredDeployment;
+  /** Carried across continue-as-new. */
+  readonly resume?: { readonly applied?: AppliedDeployment; readonly progress: DeploymentProgress };
+}
+
+/** What the workflow reports: the status of the lifecycle in DESIGN.md and the generation it reflects. */
+export interface DeploymentProgress {
+  readonly status: DeploymentLifecycleStatus;
+  readonly observedGeneration: number;
+  readonly endpoint?: string;
+  readonly failureReason?: string;
+}
+
+export type DeploymentLifecycleStatus =
+  | 'pending' | 'deploying' | 'running' | 'scaling' | 'updating' | 'stopping' | 'stopped' | 'failed' | 'deleting' | 'deleted';
+
+export type DeploymentEvent = 'deployment.created' | 'deployment.running' | 'deployment.failed' | 'deployment.scaled' | 'deployment.stopped' | 'deployment.deleted';
+
+export const desiredStateSignal = defineSignal<[DesiredDeployment]>('desiredState');
+export const progressQuery = defineQuery<DeploymentProgress>('progress');

@@ -1,0 +1,113 @@
+// The deployment workflow's activities: all of its I/O. Built by a factory from explicit dependencies so each
+// can be tested on its own and the worker decides what they talk to.
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import type { PulumiFn } from '@pulumi/pulumi/automation/index.js';
+import type { DeploymentEvent, DeploymentLifecycleStatus, DesiredDeployment } from '../contract/deployment.ts';
+import { runStackOperation, type PulumiSettings } from '../pulumi/automation.ts';
+
+export interface StatusUpdate {
+  readonly deploymentId: string;
+  readonly status: DeploymentLifecycleStatus;
+  /** The edge's event; the store records it at most once per (deployment, event, generation). */
+  readonly event?: DeploymentEvent;
+  readonly generation: number;
+  readonly endpoint?: string;
+  readonly failureReason?: string;
+  readonly replicas: number;
+}
+
+export interface StackTarget {
+  readonly deploymentId: string;
+  readonly organizationId: string;
+  readonly name: string;
+  readonly desired: DesiredDeployment;
+}
+
+/** How many replicas are Ready, and why the others are not when the cluster cannot place them. */
+export interface Readiness {
+  readonly readyReplicas: number;
+  readonly unschedulableReason?: string;
+}
+
+export interface DeploymentActivityDeps {
+  readonly pulumi: PulumiSettings;
+  /** The Pulumi program of one deployment (the vllm-deployment component on the cluster serving its GPU). */
+  readonly programFor: (target: StackTarget) => PulumiFn;
+  readonly statuses: { record(update: StatusUpdate): Promise<void> };
+  readonly readiness: { probe(deploymentId: string, name: string): Promise<Readiness> };
+  /** How long pods may stay unschedulable before the deployment fails (the cluster lacks GPUs). */
+  readonly unschedulableGraceMs?: number;
+  readonly pollIntervalMs?: number;
+}
+
+export const DEPLOYMENT_PROJECT = 'kiln-deployment';
+
+export function createDeploymentActivities(deps: DeploymentActivityDeps) {
+  const pollMs = deps.pollIntervalMs ?? 1000;
+  const graceMs = deps.unschedulableGraceMs ?? 60_000;
+
+  return {
+    async recordStatus(update: StatusUpdate): Promise<void> {
+      await deps.statuses.record(update);
+    },
+
+    /** `pulumi up` of the deployment's stack; answers with the serving endpoint. */
+    async applyStack(target: StackTarget): Promise<{ endpoint: string }> {
+      const outputs = await cancellable(runStackOperation(deps.pulumi, {
+        project: DEPLOYMENT_PROJECT,
+        stackName: target.deploymentId,
+        program: deps.programFor(target),
+      }, 'up', operationHooks()));
+      const endpoint = outputs.endpoint?.value;
+      if (typeof endpoint !== 'string') throw ApplicationFailure.nonRetryable('the deployment stack did not output an endpoint', 'StackOutputMissing');
+      return { endpoint };
+    },
+
+    /** `pulumi destroy` and removal of the deployment's stack. */
+    async destroyStack(target: { deploymentId: string; organizationId: string }): Promise<void> {
+      await runStackOperation(deps.pulumi, { project: DEPLOYMENT_PROJECT, stackName: target.deploymentId, program: async () => ({}) }, 'destroy', operationHooks());
+    },
+
+    /** Polls until every replica is Ready, heartbeating; fails for good when pods cannot be placed. */
+    async waitUntilReady(target: { deploymentId: string; name: string; replicas: number }): Promise<void> {
+      const context = Context.current();
+      let unschedulableSince: number | undefined;
+      for (;;) {
+        const readiness = await deps.readiness.probe(target.deploymentId, target.name);
+        context.heartbeat(readiness);
+        if (readiness.readyReplicas >= target.replicas) return;
+        if (readiness.unschedulableReason) {
+          unschedulableSince ??= Date.now();
+          if (Date.now() - unschedulableSince >= graceMs) {
+            throw ApplicationFailure.nonRetryable(
+              `${target.replicas - readiness.readyReplicas} of ${target.replicas} replicas cannot be placed: ${readiness.unschedulableReason}`,
+              'InsufficientCapacity',
+            );
+          }
+        } else {
+          unschedulableSince = undefined;
+        }
+        await context.sleep(pollMs); // rejects when the activity is cancelled
+      }
+    },
+  };
+}
+
+export type DeploymentActivities = ReturnType<typeof createDeploymentActivities>;
+
+/** Pulumi operations heartbeat with each line of progress and stop when Temporal cancels the activity. */
+function operationHooks() {
+  const context = Context.current();
+  return { signal: context.cancellationSignal, onProgress: (line: string) => context.heartbeat(line) };
+}
+
+/** Reports an operation aborted by cancellation as cancelled (not failed), so no retry or failure follows. */
+async function cancellable<T>(operation: Promise<T>): Promise<T> {
+  try {
+    return await operation;
+  } catch (error) {
+    const { cancellationSignal } = Context.current();
+    if (cancellationSignal.aborted) throw new CancelledFailure(`cancelled: ${String(cancellationSignal.reason)}`);
+    throw error;
+  }
+}

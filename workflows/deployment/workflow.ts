@@ -1,0 +1,115 @@
+// One long-lived workflow per deployment (workflow id = deployment id). It converges the deployment on the
+// newest desired state it was sent: provision, scale, update, stop, start, restart, delete. Every status edge
+// is written by an activity, which also emits the edge's event exactly once. Deterministic: no I/O here.
+import {
+  ActivityCancellationType, ActivityFailure, ApplicationFailure, CancellationScope, condition, continueAsNew,
+  isCancellation, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo,
+} from '@temporalio/workflow';
+import {
+  desiredStateSignal, progressQuery, type DeploymentEvent, type DeploymentLifecycleStatus, type DeploymentProgress,
+  type DeploymentWorkflowInput, type DesiredDeployment, type AppliedDeployment,
+} from '../contract/deployment.ts';
+import { KilnGpuType, KilnOrganizationId, KilnStatus } from '../contract/search-attributes.ts';
+import type { DeploymentActivities } from './activities.ts';
+
+const { recordStatus } = proxyActivities<DeploymentActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+const { applyStack, destroyStack, waitUntilReady } = proxyActivities<DeploymentActivities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '1 minute',
+  // A deletion cancels a running `pulumi up`; wait until it has really stopped before destroying.
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 4 },
+});
+
+export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promise<DeploymentProgress> {
+  const { deploymentId, organizationId, name } = input;
+  let desired = input.desired;
+  let applied = input.resume?.applied;
+  let progress: DeploymentProgress = input.resume?.progress ?? { status: 'pending', observedGeneration: 0 };
+  let inFlight: CancellationScope | undefined;
+
+  setHandler(desiredStateSignal, (next) => {
+    if (next.generation <= desired.generation) return; // an old or repeated message
+    desired = next;
+    if (next.deleted) inFlight?.cancel(); // deleting beats finishing a deployment nobody wants
+  });
+  setHandler(progressQuery, () => progress);
+
+  /** Writes one lifecycle edge: status row, event, search attribute. */
+  const edge = async (status: DeploymentLifecycleStatus, generation: number, event?: DeploymentEvent, failureReason?: string) => {
+    progress = { ...progress, status, observedGeneration: generation, failureReason };
+    upsertSearchAttributes([{ key: KilnStatus, value: status }, { key: KilnGpuType, value: desired.gpu }, { key: KilnOrganizationId, value: organizationId }]);
+    await recordStatus({ deploymentId, status, event, generation, endpoint: progress.endpoint, failureReason, replicas: applied?.running ? applied.replicas : 0 });
+  };
+
+  const converge = async (target: DesiredDeployment, change: Change) => {
+    await edge(change.status, target.generation);
+    const { endpoint } = await applyStack({ deploymentId, organizationId, name, desired: target });
+    progress = { ...progress, endpoint };
+    if (target.running) await waitUntilReady({ deploymentId, name, replicas: target.replicas });
+    applied = appliedOf(target);
+    await edge(target.running ? 'running' : 'stopped', target.generation, change.event);
+  };
+
+  if (!input.resume) await edge('pending', 0, 'deployment.created');
+  for (;;) {
+    const target = desired;
+    if (target.deleted) {
+      await edge('deleting', target.generation);
+      await destroyStack({ deploymentId, organizationId });
+      applied = undefined;
+      await edge('deleted', target.generation, 'deployment.deleted');
+      return progress;
+    }
+    const change = describeChange(applied, target);
+    if (change) {
+      inFlight = new CancellationScope();
+      try {
+        await inFlight.run(() => converge(target, change));
+      } catch (error) {
+        // A rollout that ends because the deployment is being deleted has not failed: the loop deletes next.
+        if (!desired.deleted) {
+          if (isCancellation(error)) throw error; // the workflow itself was cancelled
+          await edge('failed', target.generation, 'deployment.failed', failureReason(error));
+        }
+      } finally {
+        inFlight = undefined;
+      }
+    } else if (progress.observedGeneration < target.generation) {
+      progress = { ...progress, observedGeneration: target.generation };
+    }
+    // Sleep until the user asks for something new.
+    await condition(() => desired.generation > progress.observedGeneration);
+    if (workflowInfo().continueAsNewSuggested) {
+      await continueAsNew<typeof deploymentWorkflow>({ ...input, desired, resume: { applied, progress } });
+    }
+  }
+}
+
+interface Change { status: DeploymentLifecycleStatus; event?: DeploymentEvent }
+
+function appliedOf(d: DesiredDeployment): AppliedDeployment {
+  return { model: d.model, gpu: d.gpu, replicas: d.replicas, minReplicas: d.minReplicas, maxReplicas: d.maxReplicas, running: d.running, restarts: d.restarts };
+}
+
+/** Which lifecycle edge a desired state means, given what was applied; undefined when nothing changes. */
+export function describeChange(applied: AppliedDeployment | undefined, target: DesiredDeployment): Change | undefined {
+  if (!applied || applied.running !== target.running) {
+    return target.running ? { status: 'deploying', event: 'deployment.running' } : { status: 'stopping', event: 'deployment.stopped' };
+  }
+  if (!target.running) return undefined;
+  const reconfigured = applied.model !== target.model || applied.gpu !== target.gpu || applied.minReplicas !== target.minReplicas
+    || applied.maxReplicas !== target.maxReplicas || applied.restarts !== target.restarts;
+  if (reconfigured) return { status: 'updating' };
+  if (applied.replicas !== target.replicas) return { status: 'scaling', event: 'deployment.scaled' };
+  return undefined;
+}
+
+function failureReason(error: unknown): string {
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  if (cause instanceof ApplicationFailure) return cause.message;
+  return cause instanceof Error ? cause.message : String(cause);
+}
