@@ -2,22 +2,9 @@ import test from 'ava';
 import * as pulumi from '@pulumi/pulumi';
 import { parse } from 'yaml';
 import { GPU_TAINT, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
-import { mockPulumi, valueOf, type Registered } from './mocks.ts';
+import { awsState, mockPulumi, valueOf } from './mocks.ts';
 
-const computed = (r: Registered): Record<string, unknown> => {
-  switch (r.type) {
-    case 'aws:iam/role:Role': return { arn: `arn:aws:iam::123456789012:role/${r.name}`, name: r.name };
-    case 'aws:eks/nodeGroup:NodeGroup': return { nodeGroupName: r.name };
-    case 'aws:eks/cluster:Cluster': return {
-      name: 'kiln-eks-1a2b3c',
-      arn: 'arn:aws:eks:us-west-2:123456789012:cluster/kiln-eks-1a2b3c',
-      endpoint: 'https://ABC.gr7.us-west-2.eks.amazonaws.com',
-      certificateAuthority: { data: 'Q0EgUEVN' },
-    };
-    default: return {};
-  }
-};
-const mocks = await mockPulumi(computed);
+const mocks = await mockPulumi(awsState);
 const { GpuCluster, checkNodeGroups } = await import('../../stacks/gpu-cluster/index.ts');
 
 const gpuCluster = new GpuCluster('kiln', {

@@ -41,6 +41,21 @@ export async function mockPulumi(computed: Computed = () => ({})) {
   return { resource, ofType };
 }
 
+/** What AWS computes for the GPU cluster's resources: ARNs, names, the EKS endpoint. */
+export const awsState: Computed = (r) => {
+  switch (r.type) {
+    case 'aws:iam/role:Role': return { arn: `arn:aws:iam::123456789012:role/${r.name}`, name: r.name };
+    case 'aws:eks/nodeGroup:NodeGroup': return { nodeGroupName: r.name };
+    case 'aws:eks/cluster:Cluster': return {
+      name: 'kiln-eks-1a2b3c',
+      arn: 'arn:aws:eks:us-west-2:123456789012:cluster/kiln-eks-1a2b3c',
+      endpoint: 'https://ABC.gr7.us-west-2.eks.amazonaws.com',
+      certificateAuthority: { data: 'Q0EgUEVN' },
+    };
+    default: return {};
+  }
+};
+
 /** The value of an output (mocks resolve every output). */
 export function valueOf<T>(output: pulumi.Output<T>): Promise<T> {
   return new Promise((resolve) => output.apply(resolve));

@@ -1,0 +1,43 @@
+// Entry for `pulumi up` from the root Pulumi.yaml: stack config picks the component (`kiln:component`) and
+// gives its arguments under the same names as the component's args (see README, "Running the stacks yourself").
+import * as pulumi from '@pulumi/pulumi';
+import { GpuCluster, type GpuNodeGroupArgs } from './gpu-cluster/index.ts';
+import { VllmDeployment } from './vllm-deployment/index.ts';
+
+// Not exported: Pulumi refuses an entry module with both a default export and named exports.
+const COMPONENTS = ['vllm-deployment', 'gpu-cluster'] as const;
+
+export default function program(): Record<string, pulumi.Output<unknown>> {
+  const config = new pulumi.Config('kiln');
+  const component = config.require('component');
+  // One stack per deployment or cluster, so its name is the natural default.
+  const name = config.get('name') ?? pulumi.getStack();
+  if (component === 'vllm-deployment') {
+    const deployment = new VllmDeployment(name, {
+      name,
+      namespace: config.get('namespace'),
+      model: config.require('model'),
+      gpuType: config.require('gpuType'),
+      gpusPerReplica: config.getNumber('gpusPerReplica') ?? 1,
+      replicas: config.getNumber('replicas') ?? 1,
+      minReplicas: config.getNumber('minReplicas'),
+      maxReplicas: config.getNumber('maxReplicas'),
+      maxModelLen: config.getNumber('maxModelLen'),
+      dtype: config.get('dtype'),
+      extraArgs: config.getObject<string[]>('extraArgs'),
+      image: config.get('image'),
+      modelCacheSize: config.get('modelCacheSize'),
+    });
+    return { endpoint: deployment.endpoint, deploymentName: deployment.deploymentName, serviceName: deployment.serviceName };
+  }
+  if (component === 'gpu-cluster') {
+    const cluster = new GpuCluster(name, {
+      subnetIds: config.requireObject<string[]>('subnetIds'),
+      nodeGroups: config.requireObject<GpuNodeGroupArgs[]>('nodeGroups'),
+      kubernetesVersion: config.get('kubernetesVersion'),
+      nodeDiskSizeGb: config.getNumber('nodeDiskSizeGb'),
+    });
+    return { kubeconfig: cluster.kubeconfig, clusterName: cluster.clusterName, nodeGroupNames: cluster.nodeGroupNames };
+  }
+  throw new Error(`kiln:component must be one of ${COMPONENTS.join(', ')}; got "${component}"`);
+}
