@@ -3,12 +3,14 @@ import * as aws from '@pulumi/aws';
 import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
 import { GPU_TAINT, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
+import { StackArgsError } from '../args-error.ts';
 import { nvidiaDevicePlugin } from './device-plugin.ts';
 import { POLICIES, serviceRole } from './iam.ts';
 import { instanceTypeFor } from './instance-types.ts';
 import { eksKubeconfig } from './kubeconfig.ts';
 
 export { INSTANCE_TYPES } from './instance-types.ts';
+export { StackArgsError } from '../args-error.ts';
 
 export interface GpuNodeGroupArgs {
   /** GPU catalog id; picks the instance type and becomes the nodes' GPU_TYPE_LABEL. Plain: it names a child. */
@@ -87,11 +89,11 @@ export class GpuCluster extends pulumi.ComponentResource {
 
 /** At least one node group, each for a GPU type with a known instance type, none twice. */
 export function checkNodeGroups(groups: readonly GpuNodeGroupArgs[]): void {
-  if (groups.length === 0) throw new Error('a GPU cluster needs at least one node group');
+  if (groups.length === 0) throw new StackArgsError('a GPU cluster needs at least one node group');
   const seen = new Set<string>();
   for (const { gpuType } of groups) {
     instanceTypeFor(gpuType);
-    if (seen.has(gpuType)) throw new Error(`GPU type "${gpuType}" has more than one node group`);
+    if (seen.has(gpuType)) throw new StackArgsError(`GPU type "${gpuType}" has more than one node group`);
     seen.add(gpuType);
   }
 }

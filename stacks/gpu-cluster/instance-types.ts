@@ -1,5 +1,6 @@
 // Which EC2 instance type gives a node group its GPUs, per GPU catalog id.
 import { GPU_TYPES } from '../../catalog/gpu-types.ts';
+import { StackArgsError } from '../args-error.ts';
 
 /** The smallest machine of each GPU type; the 80GB parts come only as 8-GPU machines on EC2. */
 export const INSTANCE_TYPES: Readonly<Record<string, string>> = {
@@ -13,7 +14,7 @@ export const INSTANCE_TYPES: Readonly<Record<string, string>> = {
 export function instanceTypeFor(gpuType: string): string {
   const instanceType = INSTANCE_TYPES[gpuType];
   if (!instanceType) {
-    throw new Error(`no EC2 instance type for GPU type "${gpuType}"; known types: ${GPU_TYPES.map((g) => g.id).join(', ')}`);
+    throw new StackArgsError(`no EC2 instance type for GPU type "${gpuType}"; known types: ${GPU_TYPES.map((g) => g.id).join(', ')}`);
   }
   return instanceType;
 }

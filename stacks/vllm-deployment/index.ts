@@ -6,6 +6,7 @@ import { VLLM_PORT, vllmSpec, type VllmDeploymentArgs, type VllmSpec } from './a
 
 export { type VllmDeploymentArgs } from './args.ts';
 export * from './validate.ts';
+export { StackArgsError } from '../args-error.ts';
 
 /** Pulumi applies the objects and returns; Kiln's worker waits for readiness itself, holding no stack lock. */
 const SKIP_AWAIT = { 'pulumi.com/skipAwait': 'true' };

@@ -5,7 +5,7 @@ import { GPU_TAINT, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
 import { awsState, mockPulumi, valueOf } from './mocks.ts';
 
 const mocks = await mockPulumi(awsState);
-const { GpuCluster, checkNodeGroups } = await import('../../stacks/gpu-cluster/index.ts');
+const { GpuCluster, StackArgsError, checkNodeGroups } = await import('../../stacks/gpu-cluster/index.ts');
 
 const gpuCluster = new GpuCluster('kiln', {
   subnetIds: ['subnet-a', 'subnet-b'],
@@ -79,9 +79,9 @@ test('outputs: a secret kubeconfig that signs in through the AWS CLI, the cluste
 
 test('node groups must name known GPU types, each once, at least one', (t) => {
   t.notThrows(() => checkNodeGroups([{ gpuType: 'nvidia-t4', minSize: 0, desiredSize: 0, maxSize: 1 }]));
-  t.throws(() => checkNodeGroups([]), { message: 'a GPU cluster needs at least one node group' });
-  t.throws(() => checkNodeGroups([{ gpuType: 'nvidia-b200', minSize: 0, desiredSize: 0, maxSize: 1 }]), { message: /no EC2 instance type for GPU type "nvidia-b200"/ });
+  t.throws(() => checkNodeGroups([]), { instanceOf: StackArgsError, message: 'a GPU cluster needs at least one node group' });
+  t.throws(() => checkNodeGroups([{ gpuType: 'nvidia-b200', minSize: 0, desiredSize: 0, maxSize: 1 }]), { instanceOf: StackArgsError, message: /no EC2 instance type for GPU type "nvidia-b200"/ });
   const a10g = { gpuType: 'nvidia-a10g', minSize: 0, desiredSize: 0, maxSize: 1 };
-  t.throws(() => checkNodeGroups([a10g, a10g]), { message: 'GPU type "nvidia-a10g" has more than one node group' });
+  t.throws(() => checkNodeGroups([a10g, a10g]), { instanceOf: StackArgsError, message: 'GPU type "nvidia-a10g" has more than one node group' });
   t.throws(() => new GpuCluster('empty', { subnetIds: [], nodeGroups: [] }), { message: /at least one node group/ });
 });

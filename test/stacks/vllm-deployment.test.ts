@@ -110,7 +110,7 @@ test('defaults: one GPU, fixed replica bounds, the default namespace and cache s
 
 test('arguments that break a rule fail construction before any object is registered', (t) => {
   t.throws(() => new VllmDeployment('broken', { name: 'broken', model: 'm', gpuType: 'nvidia-b300', gpusPerReplica: 1, replicas: 1 }), {
-    name: 'VllmDeploymentArgsError',
+    name: 'StackArgsError',
     message: /unknown GPU type "nvidia-b300"/,
   });
   t.deepEqual(mocks.ofType('kubernetes:apps/v1:Deployment').filter((r) => r.name.startsWith('broken')), []);

@@ -1,8 +1,9 @@
 import test from 'ava';
-import { checkGpusPerReplica, checkGpuType, checkModel, checkName, checkReplicaBounds, VllmDeploymentArgsError } from '../../stacks/vllm-deployment/validate.ts';
+import { StackArgsError } from '../../stacks/args-error.ts';
+import { checkGpusPerReplica, checkGpuType, checkModel, checkName, checkReplicaBounds } from '../../stacks/vllm-deployment/validate.ts';
 import { vllmSpec } from '../../stacks/vllm-deployment/args.ts';
 
-const rejects = { instanceOf: VllmDeploymentArgsError };
+const rejects = { instanceOf: StackArgsError };
 
 test('GPU types come from the catalog', (t) => {
   t.is(checkGpuType('nvidia-a10g'), 'nvidia-a10g');
