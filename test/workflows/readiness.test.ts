@@ -1,0 +1,63 @@
+// The readiness probe against the real local GPU cluster: the objects are applied through the Kubernetes API
+// exactly as the vllm-deployment stack shapes them (its labels, GPU limits, node selection, toleration).
+import test from 'ava';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { GPU_RESOURCE, GPU_TAINT, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
+import { startGpuCluster, type GpuCluster } from '../../infra/servers/gpu-cluster.ts';
+import { kubernetesReadiness } from '../../workflows/deployment/readiness.ts';
+import type { Readiness } from '../../workflows/deployment/activities.ts';
+
+let cluster: GpuCluster;
+test.before(async () => {
+  cluster = await startGpuCluster({
+    dataDir: await mkdtemp(join(tmpdir(), 'kiln-readiness-')),
+    nodePools: [{ gpuType: 'nvidia-l4', nodes: 2, gpusPerNode: 1 }],
+    podReadyDelayMs: 300,
+  });
+});
+test.after.always(() => cluster?.stop());
+
+async function applyVllmLike(name: string, replicas: number) {
+  const labels = { 'app.kubernetes.io/name': 'vllm', 'app.kubernetes.io/instance': name };
+  await cluster.api.request('POST', '/apis/apps/v1/namespaces/default/deployments', {
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, labels },
+    spec: {
+      replicas, selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: {
+          nodeSelector: { [GPU_TYPE_LABEL]: 'nvidia-l4' },
+          tolerations: [{ key: GPU_TAINT.key, operator: 'Exists', effect: GPU_TAINT.effect }],
+          containers: [{ name: 'vllm', image: 'vllm/vllm-openai:v0.11.0', resources: { limits: { [GPU_RESOURCE]: '1' } } }],
+        },
+      },
+    },
+  });
+}
+
+async function probeUntil(name: string, done: (r: Readiness) => boolean): Promise<Readiness> {
+  const probe = kubernetesReadiness(cluster.api, () => 'default');
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const readiness = await probe.probe('dep_x', name);
+    if (done(readiness) || Date.now() > deadline) return readiness;
+    await sleep(250);
+  }
+}
+
+test.serial('counts Ready replicas of a placed deployment', async (t) => {
+  await applyVllmLike('small', 1);
+  const readiness = await probeUntil('small', (r) => r.readyReplicas === 1);
+  t.deepEqual(readiness, { readyReplicas: 1, unschedulableReason: undefined });
+  await cluster.api.request('DELETE', '/apis/apps/v1/namespaces/default/deployments/small?propagationPolicy=Foreground');
+});
+
+test.serial("reports the scheduler's reason when the cluster lacks GPUs", async (t) => {
+  await applyVllmLike('big', 3);
+  const readiness = await probeUntil('big', (r) => r.readyReplicas === 2 && !!r.unschedulableReason);
+  t.is(readiness.readyReplicas, 2);
+  t.regex(readiness.unschedulableReason ?? '', /Insufficient nvidia\.com\/gpu/);
+});
