@@ -1,0 +1,45 @@
+// The deployment program under Pulumi's mocks: what one deployment's stack declares, running and stopped.
+import test from 'ava';
+import { GPU_RESOURCE, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
+import type { DesiredDeployment } from '../../workflows/contract/deployment.ts';
+import { mockPulumi, valueOf } from '../stacks/mocks.ts';
+
+const mocks = await mockPulumi();
+const { deploymentProgram, namespaceOf } = await import('../../workflows/deployment/program.ts');
+
+const desired: DesiredDeployment = {
+  generation: 1, model: 'meta-llama/Llama-3.1-8B-Instruct', gpu: 'nvidia-l4', replicas: 2, minReplicas: 1, maxReplicas: 4,
+  running: true, restarts: 0, deleted: false,
+};
+const KUBECONFIG = 'apiVersion: v1\nkind: Config\n';
+
+test('organization ids become valid namespace names', (t) => {
+  t.is(namespaceOf('org_2bXk9QzLm'), 'kiln-org-2bxk9qzlm');
+});
+
+test('a running deployment is a vLLM component on the cluster, in its organization namespace', async (t) => {
+  const outputs = await deploymentProgram({ deploymentId: 'dep_1', organizationId: 'org_A1', name: 'llama', desired }, { kubeconfig: KUBECONFIG })();
+  const provider = await mocks.resource('pulumi:providers:kubernetes', 'cluster');
+  t.is(provider.inputs.kubeconfig, KUBECONFIG);
+  const namespace = await mocks.resource('kubernetes:core/v1:Namespace', 'namespace');
+  t.is(namespace.inputs.metadata.name, 'kiln-org-a1');
+
+  const deployment = (await mocks.resource('kubernetes:apps/v1:Deployment', 'llama-deployment')).inputs;
+  t.is(deployment.metadata.namespace, 'kiln-org-a1');
+  t.is(deployment.spec.replicas, 2);
+  const pod = deployment.spec.template.spec;
+  t.deepEqual(pod.nodeSelector, { [GPU_TYPE_LABEL]: 'nvidia-l4' });
+  t.is(pod.containers[0].resources.limits[GPU_RESOURCE], '1');
+  const hpa = (await mocks.resource('kubernetes:autoscaling/v2:HorizontalPodAutoscaler', 'llama-hpa')).inputs;
+  t.deepEqual([hpa.spec.minReplicas, hpa.spec.maxReplicas], [1, 4]);
+  t.is(await valueOf((outputs as { endpoint: import('@pulumi/pulumi').Output<string> }).endpoint), 'http://llama.kiln-org-a1.svc.cluster.local');
+});
+
+test('a stopped deployment declares nothing but keeps its endpoint', async (t) => {
+  const outputs = await deploymentProgram(
+    { deploymentId: 'dep_2', organizationId: 'org_B2', name: 'mistral', desired: { ...desired, running: false } },
+    { kubeconfig: KUBECONFIG },
+  )();
+  t.deepEqual(outputs, { endpoint: 'http://mistral.kiln-org-b2.svc.cluster.local' });
+  t.is(mocks.ofType('kubernetes:apps/v1:Deployment').filter((r) => r.name === 'mistral-deployment').length, 0);
+});

@@ -1,0 +1,42 @@
+// The Pulumi program of one deployment: the vllm-deployment component on the cluster that serves its GPU
+// type, in its organization's namespace. A stopped deployment's program declares nothing, so `pulumi up`
+// removes its pods (and the GPUs they hold) while the stack and its history stay.
+import * as k8s from '@pulumi/kubernetes';
+import type { PulumiFn } from '@pulumi/pulumi/automation/index.js';
+import { VllmDeployment } from '../../stacks/vllm-deployment/index.ts';
+import type { StackTarget } from './activities.ts';
+
+export interface ClusterAccess {
+  /** Kubeconfig (YAML) of the cluster serving the deployment's GPU type. */
+  readonly kubeconfig: string;
+}
+
+/** Kubernetes namespace of an organization's deployments (names are unique per organization only). */
+export function namespaceOf(organizationId: string): string {
+  return `kiln-${organizationId.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`.slice(0, 63).replace(/-+$/, '');
+}
+
+export function endpointOf(name: string, namespace: string): string {
+  return `http://${name}.${namespace}.svc.cluster.local`;
+}
+
+export function deploymentProgram(target: StackTarget, cluster: ClusterAccess): PulumiFn {
+  return async () => {
+    const namespace = namespaceOf(target.organizationId);
+    if (!target.desired.running) return { endpoint: endpointOf(target.name, namespace) };
+    const provider = new k8s.Provider('cluster', { kubeconfig: cluster.kubeconfig }, {});
+    // Shared by the organization's stacks: adopted if it exists, never deleted with one deployment.
+    const ns = new k8s.core.v1.Namespace('namespace', { metadata: { name: namespace } }, { provider, retainOnDelete: true });
+    const vllm = new VllmDeployment(target.name, {
+      name: target.name,
+      namespace: ns.metadata.name,
+      model: target.desired.model,
+      gpuType: target.desired.gpu,
+      gpusPerReplica: 1,
+      replicas: target.desired.replicas,
+      minReplicas: target.desired.minReplicas,
+      maxReplicas: target.desired.maxReplicas,
+    }, { provider });
+    return { endpoint: vllm.endpoint };
+  };
+}
