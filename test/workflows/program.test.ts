@@ -1,5 +1,6 @@
 // The deployment program under Pulumi's mocks: what one deployment's stack declares, running and stopped.
 import test from 'ava';
+import type { Output } from '@pulumi/pulumi';
 import { GPU_RESOURCE, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
 import type { DesiredDeployment } from '../../workflows/contract/deployment.ts';
 import { mockPulumi, valueOf } from '../stacks/mocks.ts';
@@ -32,7 +33,7 @@ test('a running deployment is a vLLM component on the cluster, in its organizati
   t.is(pod.containers[0].resources.limits[GPU_RESOURCE], '1');
   const hpa = (await mocks.resource('kubernetes:autoscaling/v2:HorizontalPodAutoscaler', 'llama-hpa')).inputs;
   t.deepEqual([hpa.spec.minReplicas, hpa.spec.maxReplicas], [1, 4]);
-  t.is(await valueOf((outputs as { endpoint: import('@pulumi/pulumi').Output<string> }).endpoint), 'http://llama.kiln-org-a1.svc.cluster.local');
+  t.is(await valueOf((outputs as { endpoint: Output<string> }).endpoint), 'http://llama.kiln-org-a1.svc.cluster.local');
 });
 
 test('a stopped deployment declares nothing but keeps its endpoint', async (t) => {
