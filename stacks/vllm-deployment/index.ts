@@ -4,7 +4,8 @@ import * as pulumi from '@pulumi/pulumi';
 import { GPU_RESOURCE, GPU_TAINT, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
 import { VLLM_PORT, vllmSpec, type VllmDeploymentArgs, type VllmSpec } from './args.ts';
 
-export { type VllmDeploymentArgs } from './args.ts';
+// vllmSpec lets the worker check a request before it runs Pulumi.
+export { vllmSpec, DEFAULT_VLLM_IMAGE, type VllmDeploymentArgs, type VllmSpec } from './args.ts';
 export * from './validate.ts';
 export { StackArgsError } from '../args-error.ts';
 
