@@ -1,5 +1,5 @@
 // What a vLLM deployment is made of: the component's arguments and their resolved, checked form.
-import type * as pulumi from '@pulumi/pulumi';
+import * as pulumi from '@pulumi/pulumi';
 import { checkGpusPerReplica, checkGpuType, checkModel, checkName, checkReplicaBounds } from './validate.ts';
 
 /** Port of vLLM's OpenAI-compatible server (its default). */
@@ -51,6 +51,21 @@ export interface VllmSpec {
   readonly serverArgs: string[];
   readonly image: string;
   readonly modelCacheSize: string;
+}
+
+const isKnown = <T>(value: pulumi.Input<T>): value is T => !pulumi.Output.isInstance(value) && !(value instanceof Promise);
+
+/**
+ * Checks every rule whose arguments are plain values already, so a broken rule fails construction with a clear
+ * error; vllmSpec checks the rest when they resolve.
+ */
+export function checkKnownArgs(args: VllmDeploymentArgs): void {
+  if (isKnown(args.name)) checkName(args.name);
+  if (isKnown(args.model)) checkModel(args.model);
+  if (isKnown(args.gpuType)) checkGpuType(args.gpuType);
+  if (isKnown(args.gpusPerReplica)) checkGpusPerReplica(args.gpusPerReplica);
+  const { replicas, minReplicas = replicas, maxReplicas = replicas } = args;
+  if (isKnown(replicas) && isKnown(minReplicas) && isKnown(maxReplicas)) checkReplicaBounds({ replicas, minReplicas, maxReplicas });
 }
 
 export function vllmSpec(args: pulumi.Unwrap<VllmDeploymentArgs>): VllmSpec {

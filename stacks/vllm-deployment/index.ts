@@ -2,10 +2,10 @@
 import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
 import { GPU_RESOURCE, GPU_TAINT, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
-import { VLLM_PORT, vllmSpec, type VllmDeploymentArgs, type VllmSpec } from './args.ts';
+import { checkKnownArgs, VLLM_PORT, vllmSpec, type VllmDeploymentArgs, type VllmSpec } from './args.ts';
 
-// vllmSpec lets the worker check a request before it runs Pulumi.
-export { vllmSpec, DEFAULT_VLLM_IMAGE, type VllmDeploymentArgs, type VllmSpec } from './args.ts';
+// These let the worker check a request before it runs Pulumi.
+export { checkKnownArgs, vllmSpec, DEFAULT_VLLM_IMAGE, type VllmDeploymentArgs, type VllmSpec } from './args.ts';
 export * from './validate.ts';
 export { StackArgsError } from '../args-error.ts';
 
@@ -21,10 +21,9 @@ export class VllmDeployment extends pulumi.ComponentResource {
   readonly serviceName: pulumi.Output<string>;
 
   constructor(name: string, args: VllmDeploymentArgs, opts?: pulumi.ComponentResourceOptions) {
-    // Arguments known now are checked now, so a broken rule fails construction with a clear error; every
-    // child derives from the checked spec, so arguments known later are checked before anything is applied.
-    if (Object.values(args).every(isKnown)) vllmSpec(args as pulumi.Unwrap<VllmDeploymentArgs>);
+    checkKnownArgs(args);
     super('kiln:stacks:VllmDeployment', name, args, opts);
+    // Every child derives from the checked spec, so arguments known only later are checked before anything is applied.
     const spec = pulumi.output(args).apply(vllmSpec);
     const metadata = spec.apply((s) => ({ name: s.name, namespace: s.namespace, labels: labels(s), annotations: SKIP_AWAIT }));
     const selector = spec.apply((s) => ({ matchLabels: labels(s) }));
@@ -68,8 +67,6 @@ export class VllmDeployment extends pulumi.ComponentResource {
     this.registerOutputs({ endpoint: this.endpoint, deploymentName: this.deploymentName, serviceName: this.serviceName });
   }
 }
-
-const isKnown = (value: unknown) => !pulumi.Output.isInstance(value) && !(value instanceof Promise);
 
 function labels(s: VllmSpec): Record<string, string> {
   return { 'app.kubernetes.io/name': 'vllm', 'app.kubernetes.io/instance': s.name };

@@ -1,4 +1,5 @@
 import test from 'ava';
+import * as pulumi from '@pulumi/pulumi';
 import { GPU_RESOURCE, GPU_TAINT, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
 import { mockPulumi, valueOf } from './mocks.ts';
 
@@ -113,5 +114,9 @@ test('arguments that break a rule fail construction before any object is registe
     name: 'StackArgsError',
     message: /unknown GPU type "nvidia-b300"/,
   });
-  t.deepEqual(mocks.ofType('kubernetes:apps/v1:Deployment').filter((r) => r.name.startsWith('broken')), []);
+  // Rules are checked even when other arguments are outputs of other resources.
+  t.throws(() => new VllmDeployment('late', {
+    name: 'late', namespace: pulumi.output('models'), model: 'm', gpuType: 'nvidia-l4', gpusPerReplica: 3, replicas: 1,
+  }), { name: 'StackArgsError', message: /gpusPerReplica must be a power of two/ });
+  t.deepEqual(mocks.ofType('kubernetes:apps/v1:Deployment').filter((r) => r.name.startsWith('broken') || r.name.startsWith('late')), []);
 });

@@ -1,7 +1,8 @@
 import test from 'ava';
+import * as pulumi from '@pulumi/pulumi';
 import { StackArgsError } from '../../stacks/args-error.ts';
 import { checkGpusPerReplica, checkGpuType, checkModel, checkName, checkReplicaBounds } from '../../stacks/vllm-deployment/validate.ts';
-import { vllmSpec } from '../../stacks/vllm-deployment/args.ts';
+import { checkKnownArgs, vllmSpec } from '../../stacks/vllm-deployment/args.ts';
 
 const rejects = { instanceOf: StackArgsError };
 
@@ -41,4 +42,12 @@ test('the spec applies defaults and checks every rule', (t) => {
   t.throws(() => vllmSpec({ ...base, gpusPerReplica: 3 }), rejects);
   t.throws(() => vllmSpec({ ...base, gpuType: 'amd-mi300x' }), rejects);
   t.throws(() => vllmSpec({ ...base, name: 'Bad' }), rejects);
+});
+
+test('rules whose arguments are still outputs wait for them; the others are checked at once', (t) => {
+  const base = { name: 'm', model: 'org/model', gpuType: 'nvidia-t4', gpusPerReplica: 2, replicas: 3 };
+  t.notThrows(() => checkKnownArgs({ ...base, maxReplicas: pulumi.output(2) }));
+  t.throws(() => checkKnownArgs({ ...base, maxReplicas: 2 }), { ...rejects, message: 'minReplicas (3) is greater than maxReplicas (2)' });
+  t.throws(() => checkKnownArgs({ ...base, replicas: pulumi.output(3), gpuType: 'nvidia-x' }), { ...rejects, message: /unknown GPU type "nvidia-x"/ });
+  t.throws(() => checkKnownArgs({ ...base, name: pulumi.output('ok'), model: 'a b' }), { ...rejects, message: /model "a b"/ });
 });
