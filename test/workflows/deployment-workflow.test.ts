@@ -6,7 +6,6 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import * as pulumi from '@pulumi/pulumi';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { binaryPath } from '../../infra/tools/paths.ts';
@@ -15,6 +14,7 @@ import {
 } from '../../workflows/contract/deployment.ts';
 import { SEARCH_ATTRIBUTES } from '../../workflows/contract/search-attributes.ts';
 import { createDeploymentActivities, type Readiness, type StatusUpdate } from '../../workflows/deployment/activities.ts';
+import type { TestProgramInput } from './fixtures/test-program.ts';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
@@ -40,11 +40,11 @@ function harness(t: { context: Context; title: string }, options: { applyDelayMs
   const taskQueue = `q-${t.title.replace(/\W+/g, '-').slice(0, 40)}`;
   const activities = createDeploymentActivities({
     pulumi: { backendUrl: `file://${t.context.dir}/state`, passphrase: 'test', workspacesDir: join(t.context.dir, 'workspaces') },
-    programFor: (target) => async () => {
-      if (options.applyDelayMs) await sleep(options.applyDelayMs);
-      const component = new pulumi.ComponentResource('kiln:test:Deployment', target.name);
-      return { endpoint: `http://${target.name}.test`, replicas: target.desired.replicas, model: target.desired.model, urn: component.urn };
-    },
+    programFor: (target) => ({
+      programModule: new URL('./fixtures/test-program.ts', import.meta.url).href,
+      programExport: 'testProgram',
+      programInput: { name: target.name, replicas: target.desired.replicas, model: target.desired.model, delayMs: options.applyDelayMs } satisfies TestProgramInput,
+    }),
     statuses: { record: async (update) => { statuses.push(update); } },
     readiness: {
       probe: async () => {

@@ -19,7 +19,7 @@ test('organization ids become valid namespace names', (t) => {
 });
 
 test('a running deployment is a vLLM component on the cluster, in its organization namespace', async (t) => {
-  const outputs = await deploymentProgram({ deploymentId: 'dep_1', organizationId: 'org_A1', name: 'llama', desired }, { kubeconfig: KUBECONFIG })();
+  const outputs = await deploymentProgram({ target: { deploymentId: 'dep_1', organizationId: 'org_A1', name: 'llama', desired }, cluster: { kubeconfig: KUBECONFIG } })();
   const provider = await mocks.resource('pulumi:providers:kubernetes', 'cluster');
   t.is(provider.inputs.kubeconfig, KUBECONFIG);
   const namespace = await mocks.resource('kubernetes:core/v1:Namespace', 'namespace');
@@ -37,10 +37,10 @@ test('a running deployment is a vLLM component on the cluster, in its organizati
 });
 
 test('a stopped deployment declares nothing but keeps its endpoint', async (t) => {
-  const outputs = await deploymentProgram(
-    { deploymentId: 'dep_2', organizationId: 'org_B2', name: 'mistral', desired: { ...desired, running: false } },
-    { kubeconfig: KUBECONFIG },
-  )();
+  const outputs = await deploymentProgram({
+    target: { deploymentId: 'dep_2', organizationId: 'org_B2', name: 'mistral', desired: { ...desired, running: false } },
+    cluster: { kubeconfig: KUBECONFIG },
+  })();
   t.deepEqual(outputs, { endpoint: 'http://mistral.kiln-org-b2.svc.cluster.local' });
   t.is(mocks.ofType('kubernetes:apps/v1:Deployment').filter((r) => r.name === 'mistral-deployment').length, 0);
 });

@@ -42,7 +42,7 @@ async function probeUntil(name: string, done: (r: Readiness) => boolean): Promis
   const probe = kubernetesReadiness(cluster.api, () => 'default');
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const readiness = await probe.probe('dep_x', name);
+    const readiness = await probe.probe({ organizationId: 'org_x', name });
     if (done(readiness) || Date.now() > deadline) return readiness;
     await sleep(250);
   }

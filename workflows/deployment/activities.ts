@@ -1,9 +1,8 @@
 // The deployment workflow's activities: all of its I/O. Built by a factory from explicit dependencies so each
 // can be tested on its own and the worker decides what they talk to.
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
-import type { PulumiFn } from '@pulumi/pulumi/automation/index.js';
 import type { DeploymentEvent, DeploymentLifecycleStatus, DesiredDeployment } from '../contract/deployment.ts';
-import { runStackOperation, type PulumiSettings } from '../pulumi/automation.ts';
+import { runStackOperation, type ProgramRef, type PulumiSettings } from '../pulumi/automation.ts';
 
 export interface StatusUpdate {
   readonly deploymentId: string;
@@ -31,16 +30,21 @@ export interface Readiness {
 
 export interface DeploymentActivityDeps {
   readonly pulumi: PulumiSettings;
-  /** The Pulumi program of one deployment (the vllm-deployment component on the cluster serving its GPU). */
-  readonly programFor: (target: StackTarget) => PulumiFn;
+  /**
+   * The Pulumi program of one deployment (the vllm-deployment component on the cluster serving its GPU),
+   * named by module and export: it runs in a process of its own.
+   */
+  readonly programFor: (target: StackTarget) => ProgramRef;
   readonly statuses: { record(update: StatusUpdate): Promise<void> };
-  readonly readiness: { probe(deploymentId: string, name: string): Promise<Readiness> };
+  readonly readiness: { probe(target: { organizationId: string; name: string }): Promise<Readiness> };
   /** How long pods may stay unschedulable before the deployment fails (the cluster lacks GPUs). */
   readonly unschedulableGraceMs?: number;
   readonly pollIntervalMs?: number;
 }
 
 export const DEPLOYMENT_PROJECT = 'kiln-deployment';
+/** Destroy needs a program only to open the stack; it declares nothing. */
+const EMPTY_PROGRAM: ProgramRef = { programModule: new URL('../pulumi/empty-program.ts', import.meta.url).href, programExport: 'emptyProgram', programInput: null };
 
 export function createDeploymentActivities(deps: DeploymentActivityDeps) {
   const pollMs = deps.pollIntervalMs ?? 1000;
@@ -56,7 +60,7 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps) {
       const outputs = await cancellable(runStackOperation(deps.pulumi, {
         project: DEPLOYMENT_PROJECT,
         stackName: target.deploymentId,
-        program: deps.programFor(target),
+        ...deps.programFor(target),
       }, 'up', operationHooks()));
       const endpoint = outputs.endpoint?.value;
       if (typeof endpoint !== 'string') throw ApplicationFailure.nonRetryable('the deployment stack did not output an endpoint', 'StackOutputMissing');
@@ -65,15 +69,15 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps) {
 
     /** `pulumi destroy` and removal of the deployment's stack. */
     async destroyStack(target: { deploymentId: string; organizationId: string }): Promise<void> {
-      await runStackOperation(deps.pulumi, { project: DEPLOYMENT_PROJECT, stackName: target.deploymentId, program: async () => ({}) }, 'destroy', operationHooks());
+      await cancellable(runStackOperation(deps.pulumi, { project: DEPLOYMENT_PROJECT, stackName: target.deploymentId, ...EMPTY_PROGRAM }, 'destroy', operationHooks()));
     },
 
     /** Polls until every replica is Ready, heartbeating; fails for good when pods cannot be placed. */
-    async waitUntilReady(target: { deploymentId: string; name: string; replicas: number }): Promise<void> {
+    async waitUntilReady(target: { organizationId: string; name: string; replicas: number }): Promise<void> {
       const context = Context.current();
       let unschedulableSince: number | undefined;
       for (;;) {
-        const readiness = await deps.readiness.probe(target.deploymentId, target.name);
+        const readiness = await deps.readiness.probe(target);
         context.heartbeat(readiness);
         if (readiness.readyReplicas >= target.replicas) return;
         if (readiness.unschedulableReason) {

@@ -4,6 +4,7 @@
 import * as k8s from '@pulumi/kubernetes';
 import type { PulumiFn } from '@pulumi/pulumi/automation/index.js';
 import { VllmDeployment } from '../../stacks/vllm-deployment/index.ts';
+import type { ProgramRef } from '../pulumi/automation.ts';
 import type { StackTarget } from './activities.ts';
 
 export interface ClusterAccess {
@@ -20,7 +21,12 @@ export function endpointOf(name: string, namespace: string): string {
   return `http://${name}.${namespace}.svc.cluster.local`;
 }
 
-export function deploymentProgram(target: StackTarget, cluster: ClusterAccess): PulumiFn {
+/** Reference to deploymentProgram for the activities, which run it in a process of its own. */
+export function deploymentProgramRef(target: StackTarget, cluster: ClusterAccess): ProgramRef {
+  return { programModule: import.meta.url, programExport: 'deploymentProgram', programInput: { target, cluster } };
+}
+
+export function deploymentProgram({ target, cluster }: { target: StackTarget; cluster: ClusterAccess }): PulumiFn {
   return async () => {
     const namespace = namespaceOf(target.organizationId);
     if (!target.desired.running) return { endpoint: endpointOf(target.name, namespace) };

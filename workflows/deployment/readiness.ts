@@ -7,10 +7,10 @@ interface PodList {
   items: { status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] } }[];
 }
 
-export function kubernetesReadiness(api: KubeApi, namespaceOf: (deploymentId: string) => string) {
+export function kubernetesReadiness(api: KubeApi, namespaceOf: (organizationId: string) => string) {
   return {
-    async probe(deploymentId: string, name: string): Promise<Readiness> {
-      const namespace = namespaceOf(deploymentId);
+    async probe({ organizationId, name }: { organizationId: string; name: string }): Promise<Readiness> {
+      const namespace = namespaceOf(organizationId);
       const deployment = await api.get<{ status?: { readyReplicas?: number } }>(`/apis/apps/v1/namespaces/${namespace}/deployments/${name}`);
       const pods = await api.get<PodList>(`/api/v1/namespaces/${namespace}/pods?labelSelector=${encodeURIComponent(`app.kubernetes.io/instance=${name}`)}`);
       const unschedulable = pods.items

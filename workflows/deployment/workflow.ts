@@ -49,7 +49,7 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
     await edge(change.status, target.generation);
     const { endpoint } = await applyStack({ deploymentId, organizationId, name, desired: target });
     progress = { ...progress, endpoint };
-    if (target.running) await waitUntilReady({ deploymentId, name, replicas: target.replicas });
+    if (target.running) await waitUntilReady({ organizationId, name, replicas: target.replicas });
     applied = appliedOf(target);
     await edge(target.running ? 'running' : 'stopped', target.generation, change.event);
   };

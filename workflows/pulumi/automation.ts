@@ -1,5 +1,6 @@
 // Kiln's door to the Pulumi Automation API: one stack and one workspace folder per deployment or cluster,
 // inline programs from stacks/, the pinned Pulumi CLI from the tools cache, a file or cloud state backend.
+import { fork } from 'node:child_process';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConcurrentUpdateError, LocalWorkspace, PulumiCommand, type OutputMap, type PulumiFn, type Stack } from '@pulumi/pulumi/automation/index.js';
@@ -52,12 +53,55 @@ export interface OperationHooks {
   readonly onProgress?: (line: string) => void;
 }
 
+/** A program named by module and export, so another process can build it: `module[export](input)`. */
+export interface ProgramRef {
+  readonly programModule: string;
+  readonly programExport: string;
+  readonly programInput: unknown;
+}
+
+export type StackOperation = 'up' | 'destroy';
+export type IsolatedStackRequest = Omit<StackRequest, 'program'> & ProgramRef;
+export interface OperationRequest { settings: PulumiSettings; request: IsolatedStackRequest; operation: StackOperation }
+export type OperationMessage =
+  | { type: 'progress'; line: string }
+  | { type: 'done'; outputs: OutputMap }
+  | { type: 'failed'; message: string; aborted: boolean };
+
+const OPERATION_PROCESS = new URL('./operation-process.ts', import.meta.url).pathname;
+
 /**
- * Runs `up` or `destroy` (which also removes the stack) and answers with the stack's outputs.
- * Each stack belongs to one workflow, which runs one operation at a time, so a lock found when an operation
- * starts was left by a worker that died mid-operation: it is cleared and the operation tried once more.
+ * Runs `up` or `destroy` (which also removes the stack) in a child process of its own (see
+ * operation-process.ts) and answers with the stack's outputs.
  */
-export async function runStackOperation(settings: PulumiSettings, request: StackRequest, operation: 'up' | 'destroy', hooks: OperationHooks = {}): Promise<OutputMap> {
+export function runStackOperation(settings: PulumiSettings, request: IsolatedStackRequest, operation: StackOperation, hooks: OperationHooks = {}): Promise<OutputMap> {
+  return new Promise((resolve, reject) => {
+    const child = fork(OPERATION_PROCESS, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    let stderr = '';
+    let answered = false;
+    child.stderr?.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
+    const onAbort = () => child.send('abort');
+    hooks.signal?.addEventListener('abort', onAbort, { once: true });
+    child.on('message', (message: OperationMessage) => {
+      if (message.type === 'progress') return hooks.onProgress?.(message.line);
+      answered = true;
+      if (message.type === 'done') resolve(message.outputs);
+      else reject(new Error(message.message));
+    });
+    child.on('exit', (code, signal) => {
+      hooks.signal?.removeEventListener('abort', onAbort);
+      if (!answered) reject(new Error(`the Pulumi operation process exited (${code ?? signal}) without an answer: ${stderr.trim()}`));
+    });
+    child.send({ settings, request, operation } satisfies OperationRequest);
+  });
+}
+
+/**
+ * The operation itself, in this process. Each stack belongs to one workflow, which runs one operation at a
+ * time, so a lock found when an operation starts was left by a worker that died mid-operation: it is
+ * cleared and the operation tried once more.
+ */
+export async function runStackOperationHere(settings: PulumiSettings, request: StackRequest, operation: StackOperation, hooks: OperationHooks = {}): Promise<OutputMap> {
   const stack = await openStack(settings, request);
   const options = { onOutput: hooks.onProgress, signal: hooks.signal };
   const run = async () => {

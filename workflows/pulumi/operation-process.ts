@@ -1,0 +1,42 @@
+// One Pulumi operation in a child process of its own. Pulumi's Node.js runtime keeps process-wide state: two
+// inline programs in one process see each other's errors, and an aborted operation leaves unhandled
+// rejections behind. A process per operation keeps the worker untouched by either.
+// Protocol (IPC): receives { settings, request, operation }, then optionally 'abort'; sends
+// { type: 'progress', line }, then { type: 'done', outputs } or { type: 'failed', message, retryable }.
+import type { OutputMap } from '@pulumi/pulumi/automation/index.js';
+import { runStackOperationHere, type OperationMessage, type OperationRequest } from './automation.ts';
+
+const send = (message: OperationMessage) => new Promise<void>((resolve) => process.send!(message, () => resolve()));
+const abort = new AbortController();
+let finished = false;
+
+process.on('message', (message: OperationRequest | 'abort') => {
+  if (message === 'abort') return abort.abort();
+  void run(message);
+});
+// Whatever the Pulumi runtime leaves unhandled after the answer was sent is of no interest to anyone.
+process.on('unhandledRejection', (reason) => {
+  if (!finished) void fail(reason);
+});
+
+async function run({ settings, request, operation }: OperationRequest): Promise<void> {
+  try {
+    const { [request.programExport]: build } = (await import(request.programModule)) as Record<string, (input: unknown) => unknown>;
+    if (typeof build !== 'function') throw new Error(`${request.programModule} has no export ${request.programExport}`);
+    const outputs: OutputMap = await runStackOperationHere(settings, { ...request, program: build(request.programInput) as never }, operation, {
+      signal: abort.signal,
+      onProgress: (line) => void send({ type: 'progress', line }),
+    });
+    finished = true;
+    await send({ type: 'done', outputs });
+  } catch (error) {
+    await fail(error);
+  }
+  process.exit(0);
+}
+
+async function fail(error: unknown): Promise<void> {
+  finished = true;
+  await send({ type: 'failed', message: error instanceof Error ? error.message : String(error), aborted: abort.signal.aborted });
+  process.exit(0);
+}
