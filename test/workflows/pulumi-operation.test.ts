@@ -1,0 +1,61 @@
+// Kiln's Automation API layer against the real Pulumi CLI and a file backend: isolated operations, a stale
+// lock left by a dead worker, and an aborted update.
+import test from 'ava';
+import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runStackOperation, type IsolatedStackRequest, type PulumiSettings } from '../../workflows/pulumi/automation.ts';
+import type { TestProgramInput } from './fixtures/test-program.ts';
+
+async function world(): Promise<PulumiSettings & { dir: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'kiln-ops-'));
+  return { dir, backendUrl: `file://${dir}/state`, passphrase: 'test', workspacesDir: join(dir, 'workspaces') };
+}
+
+const request = (stackName: string, input: Partial<TestProgramInput> = {}): IsolatedStackRequest => ({
+  project: 'kiln-deployment',
+  stackName,
+  programModule: new URL('./fixtures/test-program.ts', import.meta.url).href,
+  programExport: 'testProgram',
+  programInput: { name: 'llama', replicas: 2, model: 'meta-llama/Llama-3.1-8B-Instruct', ...input } satisfies TestProgramInput,
+});
+
+const stacksOf = async (settings: { dir: string }) =>
+  (await readdir(join(settings.dir, 'state', '.pulumi', 'stacks', 'kiln-deployment')).catch(() => [] as string[])).filter((f) => f.endsWith('.json'));
+
+test('up answers with the outputs and destroy removes the stack', async (t) => {
+  const settings = await world();
+  const progress: string[] = [];
+  const outputs = await runStackOperation(settings, request('dep_up'), 'up', { onProgress: (line) => progress.push(line) });
+  t.is(outputs.endpoint?.value, 'http://llama.test');
+  t.is(outputs.replicas?.value, 2);
+  t.true(progress.some((line) => line.includes('kiln:test:Deployment')), 'progress lines are relayed');
+  t.deepEqual(await stacksOf(settings), ['dep_up.json']);
+
+  await runStackOperation(settings, request('dep_up'), 'destroy');
+  t.deepEqual(await stacksOf(settings), []);
+});
+
+test('a lock left by a worker that died mid-update is cleared and the update runs', async (t) => {
+  const settings = await world();
+  await runStackOperation(settings, request('dep_locked'), 'up');
+  const lockDir = join(settings.dir, 'state', '.pulumi', 'locks', 'organization', 'kiln-deployment', 'dep_locked');
+  await mkdir(lockDir, { recursive: true });
+  await writeFile(join(lockDir, '0b5e7a57-dead-4bad-8bad-000000000001.json'), JSON.stringify({ pid: 999999, username: 'root', hostname: 'gone', timestamp: new Date().toISOString() }));
+
+  const outputs = await runStackOperation(settings, request('dep_locked', { replicas: 3 }), 'up');
+  t.is(outputs.replicas?.value, 3);
+  t.deepEqual(await readdir(lockDir), []);
+});
+
+test('an aborted update stops, and the next one succeeds', async (t) => {
+  const settings = await world();
+  const abort = new AbortController();
+  const running = runStackOperation(settings, request('dep_abort', { delayMs: 20_000 }), 'up', {
+    signal: abort.signal,
+    onProgress: (line) => { if (line.includes('Updating')) abort.abort(); },
+  });
+  await t.throwsAsync(running);
+  const outputs = await runStackOperation(settings, request('dep_abort'), 'up');
+  t.is(outputs.endpoint?.value, 'http://llama.test');
+});
