@@ -14,6 +14,7 @@ import {
 } from '../../workflows/contract/deployment.ts';
 import { SEARCH_ATTRIBUTES } from '../../workflows/contract/search-attributes.ts';
 import { createDeploymentActivities, type Readiness, type StatusUpdate } from '../../workflows/deployment/activities.ts';
+import { checkDeployment } from '../../workflows/deployment/program.ts';
 import type { TestProgramInput } from './fixtures/test-program.ts';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -45,6 +46,7 @@ function harness(t: { context: Context; title: string }, options: { applyDelayMs
       programExport: 'testProgram',
       programInput: { name: target.name, replicas: target.desired.replicas, model: target.desired.model, delayMs: options.applyDelayMs } satisfies TestProgramInput,
     }),
+    check: checkDeployment,
     statuses: { record: async (update) => { statuses.push(update); } },
     readiness: {
       probe: async () => {
@@ -196,5 +198,16 @@ test('a worker killed mid-provisioning is replaced and the deployment finishes o
     await until('running', () => last(h.statuses) === 'running', 120_000);
     t.is(events(h.statuses).filter((e) => e === 'deployment.running').length, 1);
     t.like(await handle.query(progressQuery), { status: 'running' });
+  });
+});
+
+test('a deployment that breaks a stack rule fails at once with the rule, without retries', async (t) => {
+  const h = harness(t);
+  const worker = await h.newWorker();
+  await worker.runUntil(async () => {
+    await start(t, h.taskQueue, desired({ replicas: 5, maxReplicas: 3 }));
+    await until('failed', () => last(h.statuses) === 'failed');
+    t.deepEqual(edges(h.statuses), ['pending', 'deploying', 'failed']);
+    t.regex(h.statuses.at(-1)?.failureReason ?? '', /replicas/i);
   });
 });

@@ -35,6 +35,8 @@ export interface DeploymentActivityDeps {
    * named by module and export: it runs in a process of its own.
    */
   readonly programFor: (target: StackTarget) => ProgramRef;
+  /** Checks a target against the stack's rules before Pulumi runs; what it throws is not worth a retry. */
+  readonly check?: (target: StackTarget) => void;
   readonly statuses: { record(update: StatusUpdate): Promise<void> };
   readonly readiness: { probe(target: { organizationId: string; name: string }): Promise<Readiness> };
   /** How long pods may stay unschedulable before the deployment fails (the cluster lacks GPUs). */
@@ -57,6 +59,11 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps) {
 
     /** `pulumi up` of the deployment's stack; answers with the serving endpoint. */
     async applyStack(target: StackTarget): Promise<{ endpoint: string }> {
+      try {
+        deps.check?.(target);
+      } catch (error) {
+        throw ApplicationFailure.nonRetryable((error as Error).message, 'InvalidDeployment');
+      }
       const outputs = await cancellable(runStackOperation(deps.pulumi, {
         project: DEPLOYMENT_PROJECT,
         stackName: target.deploymentId,

@@ -3,7 +3,7 @@
 // removes its pods (and the GPUs they hold) while the stack and its history stay.
 import * as k8s from '@pulumi/kubernetes';
 import type { PulumiFn } from '@pulumi/pulumi/automation/index.js';
-import { VllmDeployment } from '../../stacks/vllm-deployment/index.ts';
+import { VllmDeployment, vllmSpec } from '../../stacks/vllm-deployment/index.ts';
 import type { ProgramRef } from '../pulumi/automation.ts';
 import type { StackTarget } from './activities.ts';
 
@@ -33,16 +33,20 @@ export function deploymentProgram({ target, cluster }: { target: StackTarget; cl
     const provider = new k8s.Provider('cluster', { kubeconfig: cluster.kubeconfig }, {});
     // Shared by the organization's stacks: adopted if it exists, never deleted with one deployment.
     const ns = new k8s.core.v1.Namespace('namespace', { metadata: { name: namespace } }, { provider, retainOnDelete: true });
-    const vllm = new VllmDeployment(target.name, {
-      name: target.name,
-      namespace: ns.metadata.name,
-      model: target.desired.model,
-      gpuType: target.desired.gpu,
-      gpusPerReplica: 1,
-      replicas: target.desired.replicas,
-      minReplicas: target.desired.minReplicas,
-      maxReplicas: target.desired.maxReplicas,
-    }, { provider });
+    const vllm = new VllmDeployment(target.name, { ...vllmArgs(target, namespace), namespace: ns.metadata.name }, { provider });
     return { endpoint: vllm.endpoint };
+  };
+}
+
+/** Applies the component's rules to a target before any Pulumi process starts (throws StackArgsError). */
+export function checkDeployment(target: StackTarget): void {
+  if (target.desired.running) vllmSpec(vllmArgs(target, namespaceOf(target.organizationId)));
+}
+
+function vllmArgs(target: StackTarget, namespace: string) {
+  const { desired } = target;
+  return {
+    name: target.name, namespace, model: desired.model, gpuType: desired.gpu, gpusPerReplica: 1,
+    replicas: desired.replicas, minReplicas: desired.minReplicas, maxReplicas: desired.maxReplicas,
   };
 }
