@@ -1,0 +1,98 @@
+// API keys: `sk_test_` / `sk_live_` + 32 Base62 characters, shown once, stored as a SHA-256 hash.
+// A key acts in its organization with its creator's role, narrowed by its scope.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Principal } from '../auth/principal.ts';
+import { sha256 } from '../auth/tokens.ts';
+import { newId, randomString } from '../database/ids.ts';
+import { NotFoundError, UnauthenticatedError } from '../http/errors.ts';
+import type { OrganizationService } from '../organizations/service.ts';
+import { ApiKeySchema, type ApiKey } from './api-key.entity.ts';
+import type { ApiKeyViewBody, CreateApiKeyInput, UpdateApiKeyInput } from './schemas.ts';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const PREFIX_LENGTH = 12;
+
+export interface ApiKeyServiceDeps {
+  env: 'development' | 'production';
+  organizations: Pick<OrganizationService, 'membership'>;
+}
+
+export function createApiKeyService(deps: ApiKeyServiceDeps) {
+  const envPrefix = deps.env === 'production' ? 'sk_live_' : 'sk_test_';
+  const valueFormat = new RegExp(`^${envPrefix}[0-9A-Za-z]{32}$`);
+  const newValue = () => `${envPrefix}${randomString(32, BASE62)}`;
+
+  async function find(em: EntityManager, principal: Principal, id: string): Promise<ApiKey> {
+    const key = await em.findOne(ApiKeySchema, { id, organization: principal.organizationId, revokedAt: null });
+    if (!key) throw new NotFoundError('API key not found');
+    return key;
+  }
+
+  function setValue(key: ApiKey, value: string): void {
+    key.keyHash = sha256(value);
+    key.prefix = value.slice(0, PREFIX_LENGTH);
+  }
+
+  return {
+    async create(em: EntityManager, principal: Principal, input: CreateApiKeyInput) {
+      const value = newValue();
+      const key = em.create(ApiKeySchema, {
+        id: newId('key'), organization: principal.organizationId, user: principal.userId,
+        name: input.name, scope: input.scope, keyHash: sha256(value), prefix: value.slice(0, PREFIX_LENGTH),
+      });
+      await em.flush();
+      return { ...view(key), key: value };
+    },
+
+    async list(em: EntityManager, principal: Principal): Promise<ApiKeyViewBody[]> {
+      const keys = await em.find(ApiKeySchema, { organization: principal.organizationId, revokedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+      return keys.map(view);
+    },
+
+    async update(em: EntityManager, principal: Principal, input: UpdateApiKeyInput): Promise<ApiKeyViewBody> {
+      const key = await find(em, principal, input.id);
+      if (input.name !== undefined) key.name = input.name;
+      if (input.scope !== undefined) key.scope = input.scope;
+      await em.flush();
+      return view(key);
+    },
+
+    /** A new value for the same key id; the old value stops working at once. */
+    async rotate(em: EntityManager, principal: Principal, id: string) {
+      const key = await find(em, principal, id);
+      const value = newValue();
+      setValue(key, value);
+      await em.flush();
+      return { ...view(key), key: value };
+    },
+
+    async revoke(em: EntityManager, principal: Principal, id: string): Promise<{ id: string; revoked: true }> {
+      const key = await find(em, principal, id);
+      key.revokedAt = new Date();
+      await em.flush();
+      return { id: key.id, revoked: true };
+    },
+
+    /** The principal a key value stands for; any unknown, revoked or other-environment key is 401. */
+    async resolve(em: EntityManager, value: string): Promise<Principal> {
+      if (!valueFormat.test(value)) throw new UnauthenticatedError('Invalid API key');
+      const key = await em.findOne(ApiKeySchema, { keyHash: sha256(value), revokedAt: null });
+      if (!key) throw new UnauthenticatedError('Invalid API key');
+      const membership = await deps.organizations.membership(em, key.user.id, key.organization.id);
+      if (!membership) throw new UnauthenticatedError('Invalid API key');
+      return {
+        kind: 'api_key', userId: key.user.id, organizationId: key.organization.id,
+        plan: membership.organization.getEntity().plan, role: membership.role, scope: key.scope, apiKeyId: key.id,
+      };
+    },
+  };
+}
+
+function view(key: ApiKey): ApiKeyViewBody {
+  return {
+    id: key.id, name: key.name, scope: key.scope, prefix: key.prefix,
+    createdAt: key.createdAt.toISOString(), lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+  };
+}
+
+export type ApiKeyService = ReturnType<typeof createApiKeyService>;

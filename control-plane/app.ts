@@ -1,0 +1,74 @@
+// The Koa application, built from explicit dependencies (no globals), so tests and the bench build it
+// against their own database.
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { apiKeyRoutes } from './api-keys/routes.ts';
+import { createApiKeyService } from './api-keys/service.ts';
+import { createAuditService } from './audit/service.ts';
+import { deriveKey } from './auth/keys.ts';
+import { authRoutes } from './auth/routes.ts';
+import { createAuthService } from './auth/service.ts';
+import { createAccessTokens } from './auth/tokens.ts';
+import { deploymentRoutes } from './deployments/routes.ts';
+import { createDeploymentService } from './deployments/service.ts';
+import { gpuTypeRoutes } from './gpu-types/routes.ts';
+import { healthRoutes } from './health/routes.ts';
+import { auditApiKeyUse } from './http/audit.ts';
+import { authenticate } from './http/authenticate.ts';
+import type { AppState } from './http/context.ts';
+import { errorHandler } from './http/error-handler.ts';
+import { idempotency } from './http/idempotency.ts';
+import { openApiRoutes } from './http/openapi-routes.ts';
+import { createCursorCodec } from './http/pagination.ts';
+import { type PlanLimit, rateLimit, signinFailureLimiter } from './http/rate-limit.ts';
+import { requestContext } from './http/request-context.ts';
+import { mountRoutes, type Route } from './http/routes.ts';
+import type { Plan } from './organizations/organization.entity.ts';
+import { createOrganizationService } from './organizations/service.ts';
+
+export interface AppDeps {
+  config: Pick<Config, 'env' | 'signingKey' | 'endpointDomain'>;
+  orm: MikroORM;
+  /** For the rate limiter's shared counters. */
+  pool: pg.Pool;
+  log: Logger;
+  /** Overrides the plans' rate limits (tests, bench). */
+  rateLimits?: Readonly<Record<Plan, PlanLimit>>;
+}
+
+export function createApp(deps: AppDeps): Koa<AppState> {
+  const accessTokens = createAccessTokens(deps.config.signingKey);
+  const organizations = createOrganizationService();
+  const apiKeys = createApiKeyService({ env: deps.config.env, organizations });
+  const auth = createAuthService({ accessTokens, organizations, signinFailures: signinFailureLimiter(deps.pool) });
+  const deployments = createDeploymentService({
+    endpointDomain: deps.config.endpointDomain,
+    cursors: createCursorCodec(deriveKey(deps.config.signingKey, 'cursor')),
+  });
+
+  const routes: Route[] = [
+    ...healthRoutes(deps.orm),
+    ...authRoutes(auth),
+    ...apiKeyRoutes(apiKeys),
+    ...deploymentRoutes(deployments),
+    ...gpuTypeRoutes(),
+  ];
+  routes.push(...openApiRoutes(() => routes));
+
+  const router = new Router<AppState>();
+  mountRoutes(router, routes, { idempotency: idempotency() });
+
+  const app = new Koa<AppState>();
+  app.use(requestContext({ log: deps.log, orm: deps.orm }));
+  app.use(auditApiKeyUse(createAuditService({ orm: deps.orm })));
+  app.use(errorHandler());
+  app.use(authenticate({ accessTokens, apiKeys, organizations }));
+  app.use(rateLimit({ pool: deps.pool, limits: deps.rateLimits }));
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}

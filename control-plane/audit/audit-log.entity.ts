@@ -1,0 +1,21 @@
+import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { BaseSchema } from '../database/base.entity.ts';
+
+// Plain ids rather than foreign keys: the audit trail outlives the keys and users it mentions.
+export const AuditLogSchema = defineEntity({
+  name: 'AuditLog',
+  extends: BaseSchema,
+  indexes: [{ properties: ['organizationId', 'createdAt'] }],
+  properties: {
+    organizationId: p.string(),
+    action: p.string(),
+    resourceType: p.string(),
+    resourceId: p.string().nullable(),
+    userId: p.string(),
+    apiKeyId: p.string().nullable(),
+    ipAddress: p.string(),
+    statusCode: p.integer(),
+  },
+});
+
+export type AuditLog = InferEntity<typeof AuditLogSchema>;

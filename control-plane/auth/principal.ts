@@ -1,0 +1,14 @@
+import type { Role, Scope } from '../http/permissions.ts';
+import type { Plan } from '../organizations/organization.entity.ts';
+
+/** The authenticated caller, acting in one organization. */
+export interface Principal {
+  readonly kind: 'session' | 'api_key';
+  readonly userId: string;
+  readonly organizationId: string;
+  readonly plan: Plan;
+  readonly role: Role;
+  /** A login session acts with full access, an API key with its own scope. */
+  readonly scope: Scope;
+  readonly apiKeyId?: string;
+}

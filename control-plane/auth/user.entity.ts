@@ -1,0 +1,16 @@
+import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { BaseSchema } from '../database/base.entity.ts';
+
+export const UserSchema = defineEntity({
+  name: 'User',
+  extends: BaseSchema,
+  properties: {
+    /** Stored lower-cased, so sign-in is case-insensitive. */
+    email: p.string().unique(),
+    name: p.string(),
+    /** argon2id encoded hash (salt and parameters included). */
+    passwordHash: p.string().hidden(),
+  },
+});
+
+export type User = InferEntity<typeof UserSchema>;

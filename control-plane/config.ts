@@ -1,0 +1,69 @@
+// Configuration from the environment, validated once at start-up, with safe defaults for a laptop.
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  KILN_ENV: z.enum(['development', 'production']).default('development'),
+  // One secret from which the JWT and cursor keys are derived (HKDF): at least 32 characters.
+  KILN_SIGNING_KEY: z.string().min(32).optional(),
+  KILN_ADMIN_EMAILS: z.string().default(''),
+  KILN_ENDPOINT_DOMAIN: z.string().regex(/^[a-z0-9.-]+$/).default('endpoints.kiln.localhost'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  readonly port: number;
+  /** Unset: main.ts starts embedded PostgreSQL under dataDir. */
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly env: 'development' | 'production';
+  readonly signingKey: string;
+  readonly adminEmails: readonly string[];
+  readonly endpointDomain: string;
+  readonly logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<Config> {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(`invalid configuration: ${z.prettifyError(parsed.error)}`);
+  }
+  const e = parsed.data;
+  const dataDir = resolve(e.DATA_DIR);
+  if (e.KILN_ENV === 'production' && !e.KILN_SIGNING_KEY) {
+    throw new ConfigError('invalid configuration: KILN_SIGNING_KEY is required when KILN_ENV=production');
+  }
+  return {
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    dataDir,
+    env: e.KILN_ENV,
+    signingKey: e.KILN_SIGNING_KEY ?? (await developmentSigningKey(dataDir)),
+    adminEmails: e.KILN_ADMIN_EMAILS.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
+    endpointDomain: e.KILN_ENDPOINT_DOMAIN,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+/** Development only: a key generated once and kept in DATA_DIR, so sessions survive restarts. */
+async function developmentSigningKey(dataDir: string): Promise<string> {
+  const file = join(dataDir, 'signing-key');
+  try {
+    return (await readFile(file, 'utf8')).trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const key = randomBytes(32).toString('base64url');
+  await mkdir(dataDir, { recursive: true });
+  await writeFile(file, `${key}\n`, { mode: 0o600, flag: 'wx' }).catch(async (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
+  return (await readFile(file, 'utf8')).trim();
+}

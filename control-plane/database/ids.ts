@@ -1,0 +1,15 @@
+// Resource ids: a type prefix and 20 random lowercase base-36 characters (~103 bits), so they are also
+// valid in DNS names and Kubernetes object names.
+import { randomInt } from 'node:crypto';
+
+const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
+
+export function randomString(length: number, alphabet = ALPHABET): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += alphabet[randomInt(alphabet.length)];
+  return out;
+}
+
+export function newId(prefix: 'org' | 'usr' | 'mem' | 'dep' | 'key' | 'rtk' | 'aud' | 'idem'): string {
+  return `${prefix}_${randomString(20)}`;
+}

@@ -1,0 +1,46 @@
+// MikroORM on PostgreSQL: every entity listed explicitly, migrations listed explicitly (no file
+// discovery: Node runs the TypeScript sources directly).
+import { MikroORM } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import { OrganizationSchema } from '../organizations/organization.entity.ts';
+import { MembershipSchema } from '../organizations/membership.entity.ts';
+import { UserSchema } from '../auth/user.entity.ts';
+import { RefreshTokenSchema } from '../auth/refresh-token.entity.ts';
+import { ApiKeySchema } from '../api-keys/api-key.entity.ts';
+import { AuditLogSchema } from '../audit/audit-log.entity.ts';
+import { DeploymentSchema } from '../deployments/deployment.entity.ts';
+import { IdempotencyRecordSchema } from '../http/idempotency.entity.ts';
+import { BaseSchema } from './base.entity.ts';
+import { Migration20261121000000Initial } from './migrations/Migration20261121000000Initial.ts';
+
+export const ENTITIES = [
+  BaseSchema,
+  OrganizationSchema,
+  MembershipSchema,
+  UserSchema,
+  RefreshTokenSchema,
+  ApiKeySchema,
+  AuditLogSchema,
+  DeploymentSchema,
+  IdempotencyRecordSchema,
+];
+
+export type Orm = MikroORM;
+
+export async function openDatabase(databaseUrl: string, options: { migrate?: boolean } = {}): Promise<Orm> {
+  const orm = await MikroORM.init({
+    clientUrl: databaseUrl,
+    entities: ENTITIES,
+    extensions: [Migrator],
+    migrations: {
+      migrationsList: [Migration20261121000000Initial],
+      snapshot: false,
+      silent: true,
+    },
+    // Request handlers use a forked EntityManager each (see http/database.ts); the global one is off limits.
+    allowGlobalContext: false,
+    pool: { max: 10 },
+  });
+  if (options.migrate ?? true) await orm.migrator.up();
+  return orm;
+}

@@ -1,0 +1,56 @@
+// Deployments on both surfaces: the reference rows (GET/POST /v1/deployments) and the platform rows
+// (/api/deployments and /api/deployments/{id}).
+import { z } from 'zod';
+import { defineRoute, type Route } from '../http/routes.ts';
+import type { DeploymentService } from './service.ts';
+import {
+  CreateDeploymentRequest, CreatedDeployment, DeletedDeployment, DeploymentIdParams, DeploymentView, ListDeploymentsQuery,
+  ReplaceDeploymentRequest, UpdateDeploymentRequest,
+} from './schemas.ts';
+
+const common = { tag: 'Deployments', resourceType: 'deployment' } as const;
+
+export function deploymentRoutes(deployments: DeploymentService): Route[] {
+  const list = (path: string, operationId: string) => defineRoute({
+    ...common, method: 'GET', path, operationId, summary: 'List deployments (cursor pagination, filters, sort)',
+    query: ListDeploymentsQuery, response: z.array(DeploymentView), list: true,
+    async handle({ query, state }) {
+      const page = await deployments.list(state.em, state.principal!, query);
+      return { data: page.items, pagination: { hasMore: page.hasMore, nextCursor: page.nextCursor } };
+    },
+  });
+  const create = (path: string, operationId: string) => defineRoute({
+    ...common, method: 'POST', path, operationId, summary: 'Create a deployment (it starts as pending)',
+    body: CreateDeploymentRequest, response: CreatedDeployment, successStatus: 201, idempotent: true, errors: [402, 409, 422],
+    async handle({ body, state }) {
+      const created = await deployments.create(state.em, state.principal!, body);
+      state.resourceId = created.id;
+      return { data: created };
+    },
+  });
+  const update = (method: 'PATCH' | 'PUT', body: typeof UpdateDeploymentRequest | typeof ReplaceDeploymentRequest) => defineRoute({
+    ...common, method, path: '/api/deployments/{id}', operationId: method === 'PUT' ? 'replaceDeployment' : 'updateDeployment',
+    summary: method === 'PUT' ? 'Replace a deployment\'s configuration' : 'Change part of a deployment\'s configuration',
+    params: DeploymentIdParams, body, response: DeploymentView, errors: [404, 422],
+    handle: async ({ params, body, state }) => ({ data: await deployments.update(state.em, state.principal!, params.id, body, method === 'PUT') }),
+  });
+
+  return [
+    list('/v1/deployments', 'listDeploymentsV1'),
+    create('/v1/deployments', 'createDeploymentV1'),
+    list('/api/deployments', 'listDeployments'),
+    create('/api/deployments', 'createDeployment'),
+    defineRoute({
+      ...common, method: 'GET', path: '/api/deployments/{id}', operationId: 'getDeployment', summary: 'Read a deployment',
+      params: DeploymentIdParams, response: DeploymentView, errors: [404],
+      handle: async ({ params, state }) => ({ data: await deployments.get(state.em, state.principal!, params.id) }),
+    }),
+    update('PATCH', UpdateDeploymentRequest),
+    update('PUT', ReplaceDeploymentRequest),
+    defineRoute({
+      ...common, method: 'DELETE', path: '/api/deployments/{id}', operationId: 'deleteDeployment', summary: 'Delete a deployment',
+      params: DeploymentIdParams, response: DeletedDeployment, errors: [404],
+      handle: async ({ params, state }) => ({ data: await deployments.remove(state.em, state.principal!, params.id) }),
+    }),
+  ];
+}

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { GPU_TYPES } from '../../catalog/gpu-types.ts';
+import { sortParam } from '../http/pagination.ts';
+import { DEPLOYMENT_STATUSES } from './deployment.entity.ts';
+
+const GPU_IDS = GPU_TYPES.map((g) => g.id) as [string, ...string[]];
+export const SORT_FIELDS = ['created_at', 'updated_at', 'name', 'status', 'gpu'] as const;
+
+// It becomes part of Kubernetes object names: an RFC 1123 DNS label.
+const name = z.string().max(63).regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label: lower-case letters, digits and hyphens, starting and ending with a letter or digit')
+  .meta({ example: 'llama-chat' });
+const model = z.string().min(1).max(512).meta({ description: 'Hugging Face id (org/name), hf://, s3:// or gs:// reference.', example: 'meta-llama/Llama-3.1-8B-Instruct' });
+const runtime = z.enum(['vllm']);
+const gpu = z.enum(GPU_IDS).meta({ description: 'An id from GET /v1/gpu-types.', example: 'nvidia-l4' });
+const count = z.number().int().min(0).max(100);
+const replicas = count.min(1);
+
+const scaling = { replicas: replicas.optional(), minReplicas: count.optional(), maxReplicas: replicas.optional() };
+
+export const CreateDeploymentRequest = z.object({ name, model, runtime, gpu, ...scaling }).meta({ id: 'CreateDeploymentRequest' });
+/** PUT: the whole configuration (the name is fixed at creation). */
+export const ReplaceDeploymentRequest = z.strictObject({ model, runtime, gpu, ...scaling }).meta({ id: 'ReplaceDeploymentRequest' });
+/** PATCH: any part of the configuration. */
+export const UpdateDeploymentRequest = z.strictObject({ model: model.optional(), gpu: gpu.optional(), ...scaling }).meta({ id: 'UpdateDeploymentRequest' });
+
+export const CreatedDeployment = z.object({
+  id: z.string().meta({ example: 'dep_0123456789abcdefghij' }),
+  name: z.string(),
+  status: z.enum(DEPLOYMENT_STATUSES),
+  endpoint: z.url(),
+}).meta({ id: 'CreatedDeployment' });
+
+export const DeploymentView = CreatedDeployment.extend({
+  model: z.string(),
+  runtime: z.string(),
+  gpu: z.string(),
+  gpuType: z.string(),
+  state: z.enum(['PENDING', 'SCALING', 'HEALTHY', 'FAILED', 'STOPPED', 'DELETING', 'DELETED']),
+  replicas: z.number().int(),
+  currentReplicas: z.number().int(),
+  minReplicas: z.number().int(),
+  maxReplicas: z.number().int(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+}).meta({ id: 'Deployment' });
+
+export const DeletedDeployment = z.object({ id: z.string(), status: z.literal('deleted') }).meta({ id: 'DeletedDeployment' });
+
+export const DeploymentIdParams = z.object({ id: z.string().max(64) });
+
+const day = z.iso.date().meta({ description: 'YYYY-MM-DD (UTC).' });
+export const ListDeploymentsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20).meta({ description: 'Page size, 1 to 100.' }),
+  cursor: z.string().max(2048).optional().meta({ description: 'pagination.nextCursor of the previous page.' }),
+  status: z.string().max(500).optional()
+    .transform((value, ctx) => {
+      const statuses = value?.split(',');
+      if (statuses?.some((s) => !(DEPLOYMENT_STATUSES as readonly string[]).includes(s))) {
+        ctx.addIssue({ code: 'custom', message: `each status must be one of ${DEPLOYMENT_STATUSES.join(', ')}` });
+        return z.NEVER;
+      }
+      return statuses as (typeof DEPLOYMENT_STATUSES)[number][] | undefined;
+    })
+    .meta({ description: 'Comma-separated statuses.', example: 'running,deploying' }),
+  created_after: day.optional().meta({ description: 'Created on or after this day (YYYY-MM-DD, UTC).' }),
+  created_before: day.optional().meta({ description: 'Created before this day (YYYY-MM-DD, UTC).' }),
+  sort: sortParam(SORT_FIELDS, '-created_at'),
+  orgId: z.string().optional().meta({ description: 'Organization to act in (default: the credential\'s).' }),
+});
+
+export type CreateDeploymentInput = z.infer<typeof CreateDeploymentRequest>;
+export type ReplaceDeploymentInput = z.infer<typeof ReplaceDeploymentRequest>;
+export type UpdateDeploymentInput = z.infer<typeof UpdateDeploymentRequest>;
+export type ListDeploymentsInput = z.output<typeof ListDeploymentsQuery>;
+export type DeploymentViewBody = z.infer<typeof DeploymentView>;

@@ -1,0 +1,153 @@
+// Deployments: the desired state of a vLLM deployment, per organization. create, update and remove are
+// the single place where provisioning workflows get started or signalled (next issue); until then a
+// created deployment stays `pending`.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { findGpuType } from '../../catalog/gpu-types.ts';
+import type { Principal } from '../auth/principal.ts';
+import { newId } from '../database/ids.ts';
+import {
+  ConflictError, DeploymentNotFoundError, InsufficientCreditsError, InvalidModelError, ValidationError,
+} from '../http/errors.ts';
+import type { CursorCodec } from '../http/pagination.ts';
+import { OrganizationSchema } from '../organizations/organization.entity.ts';
+import { DeploymentSchema, type Deployment, type DeploymentStatus } from './deployment.entity.ts';
+import type {
+  CreateDeploymentInput, DeploymentViewBody, ListDeploymentsInput, ReplaceDeploymentInput, SORT_FIELDS, UpdateDeploymentInput,
+} from './schemas.ts';
+
+export const VALID_MODEL_SOURCES = ['huggingface:<org>/<model>', 'hf://<org>/<model>', 's3://<bucket>/<path>', 'gs://<bucket>/<path>'];
+const SEGMENT = '[A-Za-z0-9][A-Za-z0-9._-]*';
+const LOADABLE_MODEL = new RegExp(`^(?:(?:hf://)?${SEGMENT}/${SEGMENT}|(?:s3|gs)://[a-z0-9][a-z0-9.-]{1,62}/[^\\s]+)$`);
+
+const SORT_COLUMNS: Record<(typeof SORT_FIELDS)[number], 'createdAt' | 'updatedAt' | 'name' | 'status' | 'gpu'> = {
+  created_at: 'createdAt', updated_at: 'updatedAt', name: 'name', status: 'status', gpu: 'gpu',
+};
+
+const STATE_LABELS: Record<DeploymentStatus, DeploymentViewBody['state']> = {
+  pending: 'PENDING', deploying: 'PENDING', running: 'HEALTHY', scaling: 'SCALING', updating: 'SCALING',
+  stopping: 'STOPPED', stopped: 'STOPPED', failed: 'FAILED', deleting: 'DELETING', deleted: 'DELETED',
+};
+
+export interface DeploymentServiceDeps {
+  endpointDomain: string;
+  cursors: CursorCodec;
+}
+
+interface Scaling { replicas?: number | undefined; minReplicas?: number | undefined; maxReplicas?: number | undefined }
+
+export function createDeploymentService(deps: DeploymentServiceDeps) {
+  async function find(em: EntityManager, principal: Principal, id: string): Promise<Deployment> {
+    const deployment = await em.findOne(DeploymentSchema, { id, organization: principal.organizationId, deletedAt: null });
+    if (!deployment) throw new DeploymentNotFoundError(`Deployment ${id} not found`);
+    return deployment;
+  }
+
+  return {
+    async list(em: EntityManager, principal: Principal, query: ListDeploymentsInput) {
+      const ordering = query.sort.map(([field, dir]) => (dir === 'desc' ? '-' : '') + field).join(',');
+      const orderBy = [...query.sort.map(([field, dir]) => ({ [SORT_COLUMNS[field]]: dir })), { id: query.sort.at(-1)![1] }];
+      const createdAt = {
+        ...(query.created_after ? { $gte: new Date(`${query.created_after}T00:00:00Z`) } : {}),
+        ...(query.created_before ? { $lt: new Date(`${query.created_before}T00:00:00Z`) } : {}),
+      };
+      const page = await em.findByCursor(DeploymentSchema, {
+        where: {
+          organization: principal.organizationId,
+          deletedAt: null,
+          ...(query.status ? { status: { $in: query.status } } : {}),
+          ...(Object.keys(createdAt).length ? { createdAt } : {}),
+        },
+        first: query.limit,
+        after: query.cursor ? deps.cursors.decode(query.cursor, ordering) : undefined,
+        orderBy,
+        includeCount: false,
+      });
+      const end = page.endCursor;
+      return {
+        items: page.items.map((d) => view(d)),
+        hasMore: page.hasNextPage,
+        nextCursor: page.hasNextPage && end ? deps.cursors.encode(end, ordering) : null,
+      };
+    },
+
+    get: async (em: EntityManager, principal: Principal, id: string) => view(await find(em, principal, id)),
+
+    async create(em: EntityManager, principal: Principal, input: CreateDeploymentInput) {
+      assertLoadable(input.model);
+      const scaling = resolveScaling(input, undefined);
+      const organization = await em.findOneOrFail(OrganizationSchema, principal.organizationId);
+      // At least one hour of the requested capacity must be covered by the balance.
+      const hourlyCents = Math.ceil(findGpuType(input.gpu)!.hourlyPriceUsd * 100 * scaling.replicas);
+      if (organization.creditsCents < hourlyCents) {
+        throw new InsufficientCreditsError('Not enough credits for this deployment', { required_cents: hourlyCents, available_cents: organization.creditsCents });
+      }
+      if (await em.count(DeploymentSchema, { organization: organization.id, name: input.name, deletedAt: null })) throw nameTaken(input.name);
+      const id = newId('dep');
+      const deployment = em.create(DeploymentSchema, {
+        id, organization, name: input.name, model: input.model, runtime: input.runtime, gpu: input.gpu,
+        status: 'pending', endpoint: `https://${id.slice('dep_'.length)}.${deps.endpointDomain}`, currentReplicas: 0, ...scaling,
+      });
+      await em.flush().catch((error: unknown) => {
+        if (error instanceof Error && error.name === 'UniqueConstraintViolationException') throw nameTaken(input.name);
+        throw error;
+      });
+      // Next issue: start the deployment's workflow here (workflow id = deployment id).
+      return { id: deployment.id, name: deployment.name, status: deployment.status, endpoint: deployment.endpoint };
+    },
+
+    async update(em: EntityManager, principal: Principal, id: string, input: UpdateDeploymentInput | ReplaceDeploymentInput, replace: boolean) {
+      if (input.model !== undefined) assertLoadable(input.model);
+      const deployment = await find(em, principal, id);
+      const scaling = resolveScaling(input, replace ? undefined : deployment);
+      if (input.model !== undefined) deployment.model = input.model;
+      if (input.gpu !== undefined) deployment.gpu = input.gpu;
+      Object.assign(deployment, scaling);
+      await em.flush();
+      // Next issue: signal the deployment's workflow with the new configuration here.
+      return view(deployment);
+    },
+
+    async remove(em: EntityManager, principal: Principal, id: string) {
+      const deployment = await find(em, principal, id);
+      // Next issue: the workflow tears the deployment down (deleting -> deleted); until then it is gone at once.
+      deployment.status = 'deleted';
+      deployment.deletedAt = new Date();
+      await em.flush();
+      return { id: deployment.id, status: 'deleted' as const };
+    },
+  };
+}
+
+function assertLoadable(model: string): void {
+  if (!LOADABLE_MODEL.test(model)) {
+    throw new InvalidModelError(`Model ${model} is not a reference Kiln can load`, { model, valid_sources: VALID_MODEL_SOURCES });
+  }
+}
+
+/** Fills defaults (from the current deployment when patching) and checks min <= replicas <= max. */
+function resolveScaling(input: Scaling, current: Deployment | undefined) {
+  const replicas = input.replicas ?? current?.replicas ?? Math.max(1, input.minReplicas ?? 1);
+  const minReplicas = input.minReplicas ?? current?.minReplicas ?? Math.min(replicas, input.maxReplicas ?? replicas);
+  const maxReplicas = input.maxReplicas ?? current?.maxReplicas ?? Math.max(replicas, minReplicas);
+  if (!(minReplicas <= replicas && replicas <= maxReplicas)) {
+    throw new ValidationError('Invalid field replicas: must satisfy minReplicas <= replicas <= maxReplicas', {
+      fields: [{ field: 'replicas', message: 'must satisfy minReplicas <= replicas <= maxReplicas' }],
+    });
+  }
+  return { replicas, minReplicas, maxReplicas };
+}
+
+function nameTaken(name: string): ConflictError {
+  return new ConflictError(`A deployment named ${name} already exists in this organization`, { field: 'name' });
+}
+
+function view(d: Deployment): DeploymentViewBody {
+  return {
+    id: d.id, name: d.name, model: d.model, runtime: d.runtime, gpu: d.gpu, gpuType: d.gpu,
+    status: d.status, state: STATE_LABELS[d.status], endpoint: d.endpoint,
+    replicas: d.replicas, currentReplicas: d.currentReplicas, minReplicas: d.minReplicas, maxReplicas: d.maxReplicas,
+    createdAt: d.createdAt.toISOString(), updatedAt: d.updatedAt.toISOString(),
+  };
+}
+
+export type DeploymentService = ReturnType<typeof createDeploymentService>;

@@ -1,0 +1,20 @@
+// Health on both surfaces: 200 when the database answers, 503 when it does not.
+import { z } from 'zod';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { ServiceUnavailableError } from '../http/errors.ts';
+import { defineRoute, type Route } from '../http/routes.ts';
+
+const Health = z.object({ status: z.literal('ok'), checks: z.object({ database: z.literal('ok') }) }).meta({ id: 'Health' });
+
+export function healthRoutes(orm: MikroORM): Route[] {
+  const health = (path: string, operationId: string) => defineRoute({
+    method: 'GET', path, operationId, summary: 'Service and database health', tag: 'Health', resourceType: 'health',
+    response: Health, errors: [503],
+    async handle() {
+      const up = await orm.em.getConnection().execute('select 1').then(() => true, () => false);
+      if (!up) throw new ServiceUnavailableError('Database unavailable', { checks: { database: 'unavailable' } });
+      return { data: { status: 'ok' as const, checks: { database: 'ok' as const } } };
+    },
+  });
+  return [health('/v1/health', 'healthV1'), health('/api/health', 'health')];
+}

@@ -1,0 +1,54 @@
+// Resolves the bearer credential (API key or access token) and the organization it acts in. It never
+// rejects by itself: a bad credential is recorded and raised by the route if the route is not public,
+// so rate limiting and the error format apply to every answer.
+import type { Middleware } from 'koa';
+import type { Principal } from '../auth/principal.ts';
+import type { AccessTokens } from '../auth/tokens.ts';
+import type { ApiKeyService } from '../api-keys/service.ts';
+import type { OrganizationService } from '../organizations/service.ts';
+import type { AppState } from './context.ts';
+import { ApiError, ForbiddenError, UnauthenticatedError } from './errors.ts';
+
+export interface AuthenticateDeps {
+  accessTokens: AccessTokens;
+  apiKeys: Pick<ApiKeyService, 'resolve'>;
+  organizations: Pick<OrganizationService, 'membership'>;
+}
+
+export function authenticate(deps: AuthenticateDeps): Middleware<AppState> {
+  async function resolve(state: AppState, credential: string, requestedOrg: string | undefined): Promise<Principal> {
+    if (credential.startsWith('sk_')) {
+      const principal = await deps.apiKeys.resolve(state.em, credential);
+      // A key belongs to one organization: it cannot switch.
+      if (requestedOrg && requestedOrg !== principal.organizationId) throw new ForbiddenError('Insufficient permissions');
+      return principal;
+    }
+    const claims = await deps.accessTokens.verify(credential);
+    const organizationId = requestedOrg ?? claims.organizationId;
+    const membership = await deps.organizations.membership(state.em, claims.userId, organizationId);
+    if (!membership) {
+      if (organizationId === claims.organizationId) throw new UnauthenticatedError('Invalid API key');
+      throw new ForbiddenError('Insufficient permissions');
+    }
+    const organization = membership.organization.getEntity();
+    return { kind: 'session', userId: claims.userId, organizationId, plan: organization.plan, role: membership.role, scope: 'full_access' };
+  }
+
+  return async (ctx, next) => {
+    const header = ctx.get('Authorization');
+    if (header) {
+      const match = /^Bearer ([\x21-\x7e]{1,2048})$/i.exec(header);
+      // The reference API names the organization in `orgId`; the platform in X-Organization-ID.
+      const orgId = typeof ctx.query.orgId === 'string' ? ctx.query.orgId : undefined;
+      const requestedOrg = ctx.get('X-Organization-ID') || orgId || undefined;
+      try {
+        if (!match) throw new UnauthenticatedError('Invalid API key');
+        ctx.state.principal = await resolve(ctx.state, match[1]!, requestedOrg);
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        ctx.state.authError = error;
+      }
+    }
+    await next();
+  };
+}

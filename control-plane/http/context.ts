@@ -1,0 +1,26 @@
+// What middleware leaves on ctx.state for later middleware and handlers.
+import type { ParameterizedContext } from 'koa';
+import type { Logger } from 'pino';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Principal } from '../auth/principal.ts';
+import type { ApiError } from './errors.ts';
+import type { Surface } from './surface.ts';
+
+export interface AppState {
+  requestId: string;
+  log: Logger;
+  surface: Surface;
+  /** Forked per request: the identity map never leaks between requests. */
+  em: EntityManager;
+  /** The caller, when a credential was sent and is valid. */
+  principal?: Principal;
+  /** Why the credential sent was rejected; raised only if the route is not public. */
+  authError?: ApiError;
+  /** Id of the resource the request acted on, for the audit record. */
+  resourceId?: string;
+  /** Audit name of the matched route (its operationId). */
+  action?: string;
+  resourceType?: string;
+}
+
+export type AppContext = ParameterizedContext<AppState>;

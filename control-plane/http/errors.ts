@@ -1,0 +1,89 @@
+// Errors: services throw these classes; the error middleware (http/error-handler.ts) maps them through
+// ERROR_TABLE to a status and code and renders them in the surface's own format.
+import { STATUS_CODES } from 'node:http';
+import { ConnectionException } from '@mikro-orm/core';
+
+export type ErrorDetails = Record<string, unknown>;
+
+export class ApiError extends Error {
+  readonly details: ErrorDetails;
+  /** Extra response headers (Retry-After on 429). */
+  readonly headers: Readonly<Record<string, string>>;
+  constructor(message: string, details: ErrorDetails = {}, headers: Record<string, string> = {}) {
+    super(message);
+    this.details = details;
+    this.headers = headers;
+  }
+}
+
+/** Unparseable input or wrong types: names the offending field or parameter. */
+export class BadRequestError extends ApiError {}
+export class MalformedJsonError extends ApiError {}
+/** Input that parses but breaks a rule. */
+export class ValidationError extends ApiError {}
+export class InvalidModelError extends ApiError {}
+/** A missing, invalid, revoked or expired credential. */
+export class UnauthenticatedError extends ApiError {}
+/** A wrong email or password at sign-in (distinct from a bad token or key). */
+export class InvalidCredentialsError extends ApiError {}
+export class ForbiddenError extends ApiError {}
+export class InsufficientCreditsError extends ApiError {}
+export class NotFoundError extends ApiError {}
+export class DeploymentNotFoundError extends ApiError {}
+export class ConflictError extends ApiError {}
+export class IdempotencyConflictError extends ApiError {}
+export class MethodNotAllowedError extends ApiError {}
+export class PayloadTooLargeError extends ApiError {}
+export class UnsupportedMediaTypeError extends ApiError {}
+export class RateLimitedError extends ApiError {}
+export class ServiceUnavailableError extends ApiError {}
+
+type ErrorClass = abstract new (...args: never[]) => ApiError;
+
+export const ERROR_TABLE: ReadonlyArray<readonly [ErrorClass, number, string]> = [
+  [BadRequestError, 400, 'INVALID_REQUEST'],
+  [MalformedJsonError, 400, 'INVALID_JSON'],
+  [InvalidModelError, 400, 'INVALID_MODEL'],
+  [UnauthenticatedError, 401, 'INVALID_API_KEY'],
+  [InvalidCredentialsError, 401, 'INVALID_CREDENTIALS'],
+  [InsufficientCreditsError, 402, 'INSUFFICIENT_CREDITS'],
+  [ForbiddenError, 403, 'INSUFFICIENT_PERMISSIONS'],
+  [NotFoundError, 404, 'NOT_FOUND'],
+  [DeploymentNotFoundError, 404, 'DEPLOYMENT_NOT_FOUND'],
+  [MethodNotAllowedError, 405, 'METHOD_NOT_ALLOWED'],
+  [ConflictError, 409, 'RESOURCE_EXISTS'],
+  [IdempotencyConflictError, 409, 'IDEMPOTENCY_KEY_REUSED'],
+  [PayloadTooLargeError, 413, 'PAYLOAD_TOO_LARGE'],
+  [UnsupportedMediaTypeError, 415, 'UNSUPPORTED_MEDIA_TYPE'],
+  [ValidationError, 422, 'VALIDATION_ERROR'],
+  [RateLimitedError, 429, 'RATE_LIMIT_EXCEEDED'],
+  [ServiceUnavailableError, 503, 'SERVICE_UNAVAILABLE'],
+];
+
+export interface ErrorDescription {
+  status: number;
+  code: string;
+  message: string;
+  details: ErrorDetails;
+  headers: Readonly<Record<string, string>>;
+}
+
+const INTERNAL: ErrorDescription = { status: 500, code: 'INTERNAL_ERROR', message: 'Internal server error', details: {}, headers: {} };
+
+/** Status, code and public message of anything thrown; unknown errors become a bare 500. */
+export function describeError(error: unknown): ErrorDescription {
+  if (error instanceof ApiError) {
+    const row = ERROR_TABLE.find(([cls]) => error instanceof cls);
+    if (row) return { status: row[1], code: row[2], message: error.message, details: error.details, headers: error.headers };
+  }
+  // The database being unreachable is an outage, not a bug: clients should retry.
+  if (error instanceof ConnectionException) {
+    return { status: 503, code: 'SERVICE_UNAVAILABLE', message: 'Service temporarily unavailable', details: {}, headers: {} };
+  }
+  return INTERNAL;
+}
+
+/** The reason phrase, used as the reference API's `error` field. */
+export function reasonPhrase(status: number): string {
+  return STATUS_CODES[status] ?? 'Error';
+}

@@ -1,0 +1,20 @@
+import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { BaseSchema } from '../database/base.entity.ts';
+
+// The first answer to a creating POST, kept per caller and Idempotency-Key so a retry gets it again.
+export const IdempotencyRecordSchema = defineEntity({
+  name: 'IdempotencyRecord',
+  extends: BaseSchema,
+  uniques: [{ properties: ['callerKey', 'key'] }],
+  properties: {
+    /** Who asked: organization and credential subject, or the client address when anonymous. */
+    callerKey: p.string(),
+    key: p.string(),
+    /** SHA-256 of method, path and body: same key with another request is a conflict. */
+    requestHash: p.string(),
+    statusCode: p.integer(),
+    responseBody: p.json<unknown>(),
+  },
+});
+
+export type IdempotencyRecord = InferEntity<typeof IdempotencyRecordSchema>;

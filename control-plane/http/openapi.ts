@@ -1,0 +1,85 @@
+// The OpenAPI 3.1 document, generated from the route declarations and their zod schemas (zod-openapi):
+// the schemas that validate requests are the ones described.
+import { z } from 'zod';
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { PaginationSchema } from './pagination.ts';
+import { permissionOf, servedPaths, type Route } from './routes.ts';
+import { surfaceOf } from './surface.ts';
+import { reasonPhrase } from './errors.ts';
+
+const ReferenceError = z.object({
+  error: z.string().meta({ example: 'Unauthorized' }),
+  message: z.string().meta({ example: 'Invalid API key' }),
+  code: z.string().meta({ example: 'INVALID_API_KEY' }),
+  statusCode: z.number().int().meta({ example: 401 }),
+}).meta({ id: 'ReferenceError' });
+
+const PlatformError = z.object({
+  success: z.literal(false),
+  data: z.null(),
+  error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()) }),
+}).meta({ id: 'PlatformError' });
+
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { description: 'Requests allowed per minute', schema: { type: 'integer' as const } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' as const } },
+  'X-RateLimit-Reset': { description: 'Unix time at which the window resets', schema: { type: 'integer' as const } },
+  'X-Request-Id': { description: 'Request id, also in the logs', schema: { type: 'string' as const } },
+};
+
+function successSchema(route: Route, platform: boolean): z.ZodType {
+  if (!platform) return route.list ? z.object({ data: route.response, pagination: PaginationSchema }) : route.response;
+  return z.object({
+    success: z.literal(true),
+    data: route.response,
+    ...(route.list ? { pagination: PaginationSchema } : {}),
+    error: z.null(),
+  });
+}
+
+function operation(route: Route, path: string): ZodOpenApiOperationObject {
+  const platform = surfaceOf(path) === 'platform';
+  const isPublic = permissionOf(route) === 'public';
+  const errorSchema = platform ? PlatformError : ReferenceError;
+  const statuses = new Set([400, 429, ...(isPublic ? [] : [401, 403]), ...(route.body ? [413, 415] : []), ...(route.errors ?? [])]);
+  const success = route.successStatus ?? 200;
+  return {
+    operationId: path.startsWith('/api/v1/') ? `${route.operationId}ApiV1` : route.operationId,
+    summary: route.summary,
+    tags: [route.tag],
+    security: isPublic ? [] : [{ bearer: [] }],
+    requestParams: {
+      ...(route.query ? { query: route.query } : {}),
+      ...(route.params ? { path: route.params } : {}),
+      ...(route.idempotent ? { header: z.object({ 'Idempotency-Key': z.string().max(255).optional().meta({ description: 'Replays the first answer to the same request.' }) }) } : {}),
+    },
+    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
+    responses: {
+      [success]: { description: reasonPhrase(success), headers: RATE_LIMIT_HEADERS, content: { 'application/json': { schema: successSchema(route, platform) } } },
+      ...Object.fromEntries([...statuses].sort().map((status) => [status, {
+        description: reasonPhrase(status),
+        ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' as const } } } } : {}),
+        content: { 'application/json': { schema: errorSchema } },
+      }])),
+    },
+  };
+}
+
+export function buildOpenApiDocument(routes: readonly Route[]) {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const route of routes) {
+    for (const path of servedPaths(route.path)) {
+      paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route, path) };
+    }
+  }
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Kiln API',
+      version: '1.0.0',
+      description: 'Deploy and run AI models (vLLM) on GPU infrastructure. The reference API is under /v1; the web platform API under /api and /api/v1.',
+    },
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key (sk_live_/sk_test_) or an access token from login.' } } },
+    paths,
+  });
+}

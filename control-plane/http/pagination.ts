@@ -1,0 +1,56 @@
+// Keyset pagination: `sort` over an allow-list (several fields, `-` for descending, id as the final
+// tie-break) and an opaque cursor signed with HMAC, so a client can neither forge nor edit one; a cursor
+// only continues the ordering it was issued for.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { BadRequestError } from './errors.ts';
+
+export type Direction = 'asc' | 'desc';
+export type SortSpec<F extends string> = ReadonlyArray<readonly [F, Direction]>;
+
+/** A `sort` query schema accepting the given API field names. */
+export function sortParam<F extends string>(fields: readonly F[], fallback: string) {
+  return z.string().max(200).default(fallback).transform((value, ctx): SortSpec<F> => {
+    const spec: Array<readonly [F, Direction]> = [];
+    for (const part of value.split(',')) {
+      const field = part.replace(/^-/, '') as F;
+      if (!fields.includes(field) || spec.some(([f]) => f === field)) {
+        ctx.addIssue({ code: 'custom', message: `sort field must be one of ${fields.join(', ')}, each at most once` });
+        return z.NEVER;
+      }
+      spec.push([field, part.startsWith('-') ? 'desc' : 'asc']);
+    }
+    return spec;
+  }).meta({ description: `Comma-separated fields from ${fields.join(', ')}; prefix \`-\` for descending.`, example: fallback });
+}
+
+export function createCursorCodec(key: Buffer) {
+  const mac = (payload: string) => createHmac('sha256', key).update(payload).digest().subarray(0, 16);
+  return {
+    /** Wraps a position (the ORM's keyset cursor) together with the ordering it belongs to. */
+    encode(position: string, ordering: string): string {
+      const payload = Buffer.from(JSON.stringify([ordering, position])).toString('base64url');
+      return `${payload}.${mac(payload).toString('base64url')}`;
+    },
+    decode(cursor: string, ordering: string): string {
+      const [payload, signature, extra] = cursor.split('.');
+      const given = Buffer.from(signature ?? '', 'base64url');
+      const expected = mac(payload ?? '');
+      if (!payload || extra !== undefined || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        throw new BadRequestError('Invalid query parameter cursor: not a cursor issued by this API', { parameter: 'cursor' });
+      }
+      const [issuedFor, position] = JSON.parse(Buffer.from(payload, 'base64url').toString()) as [string, string];
+      if (issuedFor !== ordering) {
+        throw new BadRequestError('Invalid query parameter cursor: it was issued for another sort order', { parameter: 'cursor' });
+      }
+      return position;
+    },
+  };
+}
+
+export type CursorCodec = ReturnType<typeof createCursorCodec>;
+
+export const PaginationSchema = z.object({
+  hasMore: z.boolean(),
+  nextCursor: z.string().nullable(),
+}).meta({ id: 'Pagination' });

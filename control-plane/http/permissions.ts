@@ -1,0 +1,67 @@
+// The permission table: which permission each route needs, what each API-key scope and each
+// organization role grants. Plain data, read by the router (control-plane/http/routes.ts) and by tests;
+// a route missing from ROUTE_PERMISSIONS fails start-up, so nothing is reachable by accident.
+
+export const SCOPES = ['full_access', 'deployments_only', 'read_only'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+export type Permission =
+  | 'public'
+  | 'deployments:read'
+  | 'deployments:write'
+  | 'catalog:read'
+  | 'api-keys:read'
+  | 'api-keys:write';
+
+/** Keys are `<METHOD> <path>` as mounted: `/v1/...` for the reference API, `/api/...` for the platform. */
+export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
+  'GET /v1/health': 'public',
+  'GET /v1/openapi': 'public',
+  'POST /v1/auth/signup': 'public',
+  'POST /v1/auth/signin': 'public',
+  'GET /v1/gpu-types': 'catalog:read',
+  'GET /v1/deployments': 'deployments:read',
+  'POST /v1/deployments': 'deployments:write',
+  'GET /v1/settings/api-keys': 'api-keys:read',
+  'POST /v1/settings/api-keys': 'api-keys:write',
+  'PATCH /v1/settings/api-keys': 'api-keys:write',
+  'PUT /v1/settings/api-keys': 'api-keys:write',
+  'DELETE /v1/settings/api-keys': 'api-keys:write',
+
+  'GET /api/health': 'public',
+  'GET /api/openapi.json': 'public',
+  'POST /api/auth/login': 'public',
+  'POST /api/auth/refresh': 'public',
+  'GET /api/deployments': 'deployments:read',
+  'POST /api/deployments': 'deployments:write',
+  'GET /api/deployments/{id}': 'deployments:read',
+  'PATCH /api/deployments/{id}': 'deployments:write',
+  'PUT /api/deployments/{id}': 'deployments:write',
+  'DELETE /api/deployments/{id}': 'deployments:write',
+};
+
+const READS: readonly Permission[] = ['deployments:read', 'catalog:read', 'api-keys:read'];
+const ALL: readonly Permission[] = [...READS, 'deployments:write', 'api-keys:write'];
+
+/** What an API key may do (a login session acts as full_access). */
+export const SCOPE_PERMISSIONS: Readonly<Record<Scope, readonly Permission[]>> = {
+  full_access: ALL,
+  // Deployment operations plus the reads they need (the GPU catalog).
+  deployments_only: ['deployments:read', 'deployments:write', 'catalog:read'],
+  read_only: READS,
+};
+
+/** What a member of an organization may do; a credential gets the intersection with its scope. */
+export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
+  owner: ALL,
+  admin: ALL,
+  member: ['deployments:read', 'deployments:write', 'catalog:read'],
+  viewer: ['deployments:read', 'catalog:read'],
+};
+
+export function isAllowed(permission: Permission, role: Role, scope: Scope): boolean {
+  return permission === 'public' || (ROLE_PERMISSIONS[role].includes(permission) && SCOPE_PERMISSIONS[scope].includes(permission));
+}

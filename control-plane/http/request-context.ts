@@ -1,0 +1,34 @@
+// Request id (taken from X-Request-Id when it looks sane, else generated), echoed back; a child logger
+// carrying it; one structured log line per request; a forked EntityManager per request.
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { AppState } from './context.ts';
+import { surfaceOf } from './surface.ts';
+
+const SANE_ID = /^[\w.-]{1,128}$/;
+
+export function requestContext(deps: { log: Logger; orm: MikroORM }): Middleware<AppState> {
+  return async (ctx, next) => {
+    const given = ctx.get('X-Request-Id');
+    const requestId = SANE_ID.test(given) ? given : randomUUID();
+    ctx.set('X-Request-Id', requestId);
+    ctx.state.requestId = requestId;
+    ctx.state.log = deps.log.child({ requestId });
+    ctx.state.surface = surfaceOf(ctx.path);
+    ctx.state.em = deps.orm.em.fork();
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      ctx.state.log.info({
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        durationMs: Math.round(performance.now() - started),
+        organizationId: ctx.state.principal?.organizationId,
+      }, 'request');
+    }
+  };
+}

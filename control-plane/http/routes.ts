@@ -1,0 +1,129 @@
+// Routes are declared once (method, path, schemas, handler) and mounted here: the permission comes from
+// the permission table, body parsing, validation and idempotency are applied uniformly, and the same
+// declarations produce the OpenAPI document (http/openapi.ts).
+import type Router from '@koa/router';
+import { koaBody } from 'koa-body';
+import type { Middleware } from 'koa';
+import type { z } from 'zod';
+import type { AppContext, AppState } from './context.ts';
+import { ForbiddenError, MalformedJsonError, PayloadTooLargeError, UnauthenticatedError, UnsupportedMediaTypeError } from './errors.ts';
+import { isAllowed, ROUTE_PERMISSIONS, type Permission } from './permissions.ts';
+import { successBody } from './surface.ts';
+import { parseInput } from './validate.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface Reply {
+  status?: number;
+  data: unknown;
+  pagination?: { hasMore: boolean; nextCursor: string | null };
+  /** Answer `data` as the whole body, outside either surface's shape (the OpenAPI document). */
+  raw?: boolean;
+}
+
+export interface RouteSpec<Q extends z.ZodType | undefined, P extends z.ZodType | undefined, B extends z.ZodType | undefined> {
+  method: HttpMethod;
+  /** OpenAPI form (`/api/deployments/{id}`); `/api/...` routes are also served under `/api/v1/...`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  /** Resource type named in audit records. */
+  resourceType: string;
+  query?: Q;
+  params?: P;
+  body?: B;
+  /** Schema of `data` in a successful answer; lists also carry `pagination`. */
+  response: z.ZodType;
+  successStatus?: 200 | 201;
+  list?: boolean;
+  /** Failure statuses beyond those every route may answer. */
+  errors?: number[];
+  /** A creating POST: honours Idempotency-Key. */
+  idempotent?: boolean;
+  handle(input: { query: Out<Q>; params: Out<P>; body: Out<B>; state: AppState; ctx: AppContext }): Promise<Reply>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of routes with differing schemas
+export type Route = RouteSpec<any, any, any>;
+
+export function defineRoute<Q extends z.ZodType | undefined = undefined, P extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(
+  spec: RouteSpec<Q, P, B>,
+): Route {
+  return spec;
+}
+
+export function permissionOf(route: Pick<Route, 'method' | 'path'>): Permission {
+  const permission = ROUTE_PERMISSIONS[`${route.method} ${route.path}`];
+  if (!permission) throw new Error(`no permission for ${route.method} ${route.path} in http/permissions.ts`);
+  return permission;
+}
+
+/** Paths a route answers on: its own, plus the `/api/v1` alias of platform routes. */
+export function servedPaths(path: string): string[] {
+  return path.startsWith('/api/') ? [path, path.replace(/^\/api\//, '/api/v1/')] : [path];
+}
+
+const MAX_BODY = '1mb';
+
+const parseJson = koaBody({
+  json: true,
+  jsonStrict: true,
+  jsonLimit: MAX_BODY,
+  multipart: false,
+  urlencoded: false,
+  text: false,
+  onError: (error) => {
+    if ((error as { status?: number }).status === 413) throw new PayloadTooLargeError(`Request body exceeds ${MAX_BODY}`);
+    throw new MalformedJsonError('Request body is not valid JSON');
+  },
+});
+
+function authorize(permission: Permission): Middleware<AppState> {
+  return async (ctx, next) => {
+    if (permission !== 'public') {
+      if (ctx.state.authError) throw ctx.state.authError;
+      const principal = ctx.state.principal;
+      if (!principal) throw new UnauthenticatedError('Invalid API key');
+      if (!isAllowed(permission, principal.role, principal.scope)) throw new ForbiddenError('Insufficient permissions');
+    }
+    await next();
+  };
+}
+
+const requireJson: Middleware<AppState> = async (ctx, next) => {
+  if (ctx.request.length && !ctx.is('application/json')) throw new UnsupportedMediaTypeError('Content-Type must be application/json');
+  await next();
+};
+
+export function mountRoutes(router: Router<AppState>, routes: readonly Route[], extra: { idempotency: Middleware<AppState> }): void {
+  for (const route of routes) {
+    const permission = permissionOf(route);
+    const chain: Middleware<AppState>[] = [
+      async (ctx, next) => {
+        ctx.state.action = route.operationId;
+        ctx.state.resourceType = route.resourceType;
+        await next();
+      },
+      authorize(permission),
+    ];
+    if (route.body) chain.push(requireJson, parseJson);
+    if (route.idempotent) chain.push(extra.idempotency);
+    chain.push(async (ctx) => {
+      const reply = await route.handle({
+        query: route.query ? parseInput(route.query, ctx.query, 'query') : undefined,
+        params: route.params ? parseInput(route.params, ctx.params, 'path') : undefined,
+        body: route.body ? parseInput(route.body, ctx.request.body ?? {}, 'body') : undefined,
+        state: ctx.state,
+        ctx: ctx as AppContext,
+      });
+      ctx.status = reply.status ?? route.successStatus ?? 200;
+      ctx.body = reply.raw ? reply.data : successBody(ctx.state.surface, reply.data, reply.pagination ? { pagination: reply.pagination } : {});
+    });
+    for (const path of servedPaths(route.path)) {
+      router.register(path.replace(/\{(\w+)\}/g, ':$1'), [route.method], chain);
+    }
+  }
+}

@@ -1,0 +1,17 @@
+// Schema validation with the spec's split: wrong types, missing fields and unknown query values are 400;
+// input that parses but breaks a rule (format, range, allowed value) is 422. Both name the field.
+import type { z } from 'zod';
+import { BadRequestError, ValidationError } from './errors.ts';
+
+const TYPE_ISSUES = new Set(['invalid_type', 'unrecognized_keys', 'invalid_union', 'invalid_key']);
+
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where: 'body' | 'query' | 'path'): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const fields = result.error.issues.map((issue) => ({ field: issue.path.join('.') || where, message: issue.message }));
+  const first = fields[0]!;
+  const message = where === 'body' ? `Invalid field ${first.field}: ${first.message}` : `Invalid ${where} parameter ${first.field}: ${first.message}`;
+  // Query and path parameters arrive as strings: anything they fail is a malformed request.
+  const typeError = where !== 'body' || result.error.issues.some((issue) => TYPE_ISSUES.has(issue.code));
+  throw typeError ? new BadRequestError(message, { fields }) : new ValidationError(message, { fields });
+}

@@ -1,0 +1,59 @@
+// Starts the control plane: `npm run api` (configuration from the environment), or startApi() from
+// another module (infra/start.ts) with the database and port it chose.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { pino } from 'pino';
+import { startPostgres } from '../infra/servers/postgres.ts';
+import { createApp } from './app.ts';
+import { loadConfig } from './config.ts';
+import { openDatabase } from './database/orm.ts';
+
+/** Port of the embedded PostgreSQL that `npm run api` starts when DATABASE_URL is unset. */
+const DEV_POSTGRES_PORT = 54329;
+
+export interface StartApiOptions {
+  databaseUrl: string;
+  port: number;
+  dataDir: string;
+}
+
+export interface RunningApi {
+  readonly url: string;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+export async function startApi(options: StartApiOptions): Promise<RunningApi> {
+  const config = await loadConfig({ ...process.env, DATABASE_URL: options.databaseUrl, PORT: String(options.port), DATA_DIR: options.dataDir });
+  const log = pino({ level: config.logLevel, redact: ['req.headers.authorization'] });
+  const orm = await openDatabase(options.databaseUrl);
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+  const app = createApp({ config, orm, pool, log });
+  const server = app.listen(config.port);
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  const { port } = server.address() as AddressInfo;
+  log.info({ port, env: config.env }, 'control plane listening');
+  return {
+    url: `http://127.0.0.1:${port}`,
+    server,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await pool.end();
+      await orm.close();
+    },
+  };
+}
+
+if (import.meta.main) {
+  const config = await loadConfig();
+  const postgres = config.databaseUrl ? undefined : await startPostgres({ dataDir: config.dataDir, port: DEV_POSTGRES_PORT });
+  const api = await startApi({ databaseUrl: config.databaseUrl ?? postgres!.url, port: config.port, dataDir: config.dataDir });
+  const stop = async () => {
+    await api.close();
+    await postgres?.stop();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

@@ -1,0 +1,104 @@
+// Cross-cutting HTTP behaviour: both error formats for every kind of failure, request ids, health.
+import test from 'ava';
+import { signup, startTestApi, type TestApi, validDeployment } from '../support/control-plane.ts';
+
+let api: TestApi;
+let token: string;
+test.before(async () => {
+  api = await startTestApi(import.meta.filename);
+  ({ token } = await signup(api));
+});
+test.after.always(() => api?.close());
+
+test('an unknown route is 404 in the reference format under /v1 and elsewhere', async (t) => {
+  for (const path of ['/v1/nothing-here', '/v2/deployments', '/']) {
+    const res = await api.request('GET', path);
+    t.is(res.status, 404, path);
+    t.deepEqual(Object.keys(res.body).sort(), ['code', 'error', 'message', 'statusCode']);
+    t.like(res.body, { error: 'Not Found', code: 'NOT_FOUND', statusCode: 404 });
+  }
+});
+
+test('an unknown route is 404 in the platform envelope under /api, including unknown versions', async (t) => {
+  for (const path of ['/api/nothing-here', '/api/v2/deployments']) {
+    const res = await api.request('GET', path);
+    t.is(res.status, 404, path);
+    t.deepEqual(res.body, { success: false, data: null, error: { code: 'NOT_FOUND', message: 'Not found', details: {} } });
+  }
+});
+
+test('a wrong method is 405 with Allow, in each surface\'s format', async (t) => {
+  const reference = await api.request('DELETE', '/v1/deployments', { token });
+  t.is(reference.status, 405);
+  t.is(reference.headers.get('allow'), 'HEAD, GET, POST');
+  t.like(reference.body, { code: 'METHOD_NOT_ALLOWED', statusCode: 405, error: 'Method Not Allowed' });
+
+  const platform = await api.request('POST', '/api/deployments/dep_x', { token, body: {} });
+  t.is(platform.status, 405);
+  t.is(platform.headers.get('allow'), 'HEAD, GET, PATCH, PUT, DELETE');
+  t.like(platform.body, { success: false, data: null, error: { code: 'METHOD_NOT_ALLOWED' } });
+});
+
+test('malformed JSON is 400 in each format', async (t) => {
+  const platform = await api.request('POST', '/api/deployments', { token, body: '{"name": ' });
+  t.is(platform.status, 400);
+  t.like(platform.body, { success: false, error: { code: 'INVALID_JSON' } });
+  const reference = await api.request('POST', '/v1/deployments', { token, body: '[1,' });
+  t.is(reference.status, 400);
+  t.like(reference.body, { code: 'INVALID_JSON', statusCode: 400, error: 'Bad Request' });
+});
+
+test('a body that is not JSON is 415', async (t) => {
+  const res = await api.request('POST', '/api/deployments', { token, body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  t.is(res.status, 415);
+  t.like(res.body, { success: false, error: { code: 'UNSUPPORTED_MEDIA_TYPE' } });
+  const reference = await api.request('POST', '/v1/auth/signin', { body: 'hello', headers: { 'content-type': 'text/plain' } });
+  t.is(reference.status, 415);
+  t.like(reference.body, { code: 'UNSUPPORTED_MEDIA_TYPE', statusCode: 415 });
+});
+
+test('an oversized body is 413', async (t) => {
+  const res = await api.request('POST', '/api/deployments', { token, body: { ...validDeployment(), model: 'x'.repeat(2 * 1024 * 1024) } });
+  t.is(res.status, 413);
+  t.like(res.body, { success: false, error: { code: 'PAYLOAD_TOO_LARGE' } });
+});
+
+test('a JSON body of the wrong shape is 400, never 500', async (t) => {
+  for (const body of ['null', '"text"', '[]', '42', '{"name": {"$gt": ""}}']) {
+    const res = await api.request('POST', '/api/deployments', { token, body });
+    t.is(res.status, 400, body);
+    t.false(res.body.success);
+  }
+});
+
+test('every answer carries a request id, and a sane given one is echoed', async (t) => {
+  const generated = await api.request('GET', '/v1/health');
+  t.regex(generated.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  const given = await api.request('GET', '/nope', { headers: { 'x-request-id': 'trace-123' } });
+  t.is(given.headers.get('x-request-id'), 'trace-123');
+  const insane = await api.request('GET', '/v1/health', { headers: { 'x-request-id': 'a b<c>' } });
+  t.not(insane.headers.get('x-request-id'), 'a b<c>');
+});
+
+test('health answers on both surfaces with the database check', async (t) => {
+  const reference = await api.request('GET', '/v1/health');
+  t.is(reference.status, 200);
+  t.deepEqual(reference.body, { status: 'ok', checks: { database: 'ok' } });
+  for (const path of ['/api/health', '/api/v1/health']) {
+    const platform = await api.request('GET', path);
+    t.deepEqual(platform.body, { success: true, data: { status: 'ok', checks: { database: 'ok' } }, error: null });
+  }
+});
+
+test('health is 503 when the database is unreachable', async (t) => {
+  const down = await startTestApi(import.meta.filename);
+  // Take the database away underneath the running app.
+  const name = down.orm.config.get('dbName');
+  await api.pool.query(`DROP DATABASE "${name}" WITH (FORCE)`);
+  const res = await down.request('GET', '/api/health');
+  t.is(res.status, 503);
+  t.like(res.body, { success: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+  const reference = await down.request('GET', '/v1/health');
+  t.like(reference.body, { statusCode: 503, code: 'SERVICE_UNAVAILABLE', error: 'Service Unavailable' });
+  await down.close().catch(() => {});
+});

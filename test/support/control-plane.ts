@@ -1,0 +1,93 @@
+// A control plane on its own fresh database for one test file, plus small helpers that act like a client.
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { pino } from 'pino';
+import { createApp, type AppDeps } from '../../control-plane/app.ts';
+import { openDatabase, type Orm } from '../../control-plane/database/orm.ts';
+import { createTestDatabase } from './database.ts';
+
+export interface TestApi {
+  readonly url: string;
+  readonly orm: Orm;
+  readonly pool: pg.Pool;
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  close(): Promise<void>;
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read response fields freely
+  body: any;
+}
+
+export async function startTestApi(testFile: string, overrides: Partial<Pick<AppDeps, 'rateLimits' | 'config'>> = {}): Promise<TestApi> {
+  const databaseUrl = await createTestDatabase(testFile);
+  const orm = await openDatabase(databaseUrl);
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+  const app = createApp({
+    config: { env: 'development', signingKey: 'test-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.test', ...overrides.config },
+    orm,
+    pool,
+    log: pino({ level: 'silent' }),
+    rateLimits: overrides.rateLimits ?? {
+      // Generous by default so tests exercise limits only where they mean to.
+      free: { perMinute: 10_000, burst: 10_000 },
+      startup: { perMinute: 10_000, burst: 10_000 },
+      growth: { perMinute: 10_000, burst: 10_000 },
+      enterprise: { perMinute: 10_000, burst: 10_000 },
+    },
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    orm,
+    pool,
+    async request(method, path, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      if (options.token) headers.authorization = `Bearer ${options.token}`;
+      let body: string | undefined;
+      if (options.body !== undefined) {
+        body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const response = await fetch(url + path, { method, headers, body });
+      const text = await response.text();
+      return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+    },
+    async close() {
+      await new Promise((resolve) => server.close(resolve));
+      await pool.end();
+      await orm.close();
+    },
+  };
+}
+
+let counter = 0;
+
+/** Signs up a new user with a new organization; answers with the login session. */
+export async function signup(api: TestApi, label = 'user') {
+  counter += 1;
+  const email = `${label}-${counter}-${Date.now()}@example.com`;
+  const res = await api.request('POST', '/v1/auth/signup', {
+    body: { email, password: 'correct horse battery', name: `${label} ${counter}`, organizationName: `${label} org ${counter}` },
+  });
+  if (res.status !== 201) throw new Error(`signup failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return { email, password: 'correct horse battery', token: res.body.access_token as string, refreshToken: res.body.refresh_token as string, userId: res.body.user.id as string, organizationId: res.body.user.organization_id as string };
+}
+
+export async function createApiKey(api: TestApi, token: string, scope: 'full_access' | 'deployments_only' | 'read_only') {
+  const res = await api.request('POST', '/v1/settings/api-keys', { token, body: { name: `${scope} key`, scope } });
+  if (res.status !== 201) throw new Error(`api key creation failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as { id: string; key: string; prefix: string };
+}
+
+export const validDeployment = (name = 'llama-chat') => ({ name, model: 'meta-llama/Llama-3.1-8B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4' });
