@@ -1,0 +1,157 @@
+// Sign-up, sign-in, login, refresh rotation and the 401 answers of the spec.
+import test from 'ava';
+import { SignJWT } from 'jose';
+import { deriveKey } from '../../control-plane/auth/keys.ts';
+import { signup, startTestApi, type TestApi } from '../support/control-plane.ts';
+
+let api: TestApi;
+test.before(async () => {
+  api = await startTestApi(import.meta.filename);
+});
+test.after.always(() => api?.close());
+
+const INVALID_KEY = { error: 'Unauthorized', message: 'Invalid API key', code: 'INVALID_API_KEY', statusCode: 401 };
+
+test('sign-up creates a user and an organization and answers with a login session', async (t) => {
+  const res = await api.request('POST', '/v1/auth/signup', {
+    body: { email: 'Grace@Example.com', password: 'hunter2hunter2', name: 'Grace', organizationName: 'Navy' },
+  });
+  t.is(res.status, 201);
+  t.like(res.body, { expires_in: 3600, token_type: 'bearer', user: { email: 'grace@example.com' } });
+  t.regex(res.body.user.id, /^usr_[0-9a-z]{20}$/);
+  t.regex(res.body.user.organization_id, /^org_[0-9a-z]{20}$/);
+  t.truthy(res.body.access_token);
+  t.truthy(res.body.refresh_token);
+  // The new organization can use its token at once.
+  const list = await api.request('GET', '/api/deployments', { token: res.body.access_token });
+  t.is(list.status, 200);
+});
+
+test('sign-up with a taken email is 409, whatever its case', async (t) => {
+  const { email } = await signup(api);
+  const res = await api.request('POST', '/v1/auth/signup', { body: { email: email.toUpperCase(), password: 'password123', name: 'X', organizationName: 'Y' } });
+  t.is(res.status, 409);
+  t.like(res.body, { code: 'RESOURCE_EXISTS', statusCode: 409, error: 'Conflict' });
+});
+
+test('sign-up with missing fields is 400, with a short password or bad email 422', async (t) => {
+  const missing = await api.request('POST', '/v1/auth/signup', { body: { email: 'a@b.co' } });
+  t.is(missing.status, 400);
+  t.like(missing.body, { code: 'INVALID_REQUEST', statusCode: 400 });
+  const short = await api.request('POST', '/v1/auth/signup', { body: { email: 'a@b.co', password: 'short', name: 'A', organizationName: 'B' } });
+  t.is(short.status, 422);
+  t.like(short.body, { code: 'VALIDATION_ERROR' });
+  t.regex(short.body.message, /password/);
+  const email = await api.request('POST', '/v1/auth/signup', { body: { email: 'not-an-email', password: 'password123', name: 'A', organizationName: 'B' } });
+  t.is(email.status, 422);
+  t.regex(email.body.message, /email/);
+});
+
+test('sign-in and login answer with the session; a wrong password is 401', async (t) => {
+  const user = await signup(api);
+  const signin = await api.request('POST', '/v1/auth/signin', { body: { email: user.email, password: user.password } });
+  t.is(signin.status, 200);
+  t.like(signin.body, { token_type: 'bearer', expires_in: 3600, user: { id: user.userId, email: user.email, organization_id: user.organizationId } });
+
+  const login = await api.request('POST', '/api/auth/login', { body: { email: user.email, password: user.password } });
+  t.is(login.status, 200);
+  t.like(login.body, { success: true, error: null, data: { token_type: 'bearer', user: { id: user.userId } } });
+
+  const wrong = await api.request('POST', '/api/auth/login', { body: { email: user.email, password: 'not the password' } });
+  t.is(wrong.status, 401);
+  t.like(wrong.body, { success: false, data: null, error: { code: 'INVALID_CREDENTIALS' } });
+  const unknown = await api.request('POST', '/v1/auth/signin', { body: { email: 'nobody@example.com', password: 'whatever1' } });
+  t.is(unknown.status, 401);
+  t.is(unknown.body.message, wrong.body.error.message);
+});
+
+test('repeated failed sign-ins for one account are throttled, even with the right password', async (t) => {
+  const user = await signup(api);
+  for (let i = 0; i < 5; i++) {
+    const res = await api.request('POST', '/v1/auth/signin', { body: { email: user.email, password: `wrong-${i}-password` } });
+    t.is(res.status, 401);
+  }
+  const throttled = await api.request('POST', '/v1/auth/signin', { body: { email: user.email, password: user.password } });
+  t.is(throttled.status, 429);
+  t.like(throttled.body, { code: 'RATE_LIMIT_EXCEEDED', statusCode: 429 });
+  t.true(Number(throttled.headers.get('retry-after')) > 0);
+  // Another account is unaffected.
+  const other = await signup(api);
+  const ok = await api.request('POST', '/v1/auth/signin', { body: { email: other.email, password: other.password } });
+  t.is(ok.status, 200);
+});
+
+test('refresh rotates the pair; the old refresh token stops working', async (t) => {
+  const user = await signup(api);
+  const first = await api.request('POST', '/api/auth/refresh', { body: { refresh_token: user.refreshToken } });
+  t.is(first.status, 200);
+  t.like(first.body, { success: true, data: { token_type: 'bearer', expires_in: 3600 } });
+  t.not(first.body.data.refresh_token, user.refreshToken);
+  const me = await api.request('GET', '/api/deployments', { token: first.body.data.access_token });
+  t.is(me.status, 200);
+  const second = await api.request('POST', '/api/auth/refresh', { body: { refresh_token: first.body.data.refresh_token } });
+  t.is(second.status, 200);
+});
+
+test('reusing a rotated refresh token revokes the whole family', async (t) => {
+  const user = await signup(api);
+  const rotated = await api.request('POST', '/api/auth/refresh', { body: { refresh_token: user.refreshToken } });
+  const current = rotated.body.data.refresh_token;
+  const reuse = await api.request('POST', '/api/auth/refresh', { body: { refresh_token: user.refreshToken } });
+  t.is(reuse.status, 401);
+  t.deepEqual(reuse.body, { success: false, data: null, error: { code: 'INVALID_API_KEY', message: 'Invalid API key', details: {} } });
+  // The thief's reuse also kills the legitimate holder's newer token.
+  const after = await api.request('POST', '/api/auth/refresh', { body: { refresh_token: current } });
+  t.is(after.status, 401);
+});
+
+test('an unknown refresh token is 401; a missing one 400', async (t) => {
+  const unknown = await api.request('POST', '/api/auth/refresh', { body: { refresh_token: 'rt_nope' } });
+  t.is(unknown.status, 401);
+  const missing = await api.request('POST', '/api/auth/refresh', { body: {} });
+  t.is(missing.status, 400);
+});
+
+test('an expired refresh token is 401 Token expired', async (t) => {
+  const user = await signup(api);
+  await api.pool.query(`UPDATE refresh_token SET expires_at = now() - interval '1 second' WHERE user_id = $1`, [user.userId]);
+  const res = await api.request('POST', '/api/auth/refresh', { body: { refresh_token: user.refreshToken } });
+  t.is(res.status, 401);
+  t.is(res.body.error.message, 'Token expired');
+});
+
+test('no credential, a malformed header or a forged token is 401 Invalid API key in each format', async (t) => {
+  const none = await api.request('GET', '/v1/deployments');
+  t.is(none.status, 401);
+  t.deepEqual(none.body, INVALID_KEY);
+  const basic = await api.request('GET', '/v1/deployments', { headers: { authorization: 'Basic dXNlcjpwYXNz' } });
+  t.deepEqual(basic.body, INVALID_KEY);
+  const forged = await api.request('GET', '/v1/deployments', { token: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl' });
+  t.deepEqual(forged.body, INVALID_KEY);
+  const platform = await api.request('GET', '/api/deployments');
+  t.deepEqual(platform.body, { success: false, data: null, error: { code: 'INVALID_API_KEY', message: 'Invalid API key', details: {} } });
+});
+
+test('an expired access token is 401 Token expired', async (t) => {
+  const user = await signup(api);
+  const expired = await new SignJWT({ org: user.organizationId })
+    .setProtectedHeader({ alg: 'HS256' }).setSubject(user.userId).setIssuer('kiln').setAudience('kiln-api')
+    .setIssuedAt(Math.floor(Date.now() / 1000) - 7200).setExpirationTime(Math.floor(Date.now() / 1000) - 3600)
+    .sign(deriveKey('test-signing-key-0123456789abcdefghijklmnop', 'jwt'));
+  const res = await api.request('GET', '/v1/deployments', { token: expired });
+  t.is(res.status, 401);
+  t.deepEqual(res.body, { ...INVALID_KEY, message: 'Token expired' });
+});
+
+test('X-Organization-ID switches only to organizations the caller belongs to', async (t) => {
+  const a = await signup(api, 'a');
+  const b = await signup(api, 'b');
+  const own = await api.request('GET', '/api/deployments', { token: a.token, headers: { 'x-organization-id': a.organizationId } });
+  t.is(own.status, 200);
+  const foreign = await api.request('GET', '/api/deployments', { token: a.token, headers: { 'x-organization-id': b.organizationId } });
+  t.is(foreign.status, 403);
+  t.deepEqual(foreign.body.error, { code: 'INSUFFICIENT_PERMISSIONS', message: 'Insufficient permissions', details: {} });
+  const viaQuery = await api.request('GET', `/v1/deployments?orgId=${b.organizationId}`, { token: a.token });
+  t.is(viaQuery.status, 403);
+  t.deepEqual(viaQuery.body, { error: 'Forbidden', message: 'Insufficient permissions', code: 'INSUFFICIENT_PERMISSIONS', statusCode: 403 });
+});
