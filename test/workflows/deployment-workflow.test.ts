@@ -17,7 +17,7 @@ import { createDeploymentActivities, type Readiness, type StatusUpdate } from '.
 import { checkDeployment } from '../../workflows/deployment/program.ts';
 import type { TestProgramInput } from './fixtures/test-program.ts';
 
-Runtime.install({ logger: new DefaultLogger('WARN') });
+Runtime.install({ logger: new DefaultLogger('ERROR') });
 
 interface Context {
   env: TestWorkflowEnvironment;

@@ -1,0 +1,100 @@
+// Webhook delivery on a real Temporal dev server to real HTTP receivers that verify signatures with the
+// `standardwebhooks` package.
+import anyTest, { type TestFn } from 'ava';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { Webhook } from 'standardwebhooks';
+import { binaryPath } from '../../infra/tools/paths.ts';
+import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryResult } from '../../workflows/contract/webhooks.ts';
+import { createWebhookActivities, type WebhookAttempt } from '../../workflows/webhooks/activities.ts';
+import { isPrivateAddress } from '../../workflows/webhooks/public-url.ts';
+
+Runtime.install({ logger: new DefaultLogger('ERROR') });
+const test = anyTest as TestFn<{ env: TestWorkflowEnvironment }>;
+test.before(async (t) => {
+  t.context.env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: binaryPath('temporal') } } });
+});
+test.after.always((t) => t.context.env?.teardown());
+
+const SECRET = `whsec_${Buffer.from('kiln-test-signing-secret-32-bytes!').toString('base64')}`;
+const PAYLOAD = { event: 'deployment.running', timestamp: '2026-11-21T10:00:00.000Z', data: { id: 'dep_1', name: 'llama', status: 'running', endpoint: 'http://llama.test', gpu: 'nvidia-l4', replicas: 1 } };
+
+/** A receiver answering with the given statuses in turn; it keeps what it verified. */
+async function receiver(statuses: number[]) {
+  const verified: unknown[] = [];
+  let calls = 0;
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      verified.push(new Webhook(SECRET).verify(Buffer.concat(chunks).toString(), req.headers as Record<string, string>));
+      res.statusCode = statuses[Math.min(calls++, statuses.length - 1)]!;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, verified, close: () => server.close() };
+}
+
+async function deliver(t: { context: { env: TestWorkflowEnvironment }; title: string }, url: string, allowPrivateUrls = true) {
+  const attempts: WebhookAttempt[] = [];
+  const taskQueue = `webhooks-${t.title.replace(/\W+/g, '-').slice(0, 40)}`;
+  const worker = await Worker.create({
+    connection: t.context.env.nativeConnection,
+    taskQueue,
+    workflowsPath: new URL('../../workflows/webhooks/workflow.ts', import.meta.url).pathname,
+    activities: createWebhookActivities({
+      subscriptions: { find: async (id) => (id === 'whs_1' ? { url, secret: SECRET } : undefined) },
+      events: { payload: async () => PAYLOAD },
+      attempts: { record: async (a) => { attempts.push(a); } },
+      allowPrivateUrls,
+    }),
+  });
+  const result = await worker.runUntil(t.context.env.client.workflow.execute(WEBHOOK_DELIVERY_WORKFLOW, {
+    taskQueue, workflowId: `whd_${taskQueue}`, args: [{ deliveryId: `whd_${taskQueue}`, subscriptionId: 'whs_1', eventId: 'evt_1' }],
+  })) as WebhookDeliveryResult;
+  return { result, attempts };
+}
+
+test('a delivery is signed with the Standard Webhooks scheme and recorded', async (t) => {
+  const r = await receiver([204]);
+  t.teardown(r.close);
+  const { result, attempts } = await deliver(t, r.url);
+  t.deepEqual(result, { delivered: true, attempts: 1 });
+  t.deepEqual(r.verified, [PAYLOAD]);
+  t.like(attempts, [{ attempt: 1, statusCode: 204, subscriptionId: 'whs_1', eventId: 'evt_1' }]);
+});
+
+test('a failing receiver sees retries with backoff until it accepts', async (t) => {
+  const r = await receiver([500, 503, 200]);
+  t.teardown(r.close);
+  const { result, attempts } = await deliver(t, r.url);
+  t.deepEqual(result, { delivered: true, attempts: 3 });
+  t.deepEqual(attempts.map((a) => a.statusCode), [500, 503, 200]);
+  t.is(r.verified.length, 3, 'every retry is signed');
+});
+
+test('a receiver that refuses for good is not retried', async (t) => {
+  const r = await receiver([410]);
+  t.teardown(r.close);
+  const { result, attempts } = await deliver(t, r.url);
+  t.like(result, { delivered: false, attempts: 1, lastError: 'the receiver answered 410' });
+  t.is(attempts.length, 1);
+});
+
+test('in production a URL on loopback is refused before anything is sent', async (t) => {
+  const r = await receiver([200]);
+  t.teardown(r.close);
+  const { result, attempts } = await deliver(t, r.url, false);
+  t.false(result.delivered);
+  t.regex(result.lastError ?? '', /127\.0\.0\.1 resolves to 127\.0\.0\.1, a loopback, private or link-local address/);
+  t.deepEqual(r.verified, []);
+  t.is(attempts.length, 1);
+});
+
+test('private, loopback and link-local addresses are recognised', (t) => {
+  for (const a of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '::1', 'fd00::1', 'fe80::1', '::ffff:10.0.0.1']) t.true(isPrivateAddress(a), a);
+  for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111']) t.false(isPrivateAddress(a), a);
+});

@@ -1,0 +1,78 @@
+// Sends one webhook request, signed with the Standard Webhooks scheme (webhook-id, webhook-timestamp,
+// webhook-signature over `id.timestamp.body` with the subscription's whsec_ secret), and records the attempt.
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Webhook } from 'standardwebhooks';
+import type { WebhookDeliveryInput } from '../contract/webhooks.ts';
+import { assertPublicUrl, PrivateUrlError } from './public-url.ts';
+
+export interface WebhookAttempt {
+  readonly deliveryId: string;
+  readonly subscriptionId: string;
+  readonly eventId: string;
+  readonly attempt: number;
+  readonly statusCode?: number;
+  readonly error?: string;
+  readonly durationMs: number;
+}
+
+export interface WebhookActivityDeps {
+  /** The subscription's URL and signing secret; undefined once it was deleted. */
+  readonly subscriptions: { find(id: string): Promise<{ url: string; secret: string } | undefined> };
+  /** The event's payload exactly as it is to be sent. */
+  readonly events: { payload(id: string): Promise<unknown> };
+  readonly attempts: { record(attempt: WebhookAttempt): Promise<void> };
+  /** Development lets receivers on loopback and private networks through; production refuses them (SSRF). */
+  readonly allowPrivateUrls: boolean;
+  readonly timeoutMs?: number;
+}
+
+export function createWebhookActivities(deps: WebhookActivityDeps) {
+  return {
+    async sendWebhook(input: WebhookDeliveryInput): Promise<{ attempt: number }> {
+      const attempt = Context.current().info.attempt;
+      const subscription = await deps.subscriptions.find(input.subscriptionId);
+      if (!subscription) throw ApplicationFailure.create({ message: 'the subscription was deleted', type: 'SubscriptionGone', details: [{ attempt }] });
+      const body = JSON.stringify(await deps.events.payload(input.eventId));
+      const started = Date.now();
+      const record = (result: { statusCode?: number; error?: string }) =>
+        deps.attempts.record({ ...input, attempt, durationMs: Date.now() - started, ...result });
+
+      let status: number;
+      try {
+        if (!deps.allowPrivateUrls) await assertPublicUrl(subscription.url);
+        const timestamp = new Date();
+        const response = await fetch(subscription.url, {
+          method: 'POST',
+          redirect: 'manual', // a redirect could lead to a private address
+          signal: AbortSignal.timeout(deps.timeoutMs ?? 10_000),
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'Kiln-Webhooks/1',
+            'webhook-id': input.eventId,
+            'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+            'webhook-signature': signer(subscription.secret).sign(input.eventId, timestamp, body),
+          },
+          body,
+        });
+        status = response.status;
+        await response.body?.cancel();
+      } catch (error) {
+        const message = (error as Error).message;
+        await record({ error: message });
+        const type = error instanceof PrivateUrlError ? 'UrlNotAllowed' : 'DeliveryFailed';
+        throw ApplicationFailure.create({ message: `delivery failed: ${message}`, type, details: [{ attempt }] });
+      }
+      await record({ statusCode: status });
+      if (status >= 200 && status < 300) return { attempt };
+      const refused = status >= 400 && status < 500 && status !== 408 && status !== 429;
+      throw ApplicationFailure.create({ message: `the receiver answered ${status}`, type: refused ? 'ReceiverRefused' : 'DeliveryFailed', details: [{ attempt }] });
+    },
+  };
+}
+
+export type WebhookActivities = ReturnType<typeof createWebhookActivities>;
+
+/** A `whsec_` secret is base64 as the Standard Webhooks scheme defines; any other secret is used as raw bytes. */
+export function signer(secret: string): Webhook {
+  return new Webhook(secret.startsWith('whsec_') ? secret : new TextEncoder().encode(secret));
+}

@@ -1,0 +1,29 @@
+// SSRF guard: a webhook URL must be http(s) and resolve only to public addresses. Checked when a
+// subscription is made and again at every delivery (DNS can change in between).
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+
+const PRIVATE = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) PRIVATE.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) {
+  PRIVATE.addSubnet(net, prefix, 'ipv6');
+}
+
+export class PrivateUrlError extends Error {}
+
+export function isPrivateAddress(address: string): boolean {
+  const family = isIP(address);
+  return family === 0 || PRIVATE.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+export async function assertPublicUrl(raw: string): Promise<void> {
+  const url = new URL(raw);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new PrivateUrlError(`${url.protocol} URLs are not allowed`);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
+  const blocked = addresses.find(isPrivateAddress);
+  if (blocked) throw new PrivateUrlError(`${url.hostname} resolves to ${blocked}, a loopback, private or link-local address`);
+}
