@@ -11,7 +11,18 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where
   const fields = result.error.issues.map((issue) => ({ field: issue.path.join('.') || where, message: issue.message }));
   const first = fields[0]!;
   const message = where === 'body' ? `Invalid field ${first.field}: ${first.message}` : `Invalid ${where} parameter ${first.field}: ${first.message}`;
-  // Query and path parameters arrive as strings: anything they fail is a malformed request.
-  const typeError = where !== 'body' || result.error.issues.some((issue) => TYPE_ISSUES.has(issue.code));
+  // Query and path parameters arrive as strings: anything they fail is a malformed request. In a body,
+  // a missing field is a type error too, whatever check reported it.
+  const typeError = where !== 'body'
+    || result.error.issues.some((issue) => TYPE_ISSUES.has(issue.code) || valueAt(input, issue.path) === undefined);
   throw typeError ? new BadRequestError(message, { fields }) : new ValidationError(message, { fields });
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
 }
