@@ -36,7 +36,7 @@ function limiters(pool: pg.Pool, limits: Readonly<Record<Plan, PlanLimit>>) {
   });
   const entries = Object.entries(limits).map(([plan, limit]) => [plan, new BurstyRateLimiter(
     store(`${plan}`, limit.perMinute, 60),
-    store(`${plan}_burst`, Math.max(1, limit.burst - limit.perMinute), BURST_REFILL_SECONDS),
+    store(`${plan}_burst`, Math.max(0, limit.burst - limit.perMinute), BURST_REFILL_SECONDS),
   )] as const);
   return new Map<string, BurstyRateLimiter>(entries);
 }

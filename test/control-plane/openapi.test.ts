@@ -1,0 +1,53 @@
+// The OpenAPI document: valid OpenAPI 3.1, served on both surfaces, listing every route that exists.
+import test from 'ava';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { ROUTE_PERMISSIONS } from '../../control-plane/http/permissions.ts';
+import { startTestApi, type TestApi } from '../support/control-plane.ts';
+
+let api: TestApi;
+test.before(async () => {
+  api = await startTestApi(import.meta.filename);
+});
+test.after.always(() => api?.close());
+
+test('the document is valid OpenAPI 3.1 and the same on both surfaces', async (t) => {
+  const platform = await api.request('GET', '/api/openapi.json');
+  t.is(platform.status, 200);
+  t.is(platform.body.openapi, '3.1.0');
+  const result = await new Validator().validate(platform.body);
+  t.true(result.valid, JSON.stringify(result.errors));
+  t.deepEqual((await api.request('GET', '/v1/openapi')).body, platform.body);
+});
+
+test('every route in the permission table is documented, with its /api/v1 alias', async (t) => {
+  const { paths } = (await api.request('GET', '/api/openapi.json')).body;
+  const documented = Object.entries(paths as Record<string, Record<string, unknown>>)
+    .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+  const expected = Object.keys(ROUTE_PERMISSIONS).flatMap((route) => route.includes(' /api/') ? [route, route.replace(' /api/', ' /api/v1/')] : [route]);
+  t.deepEqual(documented.sort(), expected.sort());
+});
+
+test('every documented operation exists: none answers 404 Not found or 405', async (t) => {
+  const { paths } = (await api.request('GET', '/api/openapi.json')).body;
+  for (const [path, item] of Object.entries(paths as Record<string, Record<string, unknown>>)) {
+    for (const method of Object.keys(item)) {
+      const res = await api.request(method.toUpperCase(), path.replace('{id}', 'dep_unknown'));
+      t.not(res.status, 405, `${method} ${path}`);
+      const code = res.body?.code ?? res.body?.error?.code;
+      t.not(code, 'NOT_FOUND', `${method} ${path}`);
+    }
+  }
+});
+
+test('request and response schemas come from the validating schemas', async (t) => {
+  const doc = (await api.request('GET', '/api/openapi.json')).body;
+  const create = doc.paths['/api/deployments'].post;
+  t.truthy(create.requestBody.content['application/json'].schema);
+  t.truthy(doc.components.schemas.CreateDeploymentRequest);
+  t.deepEqual(doc.components.schemas.CreateDeploymentRequest.required.sort(), ['gpu', 'model', 'name', 'runtime']);
+  t.truthy(create.responses['402']);
+  const list = doc.paths['/api/deployments'].get;
+  t.deepEqual(list.parameters.map((p: { name: string }) => p.name).sort(), ['created_after', 'created_before', 'cursor', 'limit', 'orgId', 'sort', 'status']);
+  t.deepEqual(create.security, [{ bearer: [] }]);
+  t.deepEqual(doc.paths['/v1/auth/signup'].post.security, []);
+});
