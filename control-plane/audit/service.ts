@@ -1,9 +1,7 @@
-// The audit trail: one record per use of an API key, written in its own transaction after the request
-// (so a failed or rolled-back request is still recorded), along with the key's last-used time.
+// The audit trail: one record per use of an API key, written after the request in its own statement
+// (so a failed or rolled-back request is still recorded), together with the key's last-used time.
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { ApiKeySchema } from '../api-keys/api-key.entity.ts';
 import { newId } from '../database/ids.ts';
-import { AuditLogSchema } from './audit-log.entity.ts';
 
 export interface ApiKeyUse {
   organizationId: string;
@@ -16,14 +14,21 @@ export interface ApiKeyUse {
   statusCode: number;
 }
 
+// One statement: atomic on its own, and one round trip on every request made with a key.
+const RECORD_USE = `
+  WITH record AS (
+    INSERT INTO audit_log (id, created_at, organization_id, user_id, api_key_id, action, resource_type, resource_id, ip_address, status_code)
+    VALUES (?, now(), ?, ?, ?, ?, ?, ?, ?, ?)
+  )
+  UPDATE api_key SET last_used_at = now() WHERE id = ?`;
+
 export function createAuditService(deps: { orm: MikroORM }) {
   return {
     async recordApiKeyUse(use: ApiKeyUse): Promise<void> {
-      const now = new Date();
-      await deps.orm.em.fork().transactional(async (em) => {
-        await em.insert(AuditLogSchema, { id: newId('aud'), createdAt: now, ...use });
-        await em.nativeUpdate(ApiKeySchema, { id: use.apiKeyId }, { lastUsedAt: now });
-      });
+      await deps.orm.em.getConnection().execute(RECORD_USE, [
+        newId('aud'), use.organizationId, use.userId, use.apiKeyId, use.action, use.resourceType, use.resourceId, use.ipAddress, use.statusCode,
+        use.apiKeyId,
+      ]);
     },
   };
 }

@@ -61,6 +61,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         after: query.cursor ? deps.cursors.decode(query.cursor, ordering) : undefined,
         orderBy,
         includeCount: false,
+        disableIdentityMap: true,
       });
       const end = page.endCursor;
       return {

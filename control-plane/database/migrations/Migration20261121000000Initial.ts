@@ -33,7 +33,9 @@ export class Migration20261121000000Initial extends Migration {
     this.addSql(`create table "idempotency_record" ("id" varchar(255) not null, "created_at" timestamptz not null, "caller_key" varchar(255) not null, "key" varchar(255) not null, "request_hash" varchar(255) not null, "status_code" int not null, "response_body" jsonb not null, primary key ("id"));`);
     this.addSql(`alter table "idempotency_record" add constraint "idempotency_record_caller_key_key_unique" unique ("caller_key", "key");`);
 
-    // rate-limiter-flexible's RateLimiterPostgres layout (created here so it needs no DDL rights at run time).
-    this.addSql(`create table "rate_limit" ("key" varchar(255) primary key, "points" integer not null default 0, "expire" bigint);`);
+    // rate-limiter-flexible's RateLimiterPostgres layout (created here so it needs no DDL rights at run
+    // time). Unlogged: counters of a one-minute window need no WAL, and writing none keeps the limiter
+    // cheap on every request; a crash merely resets them.
+    this.addSql(`create unlogged table "rate_limit" ("key" varchar(255) primary key, "points" integer not null default 0, "expire" bigint);`);
   }
 }

@@ -1,0 +1,98 @@
+// `npm run bench`: seeds 100,000 deployments in one organization and measures authenticated
+// GET /api/deployments?limit=20 (first page, a page ~90,000 rows deep) against a bare Koa route running
+// one indexed query of the same shape on the same database. Uses DATABASE_URL when set, else an
+// embedded PostgreSQL under DATA_DIR/bench.
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import autocannon from 'autocannon';
+import Koa from 'koa';
+import pg from 'pg';
+import { pino } from 'pino';
+import { createDatabase, startPostgres } from '../infra/servers/postgres.ts';
+import { freePort } from '../infra/servers/process.ts';
+import { createApp } from '../control-plane/app.ts';
+import { openDatabase } from '../control-plane/database/orm.ts';
+
+const ROWS = 100_000;
+const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = 10;
+const UNLIMITED = { perMinute: 1e9, burst: 1e9 };
+
+const server = process.env.DATABASE_URL
+  ? undefined
+  : await startPostgres({ dataDir: join(process.env.DATA_DIR ?? '.data', 'bench'), port: await freePort() });
+const databaseUrl = await createDatabase(process.env.DATABASE_URL ?? server!.url, `kiln_bench_${Date.now()}`);
+const orm = await openDatabase(databaseUrl);
+const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+
+// The limiter and audit still run on every request; only the limits are lifted.
+const app = createApp({
+  config: { env: 'development', signingKey: 'bench-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.bench' },
+  orm, pool, log: pino({ level: 'silent' }),
+  rateLimits: { free: UNLIMITED, startup: UNLIMITED, growth: UNLIMITED, enterprise: UNLIMITED },
+});
+const listening = app.listen(0, '127.0.0.1');
+await new Promise((resolve) => listening.once('listening', resolve));
+const base = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
+
+async function call(method: string, path: string, token?: string, body?: unknown) {
+  const response = await fetch(base + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return response.json() as Promise<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+console.log(`seeding ${ROWS.toLocaleString()} deployments...`);
+const session = await call('POST', '/v1/auth/signup', undefined, { email: 'bench@example.com', password: 'bench-password', name: 'Bench', organizationName: 'Bench' });
+if (!session.user) throw new Error(`sign-up failed: ${JSON.stringify(session)}`);
+const organizationId: string = session.user.organization_id;
+const apiKey: string = (await call('POST', '/v1/settings/api-keys', session.access_token, { name: 'bench', scope: 'read_only' })).key;
+await pool.query(`
+  INSERT INTO deployment (id, created_at, updated_at, organization_id, name, model, runtime, gpu, status, endpoint, replicas, min_replicas, max_replicas, current_replicas)
+  SELECT 'dep_' || md5(i::text), now() - make_interval(secs => i), now(), $1, 'bench-' || i, 'meta-llama/Llama-3.1-8B-Instruct',
+         'vllm', 'nvidia-l4', 'running', 'https://bench.example', 1, 1, 1, 1
+  FROM generate_series(1, $2::int) AS i`, [organizationId, ROWS]);
+await pool.query('ANALYZE deployment');
+
+// A cursor ~90% of the way down, reached by walking pages as a client would.
+let deepCursor = '';
+for (let seen = 0; seen < ROWS * 0.9; seen += 100) {
+  const page = await call('GET', `/api/deployments?limit=100${deepCursor ? `&cursor=${encodeURIComponent(deepCursor)}` : ''}`, apiKey);
+  deepCursor = page.pagination.nextCursor;
+}
+
+// Baseline: bare Koa, one pooled indexed query of the same shape, no auth, no ORM.
+const bare = new Koa();
+bare.use(async (ctx) => {
+  const { rows } = await pool.query(
+    'SELECT * FROM deployment WHERE organization_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 21', [organizationId]);
+  ctx.body = rows.slice(0, 20);
+});
+const bareServer = bare.listen(0, '127.0.0.1');
+await new Promise((resolve) => bareServer.once('listening', resolve));
+const bareUrl = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}/`;
+
+async function measure(title: string, url: string, token?: string) {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_SECONDS, headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const errors = result.non2xx + result.errors;
+  return { title, 'req/s': Math.round(result.requests.average), 'p99 ms': result.latency.p99, errors };
+}
+
+const results = [
+  await measure('bare Koa, one indexed query (baseline)', bareUrl),
+  await measure('GET /api/deployments?limit=20, first page (API key)', `${base}/api/deployments?limit=20`, apiKey),
+  await measure('GET /api/deployments?limit=20, ~90,000 rows deep (API key)', `${base}/api/deployments?limit=20&cursor=${encodeURIComponent(deepCursor)}`, apiKey),
+  await measure('GET /api/deployments?limit=20, first page (access token)', `${base}/api/deployments?limit=20`, session.access_token),
+];
+console.table(results);
+const [baseline, first, deep] = results as [typeof results[0], typeof results[0], typeof results[0]];
+console.log(`deep page p99 / first page p99: ${(deep['p99 ms'] / first['p99 ms']).toFixed(2)} (aim <= 1.5)`);
+console.log(`authenticated list throughput / baseline: ${(first['req/s'] / baseline['req/s'] * 100).toFixed(0)}% (aim >= 50%)`);
+
+await new Promise((resolve) => bareServer.close(resolve));
+await new Promise((resolve) => listening.close(resolve));
+await pool.end();
+await orm.close();
+await server?.stop();
