@@ -1,0 +1,58 @@
+// `npm start`: everything Kiln needs on one machine, in order, with a log line each; Ctrl-C stops them all.
+// DATABASE_URL, TEMPORAL_ADDRESS and KUBECONFIG replace the embedded PostgreSQL, Temporal dev server and
+// local GPU cluster with existing ones.
+import { join, resolve } from 'node:path';
+import { startApi } from '../control-plane/main.ts';
+import { externalPostgres, startPostgres } from './servers/postgres.ts';
+import { externalTemporal, startTemporal } from './servers/temporal.ts';
+import { startGpuCluster } from './servers/gpu-cluster.ts';
+
+const dataDir = resolve(process.env.DATA_DIR ?? '.data');
+const stops: (() => Promise<unknown>)[] = [];
+const say = (line: string) => console.log(`kiln: ${line}`);
+
+async function main(): Promise<void> {
+  say(`data folder ${dataDir}`);
+
+  const postgres = process.env.DATABASE_URL
+    ? externalPostgres(process.env.DATABASE_URL)
+    : await startPostgres({ dataDir, port: 54329 });
+  stops.push(() => postgres.stop());
+  say(process.env.DATABASE_URL ? 'PostgreSQL: using DATABASE_URL' : `PostgreSQL: embedded, 127.0.0.1:54329`);
+
+  const temporal = process.env.TEMPORAL_ADDRESS
+    ? externalTemporal(process.env.TEMPORAL_ADDRESS)
+    : await startTemporal({ dataDir: join(dataDir, 'temporal'), port: 7233, uiPort: 8233 });
+  stops.push(() => temporal.stop());
+  say(`Temporal: ${temporal.address}${temporal.uiUrl ? `, Web UI ${temporal.uiUrl}` : ' (TEMPORAL_ADDRESS)'}`);
+
+  if (process.env.KUBECONFIG) {
+    say(`GPU cluster: using KUBECONFIG ${process.env.KUBECONFIG}`);
+  } else {
+    const cluster = await startGpuCluster({ dataDir: join(dataDir, 'gpu-cluster'), basePort: 16440 });
+    stops.push(() => cluster.stop());
+    say(`GPU cluster: local Kubernetes with simulated GPU nodes, kubeconfig ${cluster.kubeconfig}`);
+  }
+
+  const api = await startApi({ databaseUrl: postgres.url, port: Number(process.env.PORT ?? 8080), dataDir });
+  stops.push(() => api.close());
+  say(`API: ${api.url} (reference API under /v1, platform API under /api)`);
+  say('ready; Ctrl-C stops everything');
+}
+
+let stopping = false;
+async function stopAll(code: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    say('stopping');
+    for (const stop of stops.reverse()) await stop().catch((e: Error) => console.error(`kiln: ${e.message}`));
+  }
+  process.exit(code);
+}
+process.once('SIGINT', () => void stopAll(0));
+process.once('SIGTERM', () => void stopAll(0));
+
+main().catch((error: Error) => {
+  console.error(`kiln: failed to start: ${error.message}`);
+  void stopAll(1);
+});
