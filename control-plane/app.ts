@@ -17,7 +17,7 @@ import { deploymentRoutes } from './deployments/routes.ts';
 import { createDeploymentService } from './deployments/service.ts';
 import { gpuTypeRoutes } from './gpu-types/routes.ts';
 import { healthRoutes } from './health/routes.ts';
-import { auditApiKeyUse } from './http/audit.ts';
+import { auditTrail } from './http/audit.ts';
 import { authenticate } from './http/authenticate.ts';
 import type { AppState } from './http/context.ts';
 import { errorHandler } from './http/error-handler.ts';
@@ -60,11 +60,11 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   routes.push(...openApiRoutes(() => routes));
 
   const router = new Router<AppState>();
-  mountRoutes(router, routes, { idempotency: idempotency() });
+  mountRoutes(router, routes, { idempotency: idempotency({ key: deriveKey(deps.config.signingKey, 'idempotency') }) });
 
   const app = new Koa<AppState>();
   app.use(requestContext({ log: deps.log, orm: deps.orm }));
-  app.use(auditApiKeyUse(createAuditService({ orm: deps.orm })));
+  app.use(auditTrail(createAuditService({ orm: deps.orm })));
   app.use(errorHandler());
   app.use(authenticate({ accessTokens, apiKeys, organizations }));
   app.use(rateLimit({ pool: deps.pool, limits: deps.rateLimits }));

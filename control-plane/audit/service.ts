@@ -1,12 +1,13 @@
-// The audit trail: one record per use of an API key, written after the request in its own statement
-// (so a failed or rolled-back request is still recorded), together with the key's last-used time.
+// The audit trail: a record per use of an API key and per mutation by anyone, written after the request
+// in its own statement (so a failed or rolled-back request is still recorded), together with the key's
+// last-used time.
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { newId } from '../database/ids.ts';
 
-export interface ApiKeyUse {
+export interface AuditEntry {
   organizationId: string;
   userId: string;
-  apiKeyId: string;
+  apiKeyId: string | null;
   action: string;
   resourceType: string;
   resourceId: string | null;
@@ -14,7 +15,7 @@ export interface ApiKeyUse {
   statusCode: number;
 }
 
-// One statement: atomic on its own, and one round trip on every request made with a key.
+// One statement: atomic on its own, and one round trip on every audited request.
 const RECORD_USE = `
   WITH record AS (
     INSERT INTO audit_log (id, created_at, organization_id, user_id, api_key_id, action, resource_type, resource_id, ip_address, status_code)
@@ -24,10 +25,10 @@ const RECORD_USE = `
 
 export function createAuditService(deps: { orm: MikroORM }) {
   return {
-    async recordApiKeyUse(use: ApiKeyUse): Promise<void> {
+    async record(entry: AuditEntry): Promise<void> {
       await deps.orm.em.getConnection().execute(RECORD_USE, [
-        newId('aud'), use.organizationId, use.userId, use.apiKeyId, use.action, use.resourceType, use.resourceId, use.ipAddress, use.statusCode,
-        use.apiKeyId,
+        newId('aud'), entry.organizationId, entry.userId, entry.apiKeyId, entry.action, entry.resourceType, entry.resourceId, entry.ipAddress,
+        entry.statusCode, entry.apiKeyId,
       ]);
     },
   };

@@ -1,19 +1,20 @@
-// Every request made with an API key leaves an audit record, whatever its outcome.
+// Every request made with an API key, and every mutation made with any credential, leaves an audit
+// record, whatever its outcome.
 import type { Middleware } from 'koa';
 import type { AuditService } from '../audit/service.ts';
 import type { AppState } from './context.ts';
 
-export function auditApiKeyUse(audit: AuditService): Middleware<AppState> {
+export function auditTrail(audit: AuditService): Middleware<AppState> {
   return async (ctx, next) => {
     try {
       await next();
     } finally {
       const { principal } = ctx.state;
-      if (principal?.apiKeyId) {
-        await audit.recordApiKeyUse({
+      if (principal && (principal.apiKeyId || !['GET', 'HEAD', 'OPTIONS'].includes(ctx.method))) {
+        await audit.record({
           organizationId: principal.organizationId,
           userId: principal.userId,
-          apiKeyId: principal.apiKeyId,
+          apiKeyId: principal.apiKeyId ?? null,
           action: ctx.state.action ?? `${ctx.method} ${ctx.path}`,
           resourceType: ctx.state.resourceType ?? 'unknown',
           resourceId: ctx.state.resourceId ?? (typeof ctx.params?.id === 'string' ? ctx.params.id : null),

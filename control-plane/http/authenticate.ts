@@ -9,6 +9,8 @@ import type { OrganizationService } from '../organizations/service.ts';
 import type { AppState } from './context.ts';
 import { ApiError, ForbiddenError, UnauthenticatedError } from './errors.ts';
 
+const ORGANIZATION_ID = /^org_[0-9a-z]{1,64}$/;
+
 export interface AuthenticateDeps {
   accessTokens: AccessTokens;
   apiKeys: Pick<ApiKeyService, 'resolve'>;
@@ -43,6 +45,8 @@ export function authenticate(deps: AuthenticateDeps): Middleware<AppState> {
       const requestedOrg = ctx.get('X-Organization-ID') || orgId || undefined;
       try {
         if (!match) throw new UnauthenticatedError('Invalid API key');
+        // Not an organization id at all: certainly not one the caller belongs to.
+        if (requestedOrg !== undefined && !ORGANIZATION_ID.test(requestedOrg)) throw new ForbiddenError('Insufficient permissions');
         ctx.state.principal = await resolve(ctx.state, match[1]!, requestedOrg);
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;

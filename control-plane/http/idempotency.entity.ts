@@ -13,6 +13,7 @@ export const IdempotencyRecordSchema = defineEntity({
     /** SHA-256 of method, path and body: same key with another request is a conflict. */
     requestHash: p.string(),
     statusCode: p.integer(),
+    /** The answer, sealed (AES-256-GCM): it may hold a secret shown once. */
     responseBody: p.json<unknown>(),
   },
 });

@@ -1,5 +1,8 @@
 // Idempotency-Key on creating POSTs: the first successful answer is stored per caller and key; the same
-// request again gets that answer back, another request under the same key gets 409.
+// request again gets that answer back, another request under the same key gets 409. Stored answers are
+// sealed with AES-256-GCM: some carry secrets shown once (an API key's value, a session's tokens), and
+// secrets never rest in the database in the clear.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { newId } from '../database/ids.ts';
 import { sha256 } from '../auth/tokens.ts';
@@ -9,7 +12,22 @@ import { IdempotencyRecordSchema } from './idempotency.entity.ts';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
-export function idempotency(): Middleware<AppState> {
+interface Sealed { iv: string; tag: string; data: string }
+
+function seal(key: Buffer, value: unknown): Sealed {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const data = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
+  return { iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') };
+}
+
+function unseal(key: Buffer, sealed: Sealed): unknown {
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(sealed.iv, 'base64'));
+  decipher.setAuthTag(Buffer.from(sealed.tag, 'base64'));
+  return JSON.parse(Buffer.concat([decipher.update(Buffer.from(sealed.data, 'base64')), decipher.final()]).toString('utf8'));
+}
+
+export function idempotency(deps: { key: Buffer }): Middleware<AppState> {
   return async (ctx, next) => {
     const key = ctx.get('Idempotency-Key');
     if (!key) return next();
@@ -24,7 +42,7 @@ export function idempotency(): Middleware<AppState> {
         throw new IdempotencyConflictError('Idempotency-Key was already used with a different request', { header: 'Idempotency-Key' });
       }
       ctx.status = stored.statusCode;
-      ctx.body = stored.responseBody;
+      ctx.body = unseal(deps.key, stored.responseBody as Sealed);
       ctx.set('Idempotent-Replayed', 'true');
       return;
     }
@@ -33,7 +51,7 @@ export function idempotency(): Middleware<AppState> {
     if (ctx.status >= 200 && ctx.status < 300) {
       // A concurrent twin may have stored its answer first; the first one stays.
       await em.fork().insert(IdempotencyRecordSchema, {
-        id: newId('idem'), callerKey, key, requestHash, statusCode: ctx.status, responseBody: ctx.body, createdAt: new Date(),
+        id: newId('idem'), callerKey, key, requestHash, statusCode: ctx.status, responseBody: seal(deps.key, ctx.body), createdAt: new Date(),
       }).catch((error: unknown) => {
         if (!(error instanceof Error && error.name === 'UniqueConstraintViolationException')) throw error;
       });

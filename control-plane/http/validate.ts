@@ -6,6 +6,8 @@ import { BadRequestError, ValidationError } from './errors.ts';
 const TYPE_ISSUES = new Set(['invalid_type', 'unrecognized_keys', 'invalid_union', 'invalid_key']);
 
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where: 'body' | 'query' | 'path'): z.output<S> {
+  // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the database.
+  if (containsNul(input)) throw new BadRequestError(`Invalid ${where}: text must not contain NUL characters`, {});
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const fields = result.error.issues.map((issue) => ({ field: issue.path.join('.') || where, message: issue.message }));
@@ -25,4 +27,10 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
     value = (value as Record<PropertyKey, unknown>)[key];
   }
   return value;
+}
+
+function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (typeof value === 'object' && value !== null) return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v));
+  return false;
 }

@@ -55,6 +55,14 @@ test('a refused request made with a key is audited too', async (t) => {
   t.deepEqual(rows, [{ action: 'createDeployment', status_code: 403 }]);
 });
 
+test('mutations made with a login session are audited, reads are not', async (t) => {
+  const { token, userId } = await signup(api);
+  const created = await api.request('POST', '/api/deployments', { token, body: validDeployment() });
+  await api.request('GET', '/api/deployments', { token });
+  const { rows } = await api.pool.query('SELECT action, resource_id, api_key_id, status_code FROM audit_log WHERE user_id = $1', [userId]);
+  t.deepEqual(rows, [{ action: 'createDeployment', resource_id: created.body.data.id, api_key_id: null, status_code: 201 }]);
+});
+
 test('PATCH renames a key and changes its scope', async (t) => {
   const { token } = await signup(api);
   const key = await createApiKey(api, token, 'read_only');
@@ -166,6 +174,9 @@ test('Idempotency-Key on key creation replays the first answer (the same value)'
   t.deepEqual(again.body, first.body);
   t.is(again.headers.get('idempotent-replayed'), 'true');
   t.is((await api.request('GET', KEYS, { token })).body.length, 1);
+  // The stored answer holds the key's value, so it rests sealed.
+  const { rows } = await api.pool.query('SELECT response_body FROM idempotency_record');
+  t.false(JSON.stringify(rows).includes(first.body.key));
   const other = await api.request('POST', KEYS, { token, headers, body: { name: 'other', scope: 'read_only' } });
   t.is(other.status, 409);
   t.is(other.body.code, 'IDEMPOTENCY_KEY_REUSED');

@@ -27,6 +27,18 @@ test('sign-up creates a user and an organization and answers with a login sessio
   t.is(list.status, 200);
 });
 
+test('sign-up honours Idempotency-Key: a retry gets the first session, not a conflict', async (t) => {
+  const body = { email: 'retry@example.com', password: 'password123', name: 'R', organizationName: 'Retry' };
+  const headers = { 'idempotency-key': 'signup-1' };
+  const first = await api.request('POST', '/v1/auth/signup', { body, headers });
+  const again = await api.request('POST', '/v1/auth/signup', { body, headers });
+  t.is(again.status, 201);
+  t.deepEqual(again.body, first.body);
+  const other = await api.request('POST', '/v1/auth/signup', { body: { ...body, email: 'other@example.com' }, headers });
+  t.is(other.status, 409);
+  t.is(other.body.code, 'IDEMPOTENCY_KEY_REUSED');
+});
+
 test('sign-up with a taken email is 409, whatever its case', async (t) => {
   const { email } = await signup(api);
   const res = await api.request('POST', '/v1/auth/signup', { body: { email: email.toUpperCase(), password: 'password123', name: 'X', organizationName: 'Y' } });

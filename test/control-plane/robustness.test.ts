@@ -1,0 +1,44 @@
+// Odd input from the wild: none of it may produce a 500.
+import test from 'ava';
+import { signup, startTestApi, type TestApi, validDeployment } from '../support/control-plane.ts';
+
+let api: TestApi;
+let token: string;
+test.before(async () => {
+  api = await startTestApi(import.meta.filename);
+  ({ token } = await signup(api));
+});
+test.after.always(() => api?.close());
+
+test('odd paths, queries, headers and bodies answer 4xx, never 5xx', async (t) => {
+  const probes: Array<[string, string, { body?: unknown; headers?: Record<string, string>; token?: string }]> = [
+    ['GET', '/api/deployments/%E0%A4%A', { token }],
+    ['GET', '/api/deployments/%00', { token }],
+    ['GET', `/api/deployments/${'x'.repeat(5000)}`, { token }],
+    ['GET', '/api/deployments?limit[]=1', { token }],
+    ['GET', '/api/deployments?status[x]=running', { token }],
+    ['GET', '/api/deployments?created_after=2026-02-30', { token }],
+    ['GET', '/api/deployments?cursor=%FF', { token }],
+    ['GET', '/api/deployments', { headers: { authorization: `Bearer ${'a'.repeat(3000)}` } }],
+    ['GET', '/api/deployments', { headers: { authorization: 'Bearer sk_test_' } }],
+    ['GET', '/api/deployments', { token, headers: { 'x-organization-id': `org_${'z'.repeat(300)}` } }],
+    ['GET', '/v1/deployments?orgId=', { token }],
+    ['GET', '/v1/deployments?orgId=%00', { token }],
+    ['GET', '/v1/deployments?orgId=org_a&orgId=org_b', { token }],
+    ['POST', '/api/deployments', { token, body: '{"__proto__": {"admin": true}, "name": "x"}' }],
+    ['POST', '/api/deployments', { token, body: { ...validDeployment(), name: 'ü' } }],
+    ['POST', '/api/deployments', { token, body: { ...validDeployment(), replicas: 1e308 } }],
+    ['POST', '/api/deployments', { token, body: { ...validDeployment(), model: `a/${'b'.repeat(600)}` } }],
+    ['POST', '/api/deployments', { token, body: validDeployment(), headers: { 'idempotency-key': 'k'.repeat(300) } }],
+    ['POST', '/api/deployments', { token, body: validDeployment(), headers: { 'content-type': 'application/json; charset=latin1' } }],
+    ['POST', '/api/auth/refresh', { body: { refresh_token: 42 } }],
+    ['POST', '/v1/auth/signin', { body: { email: 'x'.repeat(300), password: 'y' } }],
+    ['PATCH', '/v1/settings/api-keys', { token, body: { id: 'key_\u0000' } }],
+    ['OPTIONS', '/api/deployments', {}],
+    ['PROPFIND', '/api/deployments', {}],
+  ];
+  for (const [method, path, options] of probes) {
+    const res = await api.request(method, path, options).catch((error: Error) => ({ status: -1, body: error.message }));
+    t.true(res.status < 500 || res.status === 501, `${method} ${path.slice(0, 60)} ${JSON.stringify(options).slice(0, 80)} -> ${res.status} ${JSON.stringify(res.body)}`);
+  }
+});
