@@ -5,6 +5,7 @@ import type { Principal } from '../auth/principal.ts';
 import { sha256 } from '../auth/tokens.ts';
 import { newId, randomString } from '../database/ids.ts';
 import { NotFoundError, UnauthenticatedError } from '../http/errors.ts';
+import type { Scope } from '../http/permissions.ts';
 import type { OrganizationService } from '../organizations/service.ts';
 import { ApiKeySchema, type ApiKey } from './api-key.entity.ts';
 import type { ApiKeyViewBody, CreateApiKeyInput, UpdateApiKeyInput } from './schemas.ts';
@@ -14,7 +15,7 @@ const PREFIX_LENGTH = 12;
 
 export interface ApiKeyServiceDeps {
   env: 'development' | 'production';
-  organizations: Pick<OrganizationService, 'membership'>;
+  organizations: Pick<OrganizationService, 'access'>;
 }
 
 export function createApiKeyService(deps: ApiKeyServiceDeps) {
@@ -73,16 +74,22 @@ export function createApiKeyService(deps: ApiKeyServiceDeps) {
       return { id: key.id, revoked: true };
     },
 
-    /** The principal a key value stands for; any unknown, revoked or other-environment key is 401. */
+    /**
+     * The principal a key value stands for; any unknown, revoked or other-environment key is 401. Runs on
+     * every request made with a key, so it reads plain rows rather than hydrating entities.
+     */
     async resolve(em: EntityManager, value: string): Promise<Principal> {
       if (!valueFormat.test(value)) throw new UnauthenticatedError('Invalid API key');
-      const key = await em.findOne(ApiKeySchema, { keyHash: sha256(value), revokedAt: null });
+      const key = await em.createQueryBuilder(ApiKeySchema, 'k')
+        .select(['k.id', 'k.scope', 'k.user', 'k.organization'])
+        .where({ keyHash: sha256(value), revokedAt: null })
+        .execute<{ id: string; scope: Scope; user: string; organization: string } | undefined>('get');
       if (!key) throw new UnauthenticatedError('Invalid API key');
-      const membership = await deps.organizations.membership(em, key.user.id, key.organization.id);
-      if (!membership) throw new UnauthenticatedError('Invalid API key');
+      const access = await deps.organizations.access(em, key.user, key.organization);
+      if (!access) throw new UnauthenticatedError('Invalid API key');
       return {
-        kind: 'api_key', userId: key.user.id, organizationId: key.organization.id,
-        plan: membership.organization.getEntity().plan, role: membership.role, scope: key.scope, apiKeyId: key.id,
+        kind: 'api_key', userId: key.user, organizationId: key.organization,
+        plan: access.plan, role: access.role, scope: key.scope, apiKeyId: key.id,
       };
     },
   };

@@ -19,7 +19,11 @@ export const VALID_MODEL_SOURCES = ['huggingface:<org>/<model>', 'hf://<org>/<mo
 const SEGMENT = '[A-Za-z0-9][A-Za-z0-9._-]*';
 const LOADABLE_MODEL = new RegExp(`^(?:(?:hf://)?${SEGMENT}/${SEGMENT}|(?:s3|gs)://[a-z0-9][a-z0-9.-]{1,62}/[^\\s]+)$`);
 
-const SORT_COLUMNS: Record<(typeof SORT_FIELDS)[number], 'createdAt' | 'updatedAt' | 'name' | 'status' | 'gpu'> = {
+type SortColumn = 'createdAt' | 'updatedAt' | 'name' | 'status' | 'gpu' | 'id';
+type Direction = 'asc' | 'desc';
+const DATE_COLUMNS = new Set<SortColumn>(['createdAt', 'updatedAt']);
+
+const SORT_COLUMNS: Record<(typeof SORT_FIELDS)[number], SortColumn> = {
   created_at: 'createdAt', updated_at: 'updatedAt', name: 'name', status: 'status', gpu: 'gpu',
 };
 
@@ -45,29 +49,34 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
   return {
     async list(em: EntityManager, principal: Principal, query: ListDeploymentsInput) {
       const ordering = query.sort.map(([field, dir]) => (dir === 'desc' ? '-' : '') + field).join(',');
-      const orderBy = [...query.sort.map(([field, dir]) => ({ [SORT_COLUMNS[field]]: dir })), { id: query.sort.at(-1)![1] }];
+      // Sort columns, then the id as tie-break: every row has a distinct position.
+      const keys: Array<readonly [SortColumn, Direction]> = [...query.sort.map(([field, dir]) => [SORT_COLUMNS[field], dir] as const), ['id', query.sort.at(-1)![1]]];
       const createdAt = {
         ...(query.created_after ? { $gte: new Date(`${query.created_after}T00:00:00Z`) } : {}),
         ...(query.created_before ? { $lt: new Date(`${query.created_before}T00:00:00Z`) } : {}),
       };
-      const page = await em.findByCursor(DeploymentSchema, {
-        where: {
+      const after = query.cursor ? positionFrom(deps.cursors.decode(query.cursor, ordering), keys.length) : undefined;
+      // The list is on every dashboard refresh: read plain rows (no entity hydration), one past the page
+      // to learn whether another page follows.
+      const rows = await em.createQueryBuilder(DeploymentSchema)
+        .select('*')
+        .where({
           organization: principal.organizationId,
           deletedAt: null,
           ...(query.status ? { status: { $in: query.status } } : {}),
           ...(Object.keys(createdAt).length ? { createdAt } : {}),
-        },
-        first: query.limit,
-        after: query.cursor ? deps.cursors.decode(query.cursor, ordering) : undefined,
-        orderBy,
-        includeCount: false,
-        disableIdentityMap: true,
-      });
-      const end = page.endCursor;
+          ...(after ? { $or: keysetAfter(keys, after) } : {}),
+        })
+        .orderBy(keys.map(([column, dir]) => ({ [column]: dir })))
+        .limit(query.limit + 1)
+        .execute<Deployment[]>('all');
+      const items = rows.slice(0, query.limit);
+      const last = items.at(-1);
+      const hasMore = rows.length > query.limit && last !== undefined;
       return {
-        items: page.items.map((d) => view(d)),
-        hasMore: page.hasNextPage,
-        nextCursor: page.hasNextPage && end ? deps.cursors.encode(end, ordering) : null,
+        items: items.map((d) => view(d)),
+        hasMore,
+        nextCursor: hasMore ? deps.cursors.encode(JSON.stringify(keys.map(([column]) => positionValue(last[column]))), ordering) : null,
       };
     },
 
@@ -117,6 +126,26 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       return { id: deployment.id, status: 'deleted' as const };
     },
   };
+}
+
+/** Rows strictly after the position in the (mixed-direction) ordering: a keyset condition. */
+function keysetAfter(keys: ReadonlyArray<readonly [SortColumn, Direction]>, position: unknown[]) {
+  const value = (i: number) => (DATE_COLUMNS.has(keys[i]![0]) ? new Date(position[i] as string) : position[i]);
+  return keys.map(([column, dir], i) => ({
+    ...Object.fromEntries(keys.slice(0, i).map(([before], j) => [before, value(j)])),
+    [column]: { [dir === 'asc' ? '$gt' : '$lt']: value(i) },
+  }));
+}
+
+function positionValue(value: unknown): string {
+  return value instanceof Date ? value.toISOString() : String(value);
+}
+
+/** The signed cursor's position: one string per sort key (a signed cursor is well formed by construction). */
+function positionFrom(decoded: string, length: number): string[] {
+  const position = JSON.parse(decoded) as unknown;
+  if (!Array.isArray(position) || position.length !== length) throw new Error('cursor position does not match its ordering');
+  return position as string[];
 }
 
 function assertLoadable(model: string): void {

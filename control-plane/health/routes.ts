@@ -4,6 +4,8 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { ServiceUnavailableError } from '../http/errors.ts';
 import { defineRoute, type Route } from '../http/routes.ts';
 
+const CHECK_TIMEOUT_MS = 2_000;
+
 const Health = z.object({ status: z.literal('ok'), checks: z.object({ database: z.literal('ok') }) }).meta({ id: 'Health' });
 
 export function healthRoutes(orm: MikroORM): Route[] {
@@ -11,7 +13,11 @@ export function healthRoutes(orm: MikroORM): Route[] {
     method: 'GET', path, operationId, summary: 'Service and database health', tag: 'Health', resourceType: 'health',
     response: Health, errors: [503],
     async handle() {
-      const up = await orm.em.getConnection().execute('select 1').then(() => true, () => false);
+      // A database that hangs is as unhealthy as one that refuses: answer within the probe's patience.
+      const up = await Promise.race([
+        orm.em.getConnection().execute('select 1').then(() => true, () => false),
+        new Promise<false>((resolve) => setTimeout(resolve, CHECK_TIMEOUT_MS, false).unref()),
+      ]);
       if (!up) throw new ServiceUnavailableError('Database unavailable', { checks: { database: 'unavailable' } });
       return { data: { status: 'ok' as const, checks: { database: 'ok' as const } } };
     },

@@ -14,7 +14,7 @@ const ORGANIZATION_ID = /^org_[0-9a-z]{1,64}$/;
 export interface AuthenticateDeps {
   accessTokens: AccessTokens;
   apiKeys: Pick<ApiKeyService, 'resolve'>;
-  organizations: Pick<OrganizationService, 'membership'>;
+  organizations: Pick<OrganizationService, 'access'>;
 }
 
 export function authenticate(deps: AuthenticateDeps): Middleware<AppState> {
@@ -27,13 +27,12 @@ export function authenticate(deps: AuthenticateDeps): Middleware<AppState> {
     }
     const claims = await deps.accessTokens.verify(credential);
     const organizationId = requestedOrg ?? claims.organizationId;
-    const membership = await deps.organizations.membership(state.em, claims.userId, organizationId);
-    if (!membership) {
+    const access = await deps.organizations.access(state.em, claims.userId, organizationId);
+    if (!access) {
       if (organizationId === claims.organizationId) throw new UnauthenticatedError('Invalid API key');
       throw new ForbiddenError('Insufficient permissions');
     }
-    const organization = membership.organization.getEntity();
-    return { kind: 'session', userId: claims.userId, organizationId, plan: organization.plan, role: membership.role, scope: 'full_access' };
+    return { kind: 'session', userId: claims.userId, organizationId, plan: access.plan, role: access.role, scope: 'full_access' };
   }
 
   return async (ctx, next) => {

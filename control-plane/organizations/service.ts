@@ -2,8 +2,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../database/ids.ts';
 import type { Role } from '../http/permissions.ts';
-import { MembershipSchema, type Membership } from './membership.entity.ts';
-import { OrganizationSchema, type Organization } from './organization.entity.ts';
+import { MembershipSchema } from './membership.entity.ts';
+import { OrganizationSchema, type Organization, type Plan } from './organization.entity.ts';
 
 /** A new organization's free-plan grant, in US cents: enough to try a deployment at once. */
 export const FREE_PLAN_CREDITS_CENTS = 2_500;
@@ -22,9 +22,17 @@ export function createOrganizationService() {
       return organization;
     },
 
-    /** The user's membership in the organization, with the organization loaded; null when not a member. */
-    membership(em: EntityManager, userId: string, organizationId: string): Promise<Membership | null> {
-      return em.findOne(MembershipSchema, { user: userId, organization: organizationId }, { populate: ['organization'] });
+    /**
+     * The user's role in the organization and the organization's plan; null when not a member. Runs on
+     * every authenticated request, so it reads one joined row without hydrating entities.
+     */
+    async access(em: EntityManager, userId: string, organizationId: string): Promise<{ role: Role; plan: Plan } | null> {
+      const row = await em.createQueryBuilder(MembershipSchema, 'm')
+        .join('m.organization', 'o')
+        .select(['m.role', 'o.plan'])
+        .where({ user: userId, organization: organizationId })
+        .execute<{ role: Role; plan: Plan } | undefined>('get');
+      return row ?? null;
     },
   };
 }
