@@ -6,7 +6,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { startPostgres } from '../infra/servers/postgres.ts';
 import { createApp } from './app.ts';
-import { loadConfig } from './config.ts';
+import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './database/orm.ts';
 
 /** Port of the embedded PostgreSQL that `npm run api` starts when DATABASE_URL is unset. */
@@ -46,7 +46,11 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
 }
 
 if (import.meta.main) {
-  const config = await loadConfig();
+  const config = await loadConfig().catch((error: unknown) => {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  });
   const postgres = config.databaseUrl ? undefined : await startPostgres({ dataDir: config.dataDir, port: DEV_POSTGRES_PORT });
   const api = await startApi({ databaseUrl: config.databaseUrl ?? postgres!.url, port: config.port, dataDir: config.dataDir });
   const stop = async () => {

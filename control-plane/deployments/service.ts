@@ -65,7 +65,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
           deletedAt: null,
           ...(query.status ? { status: { $in: query.status } } : {}),
           ...(Object.keys(createdAt).length ? { createdAt } : {}),
-          ...(after ? { $or: keysetAfter(keys, after) } : {}),
+          ...(after ? keysetAfter(keys, after) : {}),
         })
         .orderBy(keys.map(([column, dir]) => ({ [column]: dir })))
         .limit(query.limit + 1)
@@ -128,13 +128,24 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
   };
 }
 
-/** Rows strictly after the position in the (mixed-direction) ordering: a keyset condition. */
+/**
+ * Rows strictly after the position in the (mixed-direction) ordering: a keyset condition. The bound on the
+ * first key alone lets PostgreSQL start its index scan at the position instead of filtering up to it.
+ */
 function keysetAfter(keys: ReadonlyArray<readonly [SortColumn, Direction]>, position: unknown[]) {
   const value = (i: number) => (DATE_COLUMNS.has(keys[i]![0]) ? new Date(position[i] as string) : position[i]);
-  return keys.map(([column, dir], i) => ({
-    ...Object.fromEntries(keys.slice(0, i).map(([before], j) => [before, value(j)])),
-    [column]: { [dir === 'asc' ? '$gt' : '$lt']: value(i) },
-  }));
+  const [first, firstDir] = keys[0]!;
+  return {
+    $and: [
+      { [first]: { [firstDir === 'asc' ? '$gte' : '$lte']: value(0) } },
+      {
+        $or: keys.map(([column, dir], i) => ({
+          ...Object.fromEntries(keys.slice(0, i).map(([before], j) => [before, value(j)])),
+          [column]: { [dir === 'asc' ? '$gt' : '$lt']: value(i) },
+        })),
+      },
+    ],
+  };
 }
 
 function positionValue(value: unknown): string {

@@ -1,5 +1,4 @@
 // What middleware leaves on ctx.state for later middleware and handlers.
-import type { ParameterizedContext } from 'koa';
 import type { Logger } from 'pino';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
@@ -22,5 +21,3 @@ export interface AppState {
   action?: string;
   resourceType?: string;
 }
-
-export type AppContext = ParameterizedContext<AppState>;

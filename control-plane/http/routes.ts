@@ -5,7 +5,7 @@ import type Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import type { Middleware } from 'koa';
 import type { z } from 'zod';
-import type { AppContext, AppState } from './context.ts';
+import type { AppState } from './context.ts';
 import { ForbiddenError, MalformedJsonError, PayloadTooLargeError, UnauthenticatedError, UnsupportedMediaTypeError } from './errors.ts';
 import { isAllowed, ROUTE_PERMISSIONS, type Permission } from './permissions.ts';
 import { successBody } from './surface.ts';
@@ -16,7 +16,6 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 export interface Reply {
-  status?: number;
   data: unknown;
   pagination?: { hasMore: boolean; nextCursor: string | null };
   /** Answer `data` as the whole body, outside either surface's shape (the OpenAPI document). */
@@ -43,7 +42,7 @@ export interface RouteSpec<Q extends z.ZodType | undefined, P extends z.ZodType 
   errors?: number[];
   /** A creating POST: honours Idempotency-Key. */
   idempotent?: boolean;
-  handle(input: { query: Out<Q>; params: Out<P>; body: Out<B>; state: AppState; ctx: AppContext }): Promise<Reply>;
+  handle(input: { query: Out<Q>; params: Out<P>; body: Out<B>; state: AppState }): Promise<Reply>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of routes with differing schemas
@@ -117,9 +116,8 @@ export function mountRoutes(router: Router<AppState>, routes: readonly Route[], 
         params: route.params ? parseInput(route.params, ctx.params, 'path') : undefined,
         body: route.body ? parseInput(route.body, ctx.request.body ?? {}, 'body') : undefined,
         state: ctx.state,
-        ctx: ctx as AppContext,
       });
-      ctx.status = reply.status ?? route.successStatus ?? 200;
+      ctx.status = route.successStatus ?? 200;
       ctx.body = reply.raw ? reply.data : successBody(ctx.state.surface, reply.data, reply.pagination ? { pagination: reply.pagination } : {});
     });
     for (const path of servedPaths(route.path)) {
