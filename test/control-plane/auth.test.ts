@@ -167,3 +167,21 @@ test('X-Organization-ID switches only to organizations the caller belongs to', a
   t.is(viaQuery.status, 403);
   t.deepEqual(viaQuery.body, { error: 'Forbidden', message: 'Insufficient permissions', code: 'INSUFFICIENT_PERMISSIONS', statusCode: 403 });
 });
+
+test('a member of a second organization switches to it and acts with the role held there', async (t) => {
+  const a = await signup(api, 'a');
+  const b = await signup(api, 'b');
+  // Invitations come later: join A's user to B's organization directly, once as member, once as viewer.
+  await api.pool.query(`INSERT INTO membership (id, created_at, organization_id, user_id, role) VALUES ('mem_test_member', now(), $1, $2, 'member')`, [b.organizationId, a.userId]);
+  const asMember = { token: a.token, headers: { 'x-organization-id': b.organizationId } };
+  const created = await api.request('POST', '/api/deployments', { ...asMember, body: { name: 'in-b', model: 'a/b', runtime: 'vllm', gpu: 'nvidia-t4' } });
+  t.is(created.status, 201);
+  t.is((await api.request('GET', '/api/deployments', { token: b.token })).body.data[0].id, created.body.data.id);
+  t.deepEqual((await api.request('GET', '/api/deployments', { token: a.token })).body.data, []);
+  // A member does not manage the organization's API keys.
+  t.is((await api.request('GET', '/v1/settings/api-keys', asMember)).status, 403);
+
+  await api.pool.query(`UPDATE membership SET role = 'viewer' WHERE id = 'mem_test_member'`);
+  t.is((await api.request('GET', `/v1/deployments?orgId=${b.organizationId}`, { token: a.token })).status, 200);
+  t.is((await api.request('DELETE', `/api/deployments/${created.body.data.id}`, asMember)).status, 403);
+});
