@@ -6,6 +6,8 @@ export const BaseSchema = defineEntity({
   abstract: true,
   properties: {
     id: p.string().primary(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    // Millisecond precision, like a JS Date: a timestamp read back compares equal to the stored one,
+    // which keyset cursors rely on.
+    createdAt: p.datetime(3).onCreate(() => new Date()),
   },
 });

@@ -25,7 +25,7 @@ export const DeploymentSchema = defineEntity({
     minReplicas: p.integer(),
     maxReplicas: p.integer(),
     currentReplicas: p.integer(),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p.datetime(3).onCreate(() => new Date()).onUpdate(() => new Date()),
     deletedAt: p.datetime().nullable(),
   },
 });

@@ -27,7 +27,7 @@ export function sortParam<F extends string>(fields: readonly F[], fallback: stri
 export function createCursorCodec(key: Buffer) {
   const mac = (payload: string) => createHmac('sha256', key).update(payload).digest().subarray(0, 16);
   return {
-    /** Wraps a position (the ORM's keyset cursor) together with the ordering it belongs to. */
+    /** Wraps a position (the last row's sort-key values) together with the ordering it belongs to. */
     encode(position: string, ordering: string): string {
       const payload = Buffer.from(JSON.stringify([ordering, position])).toString('base64url');
       return `${payload}.${mac(payload).toString('base64url')}`;

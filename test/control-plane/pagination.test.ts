@@ -116,3 +116,22 @@ test('another organization sees none of these deployments', async (t) => {
   const res = await api.request('GET', '/api/deployments?limit=100', { token: other.token });
   t.deepEqual(res.body.data, []);
 });
+
+test('rows within one millisecond page without skips or repeats', async (t) => {
+  const user = await signup(api, 'micro');
+  // Written outside the API with microsecond timestamps: the column keeps what a cursor can hold.
+  await api.pool.query(`
+    INSERT INTO deployment (id, created_at, updated_at, organization_id, name, model, runtime, gpu, status, endpoint, replicas, min_replicas, max_replicas, current_replicas)
+    SELECT 'dep_micro' || lpad(i::text, 11, '0'), timestamptz '2026-03-01 00:00:00.123+00' + make_interval(secs => i / 1000000.0), now(), $1,
+           'm-' || lpad(i::text, 2, '0'), 'a/b', 'vllm', 'nvidia-l4', 'pending', 'https://x', 1, 1, 1, 0
+    FROM generate_series(1, 30) AS i`, [user.organizationId]);
+  const names: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const res = await api.request('GET', `/api/deployments?sort=created_at&limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: user.token });
+    names.push(...res.body.data.map((d: { name: string }) => d.name));
+    cursor = res.body.pagination.nextCursor;
+  } while (cursor && names.length < 100);
+  t.is(names.length, 30);
+  t.is(new Set(names).size, 30);
+});
