@@ -20,4 +20,6 @@ export interface AppState {
   /** Audit name of the matched route (its operationId). */
   action?: string;
   resourceType?: string;
+  /** The route's query, path parameters and body, validated by its schemas. */
+  input?: { query: unknown; params: unknown; body: unknown };
 }

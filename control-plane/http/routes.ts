@@ -109,14 +109,18 @@ export function mountRoutes(router: Router<AppState>, routes: readonly Route[], 
       authorize(permission),
     ];
     if (route.body) chain.push(requireJson, parseJson);
-    if (route.idempotent) chain.push(extra.idempotency);
-    chain.push(async (ctx) => {
-      const reply = await route.handle({
+    // Validation before idempotency: only well-formed requests are looked up and stored.
+    chain.push(async (ctx, next) => {
+      ctx.state.input = {
         query: route.query ? parseInput(route.query, ctx.query, 'query') : undefined,
         params: route.params ? parseInput(route.params, ctx.params, 'path') : undefined,
         body: route.body ? parseInput(route.body, ctx.request.body ?? {}, 'body') : undefined,
-        state: ctx.state,
-      });
+      };
+      await next();
+    });
+    if (route.idempotent) chain.push(extra.idempotency);
+    chain.push(async (ctx) => {
+      const reply = await route.handle({ ...ctx.state.input!, state: ctx.state });
       ctx.status = route.successStatus ?? 200;
       ctx.body = reply.raw ? reply.data : successBody(ctx.state.surface, reply.data, reply.pagination ? { pagination: reply.pagination } : {});
     });

@@ -29,8 +29,18 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return value;
 }
 
-function containsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (typeof value === 'object' && value !== null) return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v));
+/** Iterative, so arbitrarily deep JSON cannot exhaust the stack. */
+function containsNul(input: unknown): boolean {
+  const pending = [input];
+  while (pending.length) {
+    const value = pending.pop();
+    if (typeof value === 'string' && value.includes('\u0000')) return true;
+    if (typeof value === 'object' && value !== null) {
+      for (const [key, item] of Object.entries(value)) {
+        if (key.includes('\u0000')) return true;
+        pending.push(item);
+      }
+    }
+  }
   return false;
 }

@@ -32,6 +32,8 @@ test('odd paths, queries, headers and bodies answer 4xx, never 5xx', async (t) =
     ['POST', '/api/deployments', { token, body: validDeployment(), headers: { 'idempotency-key': 'k'.repeat(300) } }],
     ['POST', '/api/deployments', { token, body: validDeployment(), headers: { 'content-type': 'application/json; charset=latin1' } }],
     ['POST', '/api/auth/refresh', { body: { refresh_token: 42 } }],
+    ['POST', '/api/deployments', { token, body: `${'['.repeat(200_000)}${']'.repeat(200_000)}` }],
+    ['POST', '/api/deployments', { token, body: `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}` }],
     ['POST', '/v1/auth/signin', { body: { email: 'x'.repeat(300), password: 'y' } }],
     ['PATCH', '/v1/settings/api-keys', { token, body: { id: 'key_\u0000' } }],
     ['OPTIONS', '/api/deployments', {}],
