@@ -31,7 +31,7 @@ import type { Plan } from './organizations/organization.entity.ts';
 import { createOrganizationService } from './organizations/service.ts';
 
 export interface AppDeps {
-  config: Pick<Config, 'env' | 'signingKey' | 'endpointDomain'>;
+  config: Pick<Config, 'env' | 'signingKey' | 'endpointDomain' | 'trustProxy'>;
   orm: MikroORM;
   /** For the rate limiter's shared counters. */
   pool: pg.Pool;
@@ -62,7 +62,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const router = new Router<AppState>();
   mountRoutes(router, routes, { idempotency: idempotency({ key: deriveKey(deps.config.signingKey, 'idempotency') }) });
 
-  const app = new Koa<AppState>();
+  const app = new Koa<AppState>({ proxy: deps.config.trustProxy });
   app.use(requestContext({ log: deps.log, orm: deps.orm }));
   app.use(auditTrail(createAuditService({ orm: deps.orm })));
   app.use(errorHandler());

@@ -13,6 +13,8 @@ const EnvSchema = z.object({
   KILN_SIGNING_KEY: z.string().min(32).optional(),
   KILN_ADMIN_EMAILS: z.string().default(''),
   KILN_ENDPOINT_DOMAIN: z.string().regex(/^[a-z0-9.-]+$/).default('endpoints.kiln.localhost'),
+  // Behind a load balancer: take the client address from X-Forwarded-For (per-address rate limits, audit).
+  KILN_TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -25,6 +27,7 @@ export interface Config {
   readonly signingKey: string;
   readonly adminEmails: readonly string[];
   readonly endpointDomain: string;
+  readonly trustProxy: boolean;
   readonly logLevel: string;
 }
 
@@ -48,6 +51,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     signingKey: e.KILN_SIGNING_KEY ?? (await developmentSigningKey(dataDir)),
     adminEmails: e.KILN_ADMIN_EMAILS.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
     endpointDomain: e.KILN_ENDPOINT_DOMAIN,
+    trustProxy: e.KILN_TRUST_PROXY === 'true',
     logLevel: e.LOG_LEVEL,
   };
 }

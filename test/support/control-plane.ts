@@ -32,7 +32,7 @@ export async function startTestApi(testFile: string, overrides: Partial<Pick<App
   const orm = await openDatabase(databaseUrl);
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   const app = createApp({
-    config: { env: 'development', signingKey: 'test-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.test', ...overrides.config },
+    config: { env: 'development', signingKey: 'test-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.test', trustProxy: false, ...overrides.config },
     orm,
     pool,
     log: pino({ level: 'silent' }),
