@@ -15,13 +15,15 @@ export interface AuditEntry {
   statusCode: number;
 }
 
-// One statement: atomic on its own, and one round trip on every audited request.
+// One statement: atomic on its own, and one round trip on every audited request. A key's last-used time
+// is kept to the minute: rewriting it on every request would serialize a busy key's requests on its row.
 const RECORD_USE = `
   WITH record AS (
     INSERT INTO audit_log (id, created_at, organization_id, user_id, api_key_id, action, resource_type, resource_id, ip_address, status_code)
     VALUES (?, now(), ?, ?, ?, ?, ?, ?, ?, ?)
   )
-  UPDATE api_key SET last_used_at = now() WHERE id = ?`;
+  UPDATE api_key SET last_used_at = now()
+  WHERE id = ? AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`;
 
 export function createAuditService(deps: { orm: MikroORM }) {
   return {
