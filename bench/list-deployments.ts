@@ -2,6 +2,8 @@
 // GET /api/deployments?limit=20 (first page, a page ~90,000 rows deep) against a bare Koa route running
 // one indexed query of the same shape on the same database. Uses DATABASE_URL when set, else an
 // embedded PostgreSQL under DATA_DIR/bench.
+import { Client, Connection } from '@temporalio/client';
+import { createDeploymentOrchestrator } from '../control-plane/deployments/orchestrator.ts';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
@@ -31,6 +33,8 @@ const app = createApp({
   config: { env: 'development', signingKey: 'bench-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.bench', trustProxy: false },
   orm, pool, log: pino({ level: 'silent' }),
   rateLimits: { free: UNLIMITED, startup: UNLIMITED, growth: UNLIMITED, enterprise: UNLIMITED },
+  // The bench only reads: no workflow is ever told anything, so the connection is never opened.
+  orchestrator: createDeploymentOrchestrator(new Client({ connection: Connection.lazy({ address: '127.0.0.1:7233' }) })),
 });
 const listening = app.listen(0, '127.0.0.1');
 await new Promise((resolve) => listening.once('listening', resolve));

@@ -15,6 +15,7 @@ import { createAuthService } from './auth/service.ts';
 import { createAccessTokens } from './auth/tokens.ts';
 import { deploymentRoutes } from './deployments/routes.ts';
 import { createDeploymentService } from './deployments/service.ts';
+import type { DeploymentOrchestrator } from './deployments/orchestrator.ts';
 import { gpuTypeRoutes } from './gpu-types/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { auditTrail } from './http/audit.ts';
@@ -38,6 +39,8 @@ export interface AppDeps {
   log: Logger;
   /** Overrides the plans' rate limits (tests, bench). */
   rateLimits?: Readonly<Record<Plan, PlanLimit>>;
+  /** Sends deployments' desired state to their workflows. */
+  orchestrator: DeploymentOrchestrator;
 }
 
 export function createApp(deps: AppDeps): Koa<AppState> {
@@ -48,6 +51,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const deployments = createDeploymentService({
     endpointDomain: deps.config.endpointDomain,
     cursors: createCursorCodec(deriveKey(deps.config.signingKey, 'cursor')),
+    orchestrator: deps.orchestrator,
+    log: deps.log,
   });
 
   const routes: Route[] = [

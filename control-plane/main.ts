@@ -2,12 +2,14 @@
 // another module (infra/start.ts) with the database and port it chose.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { pino } from 'pino';
 import { startPostgres } from '../infra/servers/postgres.ts';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './database/orm.ts';
+import { createDeploymentOrchestrator } from './deployments/orchestrator.ts';
 
 /** Port of the embedded PostgreSQL that `npm run api` starts when DATABASE_URL is unset. */
 const DEV_POSTGRES_PORT = 54329;
@@ -16,6 +18,8 @@ export interface StartApiOptions {
   databaseUrl: string;
   port: number;
   dataDir: string;
+  /** host:port of the Temporal frontend; connected lazily, so the API starts (and answers) without it. */
+  temporalAddress: string;
 }
 
 export interface RunningApi {
@@ -29,7 +33,9 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
   const log = pino({ level: config.logLevel, redact: ['req.headers.authorization'] });
   const orm = await openDatabase(options.databaseUrl);
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
-  const app = createApp({ config, orm, pool, log });
+  const temporal = Connection.lazy({ address: options.temporalAddress });
+  const orchestrator = createDeploymentOrchestrator(new Client({ connection: temporal }));
+  const app = createApp({ config, orm, pool, log, orchestrator });
   const server = app.listen(config.port);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const { port } = server.address() as AddressInfo;
@@ -41,6 +47,7 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await pool.end();
       await orm.close();
+      await temporal.close();
     },
   };
 }
@@ -52,7 +59,9 @@ if (import.meta.main) {
     process.exit(1);
   });
   const postgres = config.databaseUrl ? undefined : await startPostgres({ dataDir: config.dataDir, port: DEV_POSTGRES_PORT });
-  const api = await startApi({ databaseUrl: config.databaseUrl ?? postgres!.url, port: config.port, dataDir: config.dataDir });
+  const api = await startApi({
+    databaseUrl: config.databaseUrl ?? postgres!.url, port: config.port, dataDir: config.dataDir, temporalAddress: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
+  });
   const stop = async () => {
     await api.close();
     await postgres?.stop();

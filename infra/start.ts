@@ -1,8 +1,13 @@
 // `npm start`: everything Kiln needs on one machine, in order, with a log line each; Ctrl-C stops them all.
 // DATABASE_URL, TEMPORAL_ADDRESS and KUBECONFIG replace the embedded PostgreSQL, Temporal dev server and
 // local GPU cluster with existing ones.
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { startApi } from '../control-plane/main.ts';
+import { DEPLOYMENTS_TASK_QUEUE } from '../workflows/contract/deployment.ts';
+import { startWorker } from '../workflows/worker.ts';
 import { externalPostgres, startPostgres } from './servers/postgres.ts';
 import { externalTemporal, startTemporal } from './servers/temporal.ts';
 import { startGpuCluster } from './servers/gpu-cluster.ts';
@@ -26,18 +31,38 @@ async function main(): Promise<void> {
   stops.push(() => temporal.stop());
   say(`Temporal: ${temporal.address}${temporal.uiUrl ? `, Web UI ${temporal.uiUrl}` : ' (TEMPORAL_ADDRESS)'}`);
 
-  if (process.env.KUBECONFIG) {
-    say(`GPU cluster: using KUBECONFIG ${process.env.KUBECONFIG}`);
+  let kubeconfig = process.env.KUBECONFIG;
+  if (kubeconfig) {
+    say(`GPU cluster: using KUBECONFIG ${kubeconfig}`);
   } else {
     const cluster = await startGpuCluster({ dataDir: join(dataDir, 'gpu-cluster'), basePort: 16440 });
     stops.push(() => cluster.stop());
-    say(`GPU cluster: local Kubernetes with simulated GPU nodes, kubeconfig ${cluster.kubeconfig}`);
+    kubeconfig = cluster.kubeconfig;
+    say(`GPU cluster: local Kubernetes with simulated GPU nodes, kubeconfig ${kubeconfig}`);
   }
 
-  const api = await startApi({ databaseUrl: postgres.url, port: Number(process.env.PORT ?? 8080), dataDir });
+  const worker = await startWorker({
+    temporalAddress: temporal.address, databaseUrl: postgres.url, kubeconfig, dataDir,
+    pulumiBackendUrl: process.env.PULUMI_BACKEND_URL, pulumiPassphrase: await pulumiPassphrase(),
+  });
+  stops.push(() => worker.stop());
+  say(`worker: polling task queue ${DEPLOYMENTS_TASK_QUEUE}`);
+
+  const api = await startApi({ databaseUrl: postgres.url, port: Number(process.env.PORT ?? 8080), dataDir, temporalAddress: temporal.address });
   stops.push(() => api.close());
   say(`API: ${api.url} (reference API under /v1, platform API under /api)`);
   say('ready; Ctrl-C stops everything');
+}
+
+/** PULUMI_CONFIG_PASSPHRASE, or on a laptop one generated once and kept in the data folder. */
+async function pulumiPassphrase(): Promise<string> {
+  if (process.env.PULUMI_CONFIG_PASSPHRASE) return process.env.PULUMI_CONFIG_PASSPHRASE;
+  const file = join(dataDir, 'pulumi-passphrase');
+  if (!existsSync(file)) {
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(file, randomBytes(24).toString('base64url'), { mode: 0o600 });
+  }
+  return (await readFile(file, 'utf8')).trim();
 }
 
 let stopping = false;

@@ -1,11 +1,12 @@
 // Runs a command (the test runner) with the servers every test file shares: one PostgreSQL, in which each
-// test file creates its own database (test/support/database.ts), so files run in parallel.
-// With DATABASE_URL set, that server is used instead of an embedded one.
+// test file creates its own database (test/support/database.ts), so files run in parallel, and one Temporal
+// dev server. With DATABASE_URL or TEMPORAL_ADDRESS set, those servers are used instead.
 import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePort } from './servers/process.ts';
 import { externalPostgres, startPostgres } from './servers/postgres.ts';
+import { externalTemporal, startTemporal } from './servers/temporal.ts';
 
 const [command, ...args] = process.argv.slice(2);
 if (!command) {
@@ -19,13 +20,19 @@ const postgres = process.env.DATABASE_URL
   ? externalPostgres(process.env.DATABASE_URL)
   : await startPostgres({ dataDir, port: await freePort() });
 
+await rm(join(dataDir, 'temporal'), { recursive: true, force: true });
+const temporal = process.env.TEMPORAL_ADDRESS
+  ? externalTemporal(process.env.TEMPORAL_ADDRESS)
+  : await startTemporal({ dataDir: join(dataDir, 'temporal'), port: await freePort(), uiPort: await freePort() });
+
 const child = spawn(command, args, {
   stdio: 'inherit',
-  env: { ...process.env, KILN_TEST_DATABASE_URL: postgres.url, KILN_TEST_DATA_DIR: dataDir },
+  env: { ...process.env, KILN_TEST_DATABASE_URL: postgres.url, KILN_TEST_TEMPORAL_ADDRESS: temporal.address, KILN_TEST_DATA_DIR: dataDir },
 });
 const stopOn = (signal: NodeJS.Signals) => process.on(signal, () => child.kill(signal));
 stopOn('SIGINT');
 stopOn('SIGTERM');
 const code = await new Promise<number>((resolve) => child.on('exit', (c, s) => resolve(c ?? (s ? 1 : 0))));
+await temporal.stop();
 await postgres.stop();
 process.exit(code);

@@ -9,9 +9,11 @@ import { RefreshTokenSchema } from '../auth/refresh-token.entity.ts';
 import { ApiKeySchema } from '../api-keys/api-key.entity.ts';
 import { AuditLogSchema } from '../audit/audit-log.entity.ts';
 import { DeploymentSchema } from '../deployments/deployment.entity.ts';
+import { DeploymentEventSchema } from '../deployments/deployment-event.entity.ts';
 import { IdempotencyRecordSchema } from '../http/idempotency.entity.ts';
 import { BaseSchema } from './base.entity.ts';
 import { Migration20261121000000Initial } from './migrations/Migration20261121000000Initial.ts';
+import { Migration20261121120000Workflows } from './migrations/Migration20261121120000Workflows.ts';
 
 export const ENTITIES = [
   BaseSchema,
@@ -22,6 +24,7 @@ export const ENTITIES = [
   ApiKeySchema,
   AuditLogSchema,
   DeploymentSchema,
+  DeploymentEventSchema,
   IdempotencyRecordSchema,
 ];
 
@@ -33,7 +36,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
     entities: ENTITIES,
     extensions: [Migrator],
     migrations: {
-      migrationsList: [Migration20261121000000Initial],
+      migrationsList: [Migration20261121000000Initial, Migration20261121120000Workflows],
       snapshot: false,
       silent: true,
     },

@@ -25,6 +25,16 @@ export const DeploymentSchema = defineEntity({
     minReplicas: p.integer(),
     maxReplicas: p.integer(),
     currentReplicas: p.integer(),
+    /** Raised by every change of the desired state; the workflow converges on the highest it has seen. */
+    generation: p.integer().default(1),
+    /** false after `stop`, true after `start`. */
+    running: p.boolean().default(true),
+    /** Raised by `restart`. */
+    restarts: p.integer().default(0),
+    /** Set by DELETE: the workflow tears the deployment down, then sets deletedAt. */
+    deleteRequested: p.boolean().default(false),
+    /** Why the last rollout failed, as the workflow reported it; null unless status is `failed`. */
+    failureReason: p.text().nullable(),
     updatedAt: p.datetime(3).onCreate(() => new Date()).onUpdate(() => new Date()),
     deletedAt: p.datetime().nullable(),
   },

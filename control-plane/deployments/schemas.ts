@@ -40,11 +40,12 @@ export const DeploymentView = CreatedDeployment.extend({
   currentReplicas: z.number().int(),
   minReplicas: z.number().int(),
   maxReplicas: z.number().int(),
+  failureReason: z.string().nullable().meta({ description: 'Why the last rollout failed; null unless status is failed.' }),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
 }).meta({ id: 'Deployment' });
 
-export const DeletedDeployment = z.object({ id: z.string(), status: z.literal('deleted') }).meta({ id: 'DeletedDeployment' });
+export const DeletedDeployment = z.object({ id: z.string(), status: z.enum(['deleting', 'deleted']) }).meta({ id: 'DeletedDeployment' });
 
 export const DeploymentIdParams = z.object({ id: z.string().max(64) });
 

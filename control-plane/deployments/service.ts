@@ -1,7 +1,9 @@
 // Deployments: the desired state of a vLLM deployment, per organization. create, update and remove are
-// the single place where provisioning workflows get started or signalled (next issue); until then a
-// created deployment stays `pending`.
+// the single place where the deployment's workflow hears of a change: the desired state is committed first
+// (with a raised generation), then sent; the workflow drives the status from there.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { DeploymentOrchestrator } from './orchestrator.ts';
 import { findGpuType } from '../../catalog/gpu-types.ts';
 import type { Principal } from '../auth/principal.ts';
 import { newId } from '../database/ids.ts';
@@ -35,6 +37,8 @@ const STATE_LABELS: Record<DeploymentStatus, DeploymentViewBody['state']> = {
 export interface DeploymentServiceDeps {
   endpointDomain: string;
   cursors: CursorCodec;
+  orchestrator: Pick<DeploymentOrchestrator, 'converge'>;
+  log: Pick<Logger, 'error'>;
 }
 
 interface Scaling { replicas?: number | undefined; minReplicas?: number | undefined; maxReplicas?: number | undefined }
@@ -44,6 +48,16 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
     const deployment = await em.findOne(DeploymentSchema, { id, organization: principal.organizationId, deletedAt: null });
     if (!deployment) throw new DeploymentNotFoundError(`Deployment ${id} not found`);
     return deployment;
+  }
+
+  /**
+   * Tells the workflow about a committed desired state. When Temporal cannot be reached the change stays
+   * saved (nothing the user sent is lost) and the next change, or a recovery retry, sends it again.
+   */
+  async function converge(deployment: Deployment): Promise<void> {
+    await deps.orchestrator.converge(deployment).catch((error: unknown) => {
+      deps.log.error({ err: error, deploymentId: deployment.id }, 'could not reach the deployment workflow');
+    });
   }
 
   return {
@@ -101,29 +115,34 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         if (error instanceof Error && error.name === 'UniqueConstraintViolationException') throw nameTaken(input.name);
         throw error;
       });
-      // Next issue: start the deployment's workflow here (workflow id = deployment id).
+      await converge(deployment);
       return { id: deployment.id, name: deployment.name, status: deployment.status, endpoint: deployment.endpoint };
     },
 
     async update(em: EntityManager, principal: Principal, id: string, input: UpdateDeploymentInput | ReplaceDeploymentInput, replace: boolean) {
       if (input.model !== undefined) assertLoadable(input.model);
       const deployment = await find(em, principal, id);
+      if (deployment.deleteRequested) throw new ConflictError(`Deployment ${id} is being deleted`, { field: 'id' });
       const scaling = resolveScaling(input, replace ? undefined : deployment);
       if (input.model !== undefined) deployment.model = input.model;
       if (input.gpu !== undefined) deployment.gpu = input.gpu;
       Object.assign(deployment, scaling);
+      deployment.generation += 1;
       await em.flush();
-      // Next issue: signal the deployment's workflow with the new configuration here.
+      await converge(deployment);
       return view(deployment);
     },
 
     async remove(em: EntityManager, principal: Principal, id: string) {
       const deployment = await find(em, principal, id);
-      // Next issue: the workflow tears the deployment down (deleting -> deleted); until then it is gone at once.
-      deployment.status = 'deleted';
-      deployment.deletedAt = new Date();
-      await em.flush();
-      return { id: deployment.id, status: 'deleted' as const };
+      if (!deployment.deleteRequested) {
+        deployment.deleteRequested = true;
+        deployment.generation += 1;
+        deployment.status = 'deleting';
+        await em.flush();
+      }
+      await converge(deployment);
+      return { id: deployment.id, status: deployment.status };
     },
   };
 }
@@ -187,6 +206,7 @@ function view(d: Deployment): DeploymentViewBody {
     id: d.id, name: d.name, model: d.model, runtime: d.runtime, gpu: d.gpu, gpuType: d.gpu,
     status: d.status, state: STATE_LABELS[d.status], endpoint: d.endpoint,
     replicas: d.replicas, currentReplicas: d.currentReplicas, minReplicas: d.minReplicas, maxReplicas: d.maxReplicas,
+    failureReason: d.failureReason ?? null,
     createdAt: d.createdAt.toISOString(), updatedAt: d.updatedAt.toISOString(),
   };
 }

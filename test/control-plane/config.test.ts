@@ -1,4 +1,5 @@
 // Configuration from the environment, and startApi() as infra/start.ts calls it.
+import { testTemporalAddress } from '../support/temporal.ts';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +34,7 @@ test('invalid values stop start-up naming the variable', async (t) => {
 
 test('startApi serves the API on the given database and port', async (t) => {
   const databaseUrl = await createTestDatabase(import.meta.filename);
-  const api = await startApi({ databaseUrl, port: 0, dataDir: await tempDir() });
+  const api = await startApi({ databaseUrl, port: 0, dataDir: await tempDir(), temporalAddress: testTemporalAddress() });
   t.teardown(() => api.close());
   const res = await fetch(`${api.url}/api/health`);
   t.is(res.status, 200);

@@ -135,18 +135,45 @@ test('bad updates: replicas beyond max 422, unknown field 400, bad model 400', a
   t.is((await api.request('PUT', `/api/deployments/${id}`, { token, body: { model: 'a/b' } })).status, 400);
 });
 
-test('DELETE removes a deployment: gone from reads and lists, its name free again', async (t) => {
+test('DELETE answers at once with deleting and tells the workflow; updates are then refused', async (t) => {
   const { token } = await signup(api);
   const { body } = await api.request('POST', '/api/deployments', { token, body: validDeployment('gone') });
   const res = await api.request('DELETE', `/api/deployments/${body.data.id}`, { token });
   t.is(res.status, 200);
-  t.deepEqual(res.body, { success: true, data: { id: body.data.id, status: 'deleted' }, error: null });
-  const read = await api.request('GET', `/api/deployments/${body.data.id}`, { token });
-  t.is(read.status, 404);
-  t.is(read.body.error.code, 'DEPLOYMENT_NOT_FOUND');
-  t.deepEqual((await api.request('GET', '/api/deployments', { token })).body.data, []);
-  t.is((await api.request('POST', '/api/deployments', { token, body: validDeployment('gone') })).status, 201);
+  t.deepEqual(res.body, { success: true, data: { id: body.data.id, status: 'deleting' }, error: null });
+  t.is((await api.request('GET', `/api/deployments/${body.data.id}`, { token })).body.data.status, 'deleting');
+  const again = await api.request('DELETE', `/api/deployments/${body.data.id}`, { token });
+  t.deepEqual(again.body.data, { id: body.data.id, status: 'deleting' }, 'a repeated DELETE is harmless');
+  const patch = await api.request('PATCH', `/api/deployments/${body.data.id}`, { token, body: { replicas: 2 } });
+  t.is(patch.status, 409);
+  t.deepEqual(await desiredStatesSent(body.data.id), [{ generation: 1, deleted: false }, { generation: 2, deleted: true }, { generation: 2, deleted: true }]);
 });
+
+test('create starts the deployment\'s workflow (id = deployment id) and an update signals its new desired state', async (t) => {
+  const { token } = await signup(api);
+  const { body } = await api.request('POST', '/api/deployments', { token, body: validDeployment('wf') });
+  const handle = api.workflows.workflow.getHandle(body.data.id);
+  const description = await handle.describe();
+  t.is(description.type, 'deploymentWorkflow');
+  t.is(description.taskQueue, 'kiln-deployments');
+  t.is(description.status.name, 'RUNNING');
+  t.deepEqual(await description.memo, { name: 'wf', model: validDeployment('wf').model });
+
+  const patched = await api.request('PATCH', `/api/deployments/${body.data.id}`, { token, body: { replicas: 2, maxReplicas: 4 } });
+  t.is(patched.status, 200);
+  const sent = await desiredStatesSent(body.data.id);
+  t.like(sent.at(-1), { generation: 2, deleted: false });
+});
+
+/** The desired states the workflow was sent, in order (no worker runs here, so they wait in its history). */
+async function desiredStatesSent(workflowId: string): Promise<{ generation: number; deleted: boolean }[]> {
+  const history = await api.workflows.workflow.getHandle(workflowId).fetchHistory();
+  const converter = api.workflows.options.loadedDataConverter.payloadConverter;
+  return (history.events ?? [])
+    .filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'desiredState')
+    .map((e) => converter.fromPayload(e.workflowExecutionSignaledEventAttributes!.input!.payloads![0]!) as { generation: number; deleted: boolean })
+    .map(({ generation, deleted }) => ({ generation, deleted }));
+}
 
 test('another organization\'s deployment is 404 for read, update and delete', async (t) => {
   const a = await signup(api, 'a');

@@ -1,15 +1,20 @@
 // A control plane on its own fresh database for one test file, plus small helpers that act like a client.
 import type { AddressInfo } from 'node:net';
+import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { pino } from 'pino';
 import { createApp, type AppDeps } from '../../control-plane/app.ts';
 import { openDatabase, type Orm } from '../../control-plane/database/orm.ts';
+import { createDeploymentOrchestrator } from '../../control-plane/deployments/orchestrator.ts';
 import { createTestDatabase } from './database.ts';
+import { testTemporalAddress } from './temporal.ts';
 
 export interface TestApi {
   readonly url: string;
   readonly orm: Orm;
   readonly pool: pg.Pool;
+  /** Temporal client of the test run's dev server, to look at the workflows the API started. */
+  readonly workflows: Client;
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   close(): Promise<void>;
 }
@@ -31,7 +36,10 @@ export async function startTestApi(testFile: string, overrides: Partial<Pick<App
   const databaseUrl = await createTestDatabase(testFile);
   const orm = await openDatabase(databaseUrl);
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+  const temporal = await Connection.connect({ address: testTemporalAddress() });
+  const workflows = new Client({ connection: temporal });
   const app = createApp({
+    orchestrator: createDeploymentOrchestrator(workflows),
     config: { env: 'development', signingKey: 'test-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.test', trustProxy: false, ...overrides.config },
     orm,
     pool,
@@ -51,6 +59,7 @@ export async function startTestApi(testFile: string, overrides: Partial<Pick<App
     url,
     orm,
     pool,
+    workflows,
     async request(method, path, options = {}) {
       const headers: Record<string, string> = { ...options.headers };
       if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -67,6 +76,7 @@ export async function startTestApi(testFile: string, overrides: Partial<Pick<App
       await new Promise((resolve) => server.close(resolve));
       await pool.end();
       await orm.close();
+      await temporal.close();
     },
   };
 }

@@ -1,0 +1,43 @@
+// The control plane's only door to Temporal for deployments: send a deployment's desired state to its
+// workflow, starting the workflow if it is not running yet (signal-with-start), so a create, an update and
+// a retry after a lost message are one idempotent operation. The API never waits for provisioning.
+import type { Client } from '@temporalio/client';
+import {
+  DEPLOYMENT_WORKFLOW, DEPLOYMENTS_TASK_QUEUE, desiredStateSignal, type DeploymentWorkflowInput, type DesiredDeployment,
+} from '../../workflows/contract/deployment.ts';
+import { KilnGpuType, KilnOrganizationId, KilnStatus } from '../../workflows/contract/search-attributes.ts';
+import type { Deployment } from './deployment.entity.ts';
+
+export function createDeploymentOrchestrator(client: Client) {
+  return {
+    async converge(deployment: Deployment): Promise<void> {
+      const desired: DesiredDeployment = {
+        generation: deployment.generation,
+        model: deployment.model,
+        gpu: deployment.gpu,
+        replicas: deployment.replicas,
+        minReplicas: deployment.minReplicas,
+        maxReplicas: deployment.maxReplicas,
+        running: deployment.running,
+        restarts: deployment.restarts,
+        deleted: deployment.deleteRequested,
+      };
+      const input: DeploymentWorkflowInput = { deploymentId: deployment.id, organizationId: deployment.organization.id, name: deployment.name, desired };
+      await client.workflow.signalWithStart(DEPLOYMENT_WORKFLOW, {
+        workflowId: deployment.id,
+        taskQueue: DEPLOYMENTS_TASK_QUEUE,
+        args: [input],
+        signal: desiredStateSignal,
+        signalArgs: [desired],
+        memo: { name: deployment.name, model: deployment.model },
+        typedSearchAttributes: [
+          { key: KilnOrganizationId, value: deployment.organization.id },
+          { key: KilnStatus, value: deployment.status },
+          { key: KilnGpuType, value: deployment.gpu },
+        ],
+      });
+    },
+  };
+}
+
+export type DeploymentOrchestrator = ReturnType<typeof createDeploymentOrchestrator>;

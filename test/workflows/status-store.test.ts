@@ -1,0 +1,43 @@
+// The workflow's status writes on real PostgreSQL, read back through the public API.
+import test from 'ava';
+import { DeploymentEventSchema } from '../../control-plane/deployments/deployment-event.entity.ts';
+import { createStatusStore } from '../../workflows/deployment/status-store.ts';
+import { signup, startTestApi, type TestApi, validDeployment } from '../support/control-plane.ts';
+
+let api: TestApi;
+test.before(async () => { api = await startTestApi(import.meta.filename); });
+test.after.always(() => api?.close());
+
+async function newDeployment(name: string) {
+  const { token } = await signup(api);
+  const { body } = await api.request('POST', '/api/deployments', { token, body: validDeployment(name) });
+  return { token, id: body.data.id as string };
+}
+
+const events = (deploymentId: string) => api.orm.em.fork().find(DeploymentEventSchema, { deploymentId }, { orderBy: { createdAt: 'asc' } });
+
+test('edges set the status users read, and each edge event is stored once with the webhook payload', async (t) => {
+  const { token, id } = await newDeployment('edges');
+  const store = createStatusStore(api.orm);
+  await store.record({ deploymentId: id, status: 'deploying', generation: 1, replicas: 0 });
+  await store.record({ deploymentId: id, status: 'running', event: 'deployment.running', generation: 1, replicas: 2 });
+  await store.record({ deploymentId: id, status: 'running', event: 'deployment.running', generation: 1, replicas: 2 }); // a retried write
+
+  const read = await api.request('GET', `/api/deployments/${id}`, { token });
+  t.like(read.body.data, { status: 'running', state: 'HEALTHY', currentReplicas: 2 });
+  const stored = await events(id);
+  t.is(stored.length, 1);
+  t.like(stored[0]!.payload, { event: 'deployment.running', data: { id, name: 'edges', status: 'running', gpu: read.body.data.gpu, replicas: 2, endpoint: read.body.data.endpoint } });
+});
+
+test('a failed edge keeps its reason; deleted removes the deployment from reads', async (t) => {
+  const { token, id } = await newDeployment('doomed');
+  const store = createStatusStore(api.orm);
+  await store.record({ deploymentId: id, status: 'failed', event: 'deployment.failed', generation: 1, replicas: 0, failureReason: '1 of 1 replicas cannot be placed' });
+  t.like((await events(id))[0]!.payload, { data: { status: 'failed', reason: '1 of 1 replicas cannot be placed' } });
+  t.like((await api.request('GET', `/api/deployments/${id}`, { token })).body.data, { status: 'failed', failureReason: '1 of 1 replicas cannot be placed' });
+
+  await store.record({ deploymentId: id, status: 'deleted', event: 'deployment.deleted', generation: 2, replicas: 0 });
+  t.is((await api.request('GET', `/api/deployments/${id}`, { token })).status, 404);
+  t.deepEqual((await events(id)).map((e) => e.type), ['deployment.failed', 'deployment.deleted']);
+});

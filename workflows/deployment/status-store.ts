@@ -1,0 +1,35 @@
+// Writes a lifecycle edge to PostgreSQL: the deployment's status row and, when the edge has one, its event,
+// in one transaction. Idempotent: a retried write sets the same status and the event's unique key keeps
+// it single. Edges arrive in order: one workflow writes them, one activity at a time.
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { newId } from '../../control-plane/database/ids.ts';
+import { DeploymentSchema } from '../../control-plane/deployments/deployment.entity.ts';
+import { DeploymentEventSchema } from '../../control-plane/deployments/deployment-event.entity.ts';
+import type { StatusUpdate } from './activities.ts';
+
+export function createStatusStore(orm: MikroORM) {
+  return {
+    async record(update: StatusUpdate): Promise<void> {
+      await orm.em.fork().transactional(async (em) => {
+        const deployment = await em.findOneOrFail(DeploymentSchema, { id: update.deploymentId }, { populate: ['organization'] });
+        deployment.status = update.status;
+        deployment.currentReplicas = update.replicas;
+        deployment.failureReason = update.failureReason ?? null;
+        if (update.status === 'deleted') deployment.deletedAt ??= new Date();
+        if (!update.event) return;
+        const payload = {
+          event: update.event,
+          timestamp: new Date().toISOString(),
+          data: {
+            id: deployment.id, name: deployment.name, status: update.status, endpoint: deployment.endpoint, gpu: deployment.gpu,
+            replicas: update.replicas, ...(update.failureReason ? { reason: update.failureReason } : {}),
+          },
+        };
+        await em.upsert(DeploymentEventSchema, {
+          id: newId('evt'), deploymentId: deployment.id, organizationId: deployment.organization.id,
+          type: update.event, generation: update.generation, payload, createdAt: new Date(),
+        }, { onConflictAction: 'ignore', onConflictFields: ['deploymentId', 'type', 'generation'], disableIdentityMap: true });
+      });
+    },
+  };
+}
