@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { defineRoute, type Route } from '../http/routes.ts';
 import type { DeploymentService } from './service.ts';
 import {
-  CreateDeploymentRequest, CreatedDeployment, DeletedDeployment, DeploymentIdParams, DeploymentView, ListDeploymentsQuery,
+  CreateDeploymentRequest, CreatedDeployment, DeletedDeployment, DeploymentActionRequest, DeploymentIdParams, DeploymentView, ListDeploymentsQuery,
   ReplaceDeploymentRequest, UpdateDeploymentRequest,
 } from './schemas.ts';
 
@@ -47,6 +47,12 @@ export function deploymentRoutes(deployments: DeploymentService): Route[] {
     }),
     update('PATCH', UpdateDeploymentRequest),
     update('PUT', ReplaceDeploymentRequest),
+    defineRoute({
+      ...common, method: 'POST', path: '/v1/deployments/{id}/actions', operationId: 'deploymentActionV1',
+      summary: 'Stop, start, restart or scale a deployment; answers at once with the new desired state',
+      params: DeploymentIdParams, body: DeploymentActionRequest, response: DeploymentView, errors: [404, 409, 422],
+      handle: async ({ params, body, state }) => ({ data: await deployments.act(state.em, state.principal!, params.id, body) }),
+    }),
     defineRoute({
       ...common, method: 'DELETE', path: '/api/deployments/{id}', operationId: 'deleteDeployment', summary: 'Delete a deployment',
       params: DeploymentIdParams, response: DeletedDeployment, errors: [404],

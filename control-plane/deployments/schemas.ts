@@ -23,6 +23,15 @@ export const ReplaceDeploymentRequest = z.strictObject({ model, runtime, gpu, ..
 /** PATCH: any part of the configuration. */
 export const UpdateDeploymentRequest = z.strictObject({ model: model.optional(), gpu: gpu.optional(), ...scaling }).meta({ id: 'UpdateDeploymentRequest' });
 
+/** POST /v1/deployments/{id}/actions: one lifecycle action; `scale` takes the new replica count. */
+export const DeploymentActionRequest = z.discriminatedUnion('action', [
+  z.strictObject({ action: z.literal('stop') }),
+  z.strictObject({ action: z.literal('start') }),
+  z.strictObject({ action: z.literal('restart') }),
+  z.strictObject({ action: z.literal('scale'), replicas: z.number().int().min(1).max(64) }),
+]).meta({ id: 'DeploymentActionRequest' });
+export type DeploymentActionInput = z.infer<typeof DeploymentActionRequest>;
+
 export const CreatedDeployment = z.object({
   id: z.string().meta({ example: 'dep_0123456789abcdefghij' }),
   name: z.string(),

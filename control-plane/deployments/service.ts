@@ -14,7 +14,7 @@ import type { CursorCodec } from '../http/pagination.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
 import { DeploymentSchema, type Deployment, type DeploymentStatus } from './deployment.entity.ts';
 import type {
-  CreateDeploymentInput, DeploymentViewBody, ListDeploymentsInput, ReplaceDeploymentInput, SORT_FIELDS, UpdateDeploymentInput,
+  CreateDeploymentInput, DeploymentActionInput, DeploymentViewBody, ListDeploymentsInput, ReplaceDeploymentInput, SORT_FIELDS, UpdateDeploymentInput,
 } from './schemas.ts';
 
 export const VALID_MODEL_SOURCES = ['huggingface:<org>/<model>', 'hf://<org>/<model>', 's3://<bucket>/<path>', 'gs://<bucket>/<path>'];
@@ -127,6 +127,21 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       if (input.model !== undefined) deployment.model = input.model;
       if (input.gpu !== undefined) deployment.gpu = input.gpu;
       Object.assign(deployment, scaling);
+      deployment.generation += 1;
+      await em.flush();
+      await converge(deployment);
+      return view(deployment);
+    },
+
+    async act(em: EntityManager, principal: Principal, id: string, input: DeploymentActionInput) {
+      const deployment = await find(em, principal, id);
+      if (deployment.deleteRequested) throw new ConflictError(`Deployment ${id} is being deleted`, { field: 'id' });
+      switch (input.action) {
+        case 'stop': deployment.running = false; break;
+        case 'start': deployment.running = true; break;
+        case 'restart': deployment.restarts += 1; break;
+        case 'scale': Object.assign(deployment, resolveScaling({ replicas: input.replicas }, deployment)); break;
+      }
       deployment.generation += 1;
       await em.flush();
       await converge(deployment);

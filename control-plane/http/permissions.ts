@@ -41,6 +41,7 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   'PATCH /api/deployments/{id}': 'deployments:write',
   'PUT /api/deployments/{id}': 'deployments:write',
   'DELETE /api/deployments/{id}': 'deployments:write',
+  'POST /v1/deployments/{id}/actions': 'deployments:write',
 };
 
 const READS: readonly Permission[] = ['deployments:read', 'catalog:read', 'api-keys:read'];

@@ -1,6 +1,6 @@
 // Deployments on both surfaces: create, read, update, delete, validation, credits, scopes, tenancy.
 import test from 'ava';
-import { createApiKey, signup, startTestApi, type TestApi, validDeployment } from '../support/control-plane.ts';
+import { createApiKey, desiredStatesSent, signup, startTestApi, type TestApi, validDeployment } from '../support/control-plane.ts';
 
 let api: TestApi;
 test.before(async () => {
@@ -146,7 +146,7 @@ test('DELETE answers at once with deleting and tells the workflow; updates are t
   t.deepEqual(again.body.data, { id: body.data.id, status: 'deleting' }, 'a repeated DELETE is harmless');
   const patch = await api.request('PATCH', `/api/deployments/${body.data.id}`, { token, body: { replicas: 2 } });
   t.is(patch.status, 409);
-  t.deepEqual(await desiredStatesSent(body.data.id), [{ generation: 1, deleted: false }, { generation: 2, deleted: true }, { generation: 2, deleted: true }]);
+  t.deepEqual((await desiredStatesSent(api, body.data.id)).map(({ generation, deleted }) => ({ generation, deleted })), [{ generation: 1, deleted: false }, { generation: 2, deleted: true }, { generation: 2, deleted: true }]);
 });
 
 test('create starts the deployment\'s workflow (id = deployment id) and an update signals its new desired state', async (t) => {
@@ -161,19 +161,10 @@ test('create starts the deployment\'s workflow (id = deployment id) and an updat
 
   const patched = await api.request('PATCH', `/api/deployments/${body.data.id}`, { token, body: { replicas: 2, maxReplicas: 4 } });
   t.is(patched.status, 200);
-  const sent = await desiredStatesSent(body.data.id);
+  const sent = await desiredStatesSent(api, body.data.id);
   t.like(sent.at(-1), { generation: 2, deleted: false });
 });
 
-/** The desired states the workflow was sent, in order (no worker runs here, so they wait in its history). */
-async function desiredStatesSent(workflowId: string): Promise<{ generation: number; deleted: boolean }[]> {
-  const history = await api.workflows.workflow.getHandle(workflowId).fetchHistory();
-  const converter = api.workflows.options.loadedDataConverter.payloadConverter;
-  return (history.events ?? [])
-    .filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'desiredState')
-    .map((e) => converter.fromPayload(e.workflowExecutionSignaledEventAttributes!.input!.payloads![0]!) as { generation: number; deleted: boolean })
-    .map(({ generation, deleted }) => ({ generation, deleted }));
-}
 
 test('another organization\'s deployment is 404 for read, update and delete', async (t) => {
   const a = await signup(api, 'a');

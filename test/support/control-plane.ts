@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { createApp, type AppDeps } from '../../control-plane/app.ts';
 import { openDatabase, type Orm } from '../../control-plane/database/orm.ts';
 import { createDeploymentOrchestrator } from '../../control-plane/deployments/orchestrator.ts';
+import type { DesiredDeployment } from '../../workflows/contract/deployment.ts';
 import { createTestDatabase } from './database.ts';
 import { testTemporalAddress } from './temporal.ts';
 
@@ -101,3 +102,12 @@ export async function createApiKey(api: TestApi, token: string, scope: 'full_acc
 }
 
 export const validDeployment = (name = 'llama-chat') => ({ name, model: 'meta-llama/Llama-3.1-8B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4' });
+
+/** The desired states a deployment's workflow was sent, in order (no worker runs in API tests, so they wait in its history). */
+export async function desiredStatesSent(api: TestApi, workflowId: string): Promise<DesiredDeployment[]> {
+  const history = await api.workflows.workflow.getHandle(workflowId).fetchHistory();
+  const converter = api.workflows.options.loadedDataConverter.payloadConverter;
+  return (history.events ?? [])
+    .filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'desiredState')
+    .map((e) => converter.fromPayload(e.workflowExecutionSignaledEventAttributes!.input!.payloads![0]!) as DesiredDeployment);
+}
