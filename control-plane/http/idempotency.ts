@@ -11,6 +11,7 @@ import { BadRequestError, IdempotencyConflictError } from './errors.ts';
 import { IdempotencyRecordSchema } from './idempotency.entity.ts';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
+const RETENTION_MS = 24 * 3600 * 1000;
 
 interface Sealed { iv: string; tag: string; data: string }
 
@@ -36,6 +37,8 @@ export function idempotency(deps: { key: Buffer }): Middleware<AppState> {
     const callerKey = principal ? `${principal.organizationId}:${principal.apiKeyId ?? principal.userId}` : `ip:${ctx.ip}`;
     const requestHash = sha256(`${ctx.method} ${ctx.path} ${JSON.stringify(ctx.request.body ?? null)}`);
 
+    // Keys are remembered for a day, like most APIs that take them; after that a key may be used afresh.
+    await em.nativeDelete(IdempotencyRecordSchema, { callerKey, key, createdAt: { $lte: new Date(Date.now() - RETENTION_MS) } });
     const stored = await em.findOne(IdempotencyRecordSchema, { callerKey, key });
     if (stored) {
       if (stored.requestHash !== requestHash) {

@@ -225,6 +225,17 @@ test('Idempotency-Key: same request replays the first answer, another request un
   t.is((await api.request('POST', '/v1/deployments', { token: other.token, headers, body: validDeployment('idem') })).status, 201);
 });
 
+test('an Idempotency-Key is remembered for a day, then free again', async (t) => {
+  const { token } = await signup(api);
+  const headers = { 'idempotency-key': 'daily-deploy' };
+  t.is((await api.request('POST', '/api/deployments', { token, headers, body: validDeployment('monday') })).status, 201);
+  t.is((await api.request('POST', '/api/deployments', { token, headers, body: validDeployment('tuesday') })).status, 409);
+  await api.pool.query(`UPDATE idempotency_record SET created_at = now() - interval '25 hours' WHERE key = 'daily-deploy'`);
+  const later = await api.request('POST', '/api/deployments', { token, headers, body: validDeployment('tuesday') });
+  t.is(later.status, 201);
+  t.is(later.body.data.name, 'tuesday');
+});
+
 test('a failed create is not stored under its Idempotency-Key', async (t) => {
   const { token, organizationId } = await signup(api);
   const headers = { 'idempotency-key': 'retry-me' };
