@@ -1,5 +1,8 @@
 // The Koa application, built from explicit dependencies (no globals), so tests and the bench build it
 // against their own database.
+import { createSecretBox } from './auth/secret-box.ts';
+import { createWebhookService } from './webhooks/service.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -61,6 +64,10 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     ...apiKeyRoutes(apiKeys),
     ...deploymentRoutes(deployments),
     ...gpuTypeRoutes(),
+    ...webhookRoutes(createWebhookService({
+      secrets: createSecretBox(deriveKey(deps.config.signingKey, 'webhook-secrets')),
+      allowPrivateUrls: deps.config.env !== 'production',
+    })),
   ];
   routes.push(...openApiRoutes(() => routes));
 

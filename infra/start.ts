@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { loadConfig } from '../control-plane/config.ts';
 import { startApi } from '../control-plane/main.ts';
 import { DEPLOYMENTS_TASK_QUEUE } from '../workflows/contract/deployment.ts';
 import { startWorker } from '../workflows/worker.ts';
@@ -41,9 +42,11 @@ async function main(): Promise<void> {
     say(`GPU cluster: local Kubernetes with simulated GPU nodes, kubeconfig ${kubeconfig}`);
   }
 
+  const config = await loadConfig({ ...process.env, DATA_DIR: dataDir });
   const worker = await startWorker({
     temporalAddress: temporal.address, databaseUrl: postgres.url, kubeconfig, dataDir,
     pulumiBackendUrl: process.env.PULUMI_BACKEND_URL, pulumiPassphrase: await pulumiPassphrase(),
+    signingKey: config.signingKey, allowPrivateWebhookUrls: config.env !== 'production',
   });
   stops.push(() => worker.stop());
   say(`worker: polling task queue ${DEPLOYMENTS_TASK_QUEUE}`);

@@ -10,10 +10,13 @@ import { ApiKeySchema } from '../api-keys/api-key.entity.ts';
 import { AuditLogSchema } from '../audit/audit-log.entity.ts';
 import { DeploymentSchema } from '../deployments/deployment.entity.ts';
 import { DeploymentEventSchema } from '../deployments/deployment-event.entity.ts';
+import { WebhookSubscriptionSchema } from '../webhooks/webhook-subscription.entity.ts';
+import { WebhookAttemptSchema } from '../webhooks/webhook-attempt.entity.ts';
 import { IdempotencyRecordSchema } from '../http/idempotency.entity.ts';
 import { BaseSchema } from './base.entity.ts';
 import { Migration20261121000000Initial } from './migrations/Migration20261121000000Initial.ts';
 import { Migration20261121120000Workflows } from './migrations/Migration20261121120000Workflows.ts';
+import { Migration20261121130000Webhooks } from './migrations/Migration20261121130000Webhooks.ts';
 
 export const ENTITIES = [
   BaseSchema,
@@ -25,6 +28,8 @@ export const ENTITIES = [
   AuditLogSchema,
   DeploymentSchema,
   DeploymentEventSchema,
+  WebhookSubscriptionSchema,
+  WebhookAttemptSchema,
   IdempotencyRecordSchema,
 ];
 
@@ -36,7 +41,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
     entities: ENTITIES,
     extensions: [Migrator],
     migrations: {
-      migrationsList: [Migration20261121000000Initial, Migration20261121120000Workflows],
+      migrationsList: [Migration20261121000000Initial, Migration20261121120000Workflows, Migration20261121130000Webhooks],
       snapshot: false,
       silent: true,
     },

@@ -14,7 +14,9 @@ export type Permission =
   | 'deployments:write'
   | 'catalog:read'
   | 'api-keys:read'
-  | 'api-keys:write';
+  | 'api-keys:write'
+  | 'webhooks:read'
+  | 'webhooks:write';
 
 /** Keys are `<METHOD> <path>` as mounted: `/v1/...` for the reference API, `/api/...` for the platform. */
 export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
@@ -42,10 +44,14 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   'PUT /api/deployments/{id}': 'deployments:write',
   'DELETE /api/deployments/{id}': 'deployments:write',
   'POST /v1/deployments/{id}/actions': 'deployments:write',
+  'GET /api/webhooks': 'webhooks:read',
+  'POST /api/webhooks': 'webhooks:write',
+  'DELETE /api/webhooks/{id}': 'webhooks:write',
+  'GET /api/webhooks/{id}/attempts': 'webhooks:read',
 };
 
-const READS: readonly Permission[] = ['deployments:read', 'catalog:read', 'api-keys:read'];
-const ALL: readonly Permission[] = [...READS, 'deployments:write', 'api-keys:write'];
+const READS: readonly Permission[] = ['deployments:read', 'catalog:read', 'api-keys:read', 'webhooks:read'];
+const ALL: readonly Permission[] = [...READS, 'deployments:write', 'api-keys:write', 'webhooks:write'];
 
 /** What an API key may do (a login session acts as full_access). */
 export const SCOPE_PERMISSIONS: Readonly<Record<Scope, readonly Permission[]>> = {

@@ -4,10 +4,15 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { newId } from '../../control-plane/database/ids.ts';
 import { DeploymentSchema } from '../../control-plane/deployments/deployment.entity.ts';
-import { DeploymentEventSchema } from '../../control-plane/deployments/deployment-event.entity.ts';
+import { DeploymentEventSchema, type DeploymentEvent } from '../../control-plane/deployments/deployment-event.entity.ts';
 import type { StatusUpdate } from './activities.ts';
 
-export function createStatusStore(orm: MikroORM) {
+/** Starts webhook deliveries of a recorded event (webhooks/store.ts). */
+export interface EventDeliveries {
+  startFor(event: Pick<DeploymentEvent, 'id' | 'organizationId' | 'type'>): Promise<void>;
+}
+
+export function createStatusStore(orm: MikroORM, deliveries?: EventDeliveries) {
   return {
     async record(update: StatusUpdate): Promise<void> {
       await orm.em.fork().transactional(async (em) => {
@@ -30,6 +35,10 @@ export function createStatusStore(orm: MikroORM) {
           type: update.event, generation: update.generation, payload, createdAt: new Date(),
         }, { onConflictAction: 'ignore', onConflictFields: ['deploymentId', 'type', 'generation'], disableIdentityMap: true });
       });
+      if (!update.event || !deliveries) return;
+      // After the commit, and on every retry too: the deliveries' workflow ids make a second start a no-op.
+      const event = await orm.em.fork().findOneOrFail(DeploymentEventSchema, { deploymentId: update.deploymentId, type: update.event, generation: update.generation });
+      await deliveries.startFor(event);
     },
   };
 }

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+
+export const WEBHOOK_EVENTS = [
+  'deployment.created', 'deployment.running', 'deployment.failed', 'deployment.scaled', 'deployment.stopped', 'deployment.deleted',
+] as const;
+
+const url = z.url({ protocol: /^https?$/ }).max(2048).meta({ example: 'https://hooks.example.com/kiln' });
+
+export const CreateWebhookRequest = z.strictObject({
+  url,
+  events: z.array(z.enum(WEBHOOK_EVENTS)).min(1).max(WEBHOOK_EVENTS.length),
+  secret: z.string().min(24).max(256).optional().meta({
+    description: 'Signing secret: `whsec_` + base64 as Standard Webhooks defines, or any string of 24+ characters. Generated when absent.',
+  }),
+}).meta({ id: 'CreateWebhookRequest' });
+
+export const WebhookIdParams = z.object({ id: z.string().max(64) });
+
+export const WebhookView = z.object({
+  id: z.string().meta({ example: 'whs_0123456789abcdefghij' }),
+  url: z.string(),
+  events: z.array(z.enum(WEBHOOK_EVENTS)),
+  createdAt: z.iso.datetime(),
+}).meta({ id: 'WebhookSubscription' });
+
+export const WebhookWithSecret = WebhookView.extend({
+  secret: z.string().meta({ description: 'The signing secret: shown once, never again.' }),
+}).meta({ id: 'WebhookSubscriptionWithSecret' });
+
+export const DeletedWebhook = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'DeletedWebhook' });
+
+export const WebhookAttemptView = z.object({
+  id: z.string(),
+  deliveryId: z.string(),
+  eventId: z.string(),
+  attempt: z.number().int(),
+  statusCode: z.number().int().nullable(),
+  error: z.string().nullable(),
+  durationMs: z.number().int(),
+  createdAt: z.iso.datetime(),
+}).meta({ id: 'WebhookAttempt' });
+
+export type CreateWebhookInput = z.infer<typeof CreateWebhookRequest>;
+export type WebhookViewBody = z.infer<typeof WebhookView>;

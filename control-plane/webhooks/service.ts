@@ -1,0 +1,70 @@
+// Webhook subscriptions of an organization. The signing secret is sealed at rest and shown once; in
+// production a URL that resolves to a loopback, private or link-local address is refused (SSRF).
+import { randomBytes } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { assertPublicUrl, PrivateUrlError } from '../../workflows/webhooks/public-url.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { SecretBox } from '../auth/secret-box.ts';
+import { newId } from '../database/ids.ts';
+import { NotFoundError, ValidationError } from '../http/errors.ts';
+import { WebhookAttemptSchema } from './webhook-attempt.entity.ts';
+import { WebhookSubscriptionSchema, type WebhookSubscription } from './webhook-subscription.entity.ts';
+import type { CreateWebhookInput, WebhookViewBody } from './schemas.ts';
+
+export interface WebhookServiceDeps {
+  secrets: SecretBox;
+  allowPrivateUrls: boolean;
+}
+
+export function createWebhookService(deps: WebhookServiceDeps) {
+  async function find(em: EntityManager, principal: Principal, id: string): Promise<WebhookSubscription> {
+    const subscription = await em.findOne(WebhookSubscriptionSchema, { id, organization: principal.organizationId, deletedAt: null });
+    if (!subscription) throw new NotFoundError(`Webhook subscription ${id} not found`);
+    return subscription;
+  }
+
+  return {
+    async create(em: EntityManager, principal: Principal, input: CreateWebhookInput) {
+      if (!deps.allowPrivateUrls) {
+        await assertPublicUrl(input.url).catch((error: unknown) => {
+          const message = error instanceof PrivateUrlError ? error.message : `${new URL(input.url).hostname} does not resolve`;
+          throw new ValidationError(`Invalid field url: ${message}`, { fields: [{ field: 'url', message }] });
+        });
+      }
+      const secret = input.secret ?? `whsec_${randomBytes(32).toString('base64')}`;
+      const subscription = em.create(WebhookSubscriptionSchema, {
+        id: newId('whs'), organization: principal.organizationId, url: input.url, events: [...new Set(input.events)],
+        sealedSecret: deps.secrets.seal(secret), createdAt: new Date(),
+      });
+      await em.flush();
+      return { ...view(subscription), secret };
+    },
+
+    async list(em: EntityManager, principal: Principal) {
+      const subscriptions = await em.find(WebhookSubscriptionSchema, { organization: principal.organizationId, deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+      return subscriptions.map(view);
+    },
+
+    async remove(em: EntityManager, principal: Principal, id: string) {
+      const subscription = await find(em, principal, id);
+      subscription.deletedAt = new Date();
+      await em.flush();
+      return { id, deleted: true as const };
+    },
+
+    async attempts(em: EntityManager, principal: Principal, id: string) {
+      await find(em, principal, id);
+      const attempts = await em.find(WebhookAttemptSchema, { subscriptionId: id }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 100 });
+      return attempts.map((a) => ({
+        id: a.id, deliveryId: a.deliveryId, eventId: a.eventId, attempt: a.attempt, statusCode: a.statusCode ?? null,
+        error: a.error ?? null, durationMs: a.durationMs, createdAt: a.createdAt.toISOString(),
+      }));
+    },
+  };
+}
+
+function view(s: WebhookSubscription): WebhookViewBody {
+  return { id: s.id, url: s.url, events: s.events as WebhookViewBody['events'], createdAt: s.createdAt.toISOString() };
+}
+
+export type WebhookService = ReturnType<typeof createWebhookService>;
