@@ -4,7 +4,7 @@ import test from 'ava';
 import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runStackOperation, type IsolatedStackRequest, type PulumiSettings } from '../../workflows/pulumi/automation.ts';
+import { pulumiErrorSummary, runStackOperation, type IsolatedStackRequest, type PulumiSettings } from '../../workflows/pulumi/automation.ts';
 import type { TestProgramInput } from './fixtures/test-program.ts';
 
 async function world(): Promise<PulumiSettings & { dir: string }> {
@@ -58,4 +58,14 @@ test('an aborted update stops, and the next one succeeds', async (t) => {
   await t.throwsAsync(running);
   const outputs = await runStackOperation(settings, request('dep_abort'), 'up');
   t.is(outputs.endpoint?.value, 'http://llama.test');
+});
+
+test('a failed operation is summarised by the engine\'s own error lines, once each', (t) => {
+  const output = [
+    'code: -2', ' stderr: Command failed with exit code 1: pulumi up --yes', 'Updating (dep_x):',
+    "    pulumi:providers:kubernetes cluster  error: no resource plugin 'pulumi-resource-kubernetes' found",
+    'Diagnostics:', "    error: no resource plugin 'pulumi-resource-kubernetes' found", '    error: update failed',
+  ].join('\n');
+  t.is(pulumiErrorSummary(output), "no resource plugin 'pulumi-resource-kubernetes' found");
+  t.is(pulumiErrorSummary('something odd happened'), 'something odd happened');
 });

@@ -86,7 +86,7 @@ export function runStackOperation(settings: PulumiSettings, request: IsolatedSta
       if (message.type === 'progress') return hooks.onProgress?.(message.line);
       answered = true;
       if (message.type === 'done') resolve(message.outputs);
-      else reject(new Error(message.message));
+      else reject(new Error(pulumiErrorSummary(message.message)));
     });
     child.on('exit', (code, signal) => {
       hooks.signal?.removeEventListener('abort', onAbort);
@@ -126,4 +126,14 @@ async function clearStaleLock(settings: PulumiSettings, request: StackRequest): 
   const stale = entries.filter((path) => path.endsWith('.json') && path.split('/').slice(-3, -1).join('/') === `${request.project}/${request.stackName}`);
   await Promise.all(stale.map((path) => rm(join(locks, path), { force: true })));
   return stale.length > 0;
+}
+
+/**
+ * The engine's own `error:` lines of a failed operation, once each (the CLI's output repeats them amid the
+ * progress display), so a failure reason reads like "no resource plugin 'pulumi-resource-kubernetes' found".
+ */
+export function pulumiErrorSummary(output: string): string {
+  const errors = [...new Set([...output.matchAll(/error: (.+)/g)].map((m) => m[1]!.trim()))]
+    .filter((line) => !/^update (failed|canceled)$/.test(line) && !line.startsWith('Command failed'));
+  return errors.length ? errors.join('; ').slice(0, 1000) : output.trim().slice(0, 1000);
 }
