@@ -57,11 +57,12 @@ async function which(binary: string): Promise<string | undefined> {
 
 /** Uses binaries already on PATH when every one of them is there and reports the pinned version. */
 async function linkFromPath(spec: ToolSpec, staging: string): Promise<boolean> {
-  const found = await Promise.all(spec.binaries.map(which));
+  const binaries = Object.entries(spec.binaries);
+  const found = await Promise.all(binaries.map(([binary]) => which(binary)));
   if (found.some((p) => !p)) return false;
-  const { stdout, stderr } = await run(found[0]!, [...spec.versionArgs]).catch(() => ({ stdout: '', stderr: '' }));
+  const { stdout, stderr } = await run(found[0]!, [...binaries[0]![1]]).catch(() => ({ stdout: '', stderr: '' }));
   if (!`${stdout}${stderr}`.includes(spec.version.replace(/^v/, ''))) return false;
-  await Promise.all(spec.binaries.map((b, i) => symlink(found[i]!, join(staging, 'bin', b))));
+  await Promise.all(binaries.map(([binary], i) => symlink(found[i]!, join(staging, 'bin', binary))));
   return true;
 }
 

@@ -1,7 +1,7 @@
 // `npm run tools`: makes every external tool Kiln needs available in the cache, one progress line each.
 // Idempotent: a warm run only checks stamp files. Exits non-zero naming the tool that failed.
 import { performance } from 'node:perf_hooks';
-import { ensureTool, ToolError } from './build.ts';
+import { ensureTool, isInstalled, ToolError } from './build.ts';
 import { ensurePulumiPlugins } from './pulumi-plugins.ts';
 import { kilnCacheDir } from './paths.ts';
 import { TOOLS, type ToolName } from './versions.ts';
@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   say(`kiln tools: cache ${kilnCacheDir}`);
   for (const name of Object.keys(TOOLS) as ToolName[]) {
     const started = performance.now();
-    say(`  ${name} ${TOOLS[name].version}: checking`);
+    if (!isInstalled(name)) say(`  ${name} ${TOOLS[name].version}: not in the cache yet, getting it (a build from Go modules takes minutes)`);
     const source = await ensureTool(name);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     say(`  ${name} ${TOOLS[name].version}: ${source === 'cache' ? 'cached' : `ready (${source}, ${seconds}s)`}`);

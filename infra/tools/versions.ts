@@ -24,10 +24,11 @@ export interface GoBuild {
 
 export interface ToolSpec {
   readonly version: string;
-  /** Binaries the tool provides; the first is the one asked for its version. */
-  readonly binaries: readonly string[];
-  /** Arguments that make the first binary print a line containing the version (without a leading `v`). */
-  readonly versionArgs: readonly string[];
+  /**
+   * Binaries the tool provides, each with the arguments that make it print its version (without a leading
+   * `v`); the first is the one asked when looking for the tool on PATH.
+   */
+  readonly binaries: Readonly<Record<string, readonly string[]>>;
   readonly go: GoBuild;
   /** Official release archive for linux/amd64, for machines without `go` but with internet. */
   readonly download: (version: string) => { readonly url: string; readonly paths: Readonly<Record<string, string>> };
@@ -42,8 +43,7 @@ const stagingVersion = (v: string) => v.replace(/^v1\./, 'v0.');
 export const TOOLS = {
   temporal: {
     version: 'v1.5.1',
-    binaries: ['temporal'],
-    versionArgs: ['--version'],
+    binaries: { temporal: ['--version'] },
     go: {
       module: 'github.com/temporalio/cli',
       packages: ['github.com/temporalio/cli/cmd/temporal'],
@@ -57,8 +57,7 @@ export const TOOLS = {
   },
   pulumi: {
     version: PULUMI,
-    binaries: ['pulumi'],
-    versionArgs: ['version'],
+    binaries: { pulumi: ['version'] },
     go: {
       module: 'github.com/pulumi/pulumi/pkg/v3',
       packages: ['github.com/pulumi/pulumi/pkg/v3/cmd/pulumi'],
@@ -74,8 +73,9 @@ export const TOOLS = {
   },
   kubernetes: {
     version: KUBERNETES,
-    binaries: ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'],
-    versionArgs: ['--version'],
+    binaries: {
+      'kube-apiserver': ['--version'], 'kube-controller-manager': ['--version'], 'kube-scheduler': ['--version'], kubectl: ['version', '--client'],
+    },
     go: {
       module: 'k8s.io/kubernetes',
       packages: ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'].map((b) => `k8s.io/kubernetes/cmd/${b}`),
@@ -99,8 +99,7 @@ export const TOOLS = {
   },
   etcd: {
     version: 'v3.6.16',
-    binaries: ['etcd', 'etcdctl'],
-    versionArgs: ['--version'],
+    binaries: { etcd: ['--version'], etcdctl: ['version'] },
     go: {
       module: 'go.etcd.io/etcd/server/v3',
       packages: ['go.etcd.io/etcd/server/v3', 'go.etcd.io/etcd/etcdctl/v3'],
@@ -116,8 +115,7 @@ export const TOOLS = {
   },
   kwok: {
     version: 'v0.8.0',
-    binaries: ['kwok'],
-    versionArgs: ['--version'],
+    binaries: { kwok: ['--version'] },
     go: {
       module: 'sigs.k8s.io/kwok',
       packages: ['sigs.k8s.io/kwok/cmd/kwok'],
