@@ -1,5 +1,6 @@
 // The Koa application, built from explicit dependencies (no globals), so tests and the bench build it
 // against their own database.
+import { recoveryRoutes } from './recovery/routes.ts';
 import { createSecretBox } from './auth/secret-box.ts';
 import { createWebhookService } from './webhooks/service.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
@@ -63,6 +64,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     ...authRoutes(auth),
     ...apiKeyRoutes(apiKeys),
     ...deploymentRoutes(deployments),
+    ...recoveryRoutes(deployments),
     ...gpuTypeRoutes(),
     ...webhookRoutes(createWebhookService({
       secrets: createSecretBox(deriveKey(deps.config.signingKey, 'webhook-secrets')),

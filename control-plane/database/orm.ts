@@ -17,6 +17,7 @@ import { BaseSchema } from './base.entity.ts';
 import { Migration20261121000000Initial } from './migrations/Migration20261121000000Initial.ts';
 import { Migration20261121120000Workflows } from './migrations/Migration20261121120000Workflows.ts';
 import { Migration20261121130000Webhooks } from './migrations/Migration20261121130000Webhooks.ts';
+import { Migration20261121140000Recovery } from './migrations/Migration20261121140000Recovery.ts';
 
 export const ENTITIES = [
   BaseSchema,
@@ -41,7 +42,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
     entities: ENTITIES,
     extensions: [Migrator],
     migrations: {
-      migrationsList: [Migration20261121000000Initial, Migration20261121120000Workflows, Migration20261121130000Webhooks],
+      migrationsList: [Migration20261121000000Initial, Migration20261121120000Workflows, Migration20261121130000Webhooks, Migration20261121140000Recovery],
       snapshot: false,
       silent: true,
     },

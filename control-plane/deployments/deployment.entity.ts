@@ -31,8 +31,12 @@ export const DeploymentSchema = defineEntity({
     running: p.boolean().default(true),
     /** Raised by `restart`. */
     restarts: p.integer().default(0),
+    /** Raised by recovery's refresh-and-retry. */
+    refreshes: p.integer().default(0),
     /** Set by DELETE: the workflow tears the deployment down, then sets deletedAt. */
     deleteRequested: p.boolean().default(false),
+    /** Set by recovery's force-delete: a failing teardown still ends the deployment. */
+    forceDelete: p.boolean().default(false),
     /** Why the last rollout failed, as the workflow reported it; null unless status is `failed`. */
     failureReason: p.text().nullable(),
     updatedAt: p.datetime(3).onCreate(() => new Date()).onUpdate(() => new Date()),

@@ -1,7 +1,7 @@
 // The control plane's only door to Temporal for deployments: send a deployment's desired state to its
 // workflow, starting the workflow if it is not running yet (signal-with-start), so a create, an update and
 // a retry after a lost message are one idempotent operation. The API never waits for provisioning.
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import {
   DEPLOYMENT_WORKFLOW, DEPLOYMENTS_TASK_QUEUE, desiredStateSignal, type DeploymentWorkflowInput, type DesiredDeployment,
 } from '../../workflows/contract/deployment.ts';
@@ -20,7 +20,9 @@ export function createDeploymentOrchestrator(client: Client) {
         maxReplicas: deployment.maxReplicas,
         running: deployment.running,
         restarts: deployment.restarts,
+        refreshes: deployment.refreshes,
         deleted: deployment.deleteRequested,
+        forceDelete: deployment.forceDelete,
       };
       const input: DeploymentWorkflowInput = { deploymentId: deployment.id, organizationId: deployment.organization.id, name: deployment.name, desired };
       await client.workflow.signalWithStart(DEPLOYMENT_WORKFLOW, {
@@ -37,7 +39,30 @@ export function createDeploymentOrchestrator(client: Client) {
         ],
       });
     },
+
+    /** What Temporal knows of a deployment's workflow: its state and the activities it is retrying. */
+    async inspect(deploymentId: string): Promise<WorkflowInspection | null> {
+      try {
+        const description = await client.workflow.getHandle(deploymentId).describe();
+        return {
+          status: description.status.name,
+          pendingActivities: (description.raw.pendingActivities ?? []).map((a) => ({
+            activity: a.activityType?.name ?? 'unknown',
+            attempt: a.attempt ?? 1,
+            lastFailure: a.lastFailure?.message ?? null,
+          })),
+        };
+      } catch (error) {
+        if (error instanceof WorkflowNotFoundError) return null;
+        throw error;
+      }
+    },
   };
+}
+
+export interface WorkflowInspection {
+  readonly status: string;
+  readonly pendingActivities: readonly { activity: string; attempt: number; lastFailure: string | null }[];
 }
 
 export type DeploymentOrchestrator = ReturnType<typeof createDeploymentOrchestrator>;

@@ -3,6 +3,8 @@
 // (with a raised generation), then sent; the workflow drives the status from there.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import type { RecoveryAction } from '../recovery/schemas.ts';
+import { DeploymentEventSchema } from './deployment-event.entity.ts';
 import type { DeploymentOrchestrator } from './orchestrator.ts';
 import { findGpuType } from '../../catalog/gpu-types.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -37,7 +39,7 @@ const STATE_LABELS: Record<DeploymentStatus, DeploymentViewBody['state']> = {
 export interface DeploymentServiceDeps {
   endpointDomain: string;
   cursors: CursorCodec;
-  orchestrator: Pick<DeploymentOrchestrator, 'converge'>;
+  orchestrator: Pick<DeploymentOrchestrator, 'converge' | 'inspect'>;
   log: Pick<Logger, 'error'>;
 }
 
@@ -146,6 +148,45 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       await em.flush();
       await converge(deployment);
       return view(deployment);
+    },
+
+    /** Recovery: a deployment's failure, its recent events and what its workflow is retrying. */
+    async inspect(em: EntityManager, principal: Principal, id: string) {
+      const deployment = await find(em, principal, id);
+      const events = await em.find(DeploymentEventSchema, { deploymentId: id }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 20 });
+      return {
+        id, name: deployment.name, status: deployment.status, failureReason: deployment.failureReason ?? null, generation: deployment.generation,
+        events: events.map((e) => ({ type: e.type, generation: e.generation, createdAt: e.createdAt.toISOString() })),
+        workflow: await deps.orchestrator.inspect(id),
+      };
+    },
+
+    /** Recovery actions: retry a failed deployment (optionally after `pulumi refresh`), or force its deletion. */
+    async recover(em: EntityManager, principal: Principal, id: string, action: RecoveryAction) {
+      const deployment = await find(em, principal, id);
+      if (action === 'force_delete') {
+        Object.assign(deployment, { deleteRequested: true, forceDelete: true, status: 'deleting' });
+      } else {
+        if (deployment.status !== 'failed') throw new ConflictError(`Deployment ${id} has not failed (status ${deployment.status}); there is nothing to retry`, { field: 'id' });
+        if (action === 'refresh_and_retry') deployment.refreshes += 1;
+      }
+      deployment.generation += 1;
+      await em.flush();
+      await converge(deployment);
+      return view(deployment);
+    },
+
+    /** Recovery: forgets a failure's reason once it has been dealt with. */
+    async clearFailure(em: EntityManager, principal: Principal, id: string) {
+      const deployment = await find(em, principal, id);
+      deployment.failureReason = null;
+      await em.flush();
+      return view(deployment);
+    },
+
+    async failed(em: EntityManager, principal: Principal) {
+      const deployments = await em.find(DeploymentSchema, { organization: principal.organizationId, status: 'failed', deletedAt: null }, { orderBy: { updatedAt: 'desc', id: 'desc' }, limit: 100 });
+      return deployments.map((d) => ({ id: d.id, name: d.name, failureReason: d.failureReason ?? null, updatedAt: d.updatedAt.toISOString() }));
     },
 
     async remove(em: EntityManager, principal: Principal, id: string) {

@@ -19,9 +19,9 @@ test('read only: every GET, no write', (t) => {
   }
 });
 
-test('deployments only: deployment operations and the catalog, nothing of API keys', (t) => {
+test('deployments only: deployment operations (recovery included) and the catalog, nothing of API keys or webhooks', (t) => {
   for (const [route, permission] of routes) {
-    const expected = permission === 'public' || route.includes('/deployments') || route.includes('/gpu-types');
+    const expected = permission === 'public' || route.includes('/deployments') || route.includes('/recovery') || route.includes('/gpu-types');
     t.is(isAllowed(permission, 'owner', 'deployments_only'), expected, route);
   }
 });

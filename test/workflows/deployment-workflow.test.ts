@@ -2,7 +2,7 @@
 // CLI on a file backend. The stack program here needs no cloud (the Kubernetes provider plugin cannot be
 // had on these machines); status writes and readiness are observed through the activities' dependencies.
 import anyTest, { type TestFn } from 'ava';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -68,7 +68,7 @@ function harness(t: { context: Context; title: string }, options: { applyDelayMs
 
 let ids = 0;
 function desired(overrides: Partial<DesiredDeployment> = {}): DesiredDeployment {
-  return { generation: 1, model: 'meta-llama/Llama-3.1-8B-Instruct', gpu: 'nvidia-l4', replicas: 1, minReplicas: 1, maxReplicas: 3, running: true, restarts: 0, deleted: false, ...overrides };
+  return { generation: 1, model: 'meta-llama/Llama-3.1-8B-Instruct', gpu: 'nvidia-l4', replicas: 1, minReplicas: 1, maxReplicas: 3, running: true, restarts: 0, refreshes: 0, deleted: false, forceDelete: false, ...overrides };
 }
 
 async function start(t: { context: Context }, taskQueue: string, first = desired()) {
@@ -209,5 +209,41 @@ test('a deployment that breaks a stack rule fails at once with the rule, without
     await until('failed', () => last(h.statuses) === 'failed');
     t.deepEqual(edges(h.statuses), ['pending', 'deploying', 'failed']);
     t.regex(h.statuses.at(-1)?.failureReason ?? '', /replicas/i);
+  });
+});
+
+test('refresh-and-retry runs pulumi refresh before the new rollout', async (t) => {
+  const h = harness(t);
+  h.readiness.next = () => ({ readyReplicas: 0, unschedulableReason: '0/8 nodes are available: 8 Insufficient nvidia.com/gpu.' });
+  const worker = await h.newWorker();
+  await worker.runUntil(async () => {
+    const handle = await start(t, h.taskQueue);
+    await until('failed', () => last(h.statuses) === 'failed');
+    h.readiness.next = () => ({ readyReplicas: 1 });
+    await handle.signal(desiredStateSignal, desired({ generation: 2, refreshes: 1 }));
+    await until('running', () => last(h.statuses) === 'running');
+    const history = await handle.fetchHistory();
+    const activities = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    t.deepEqual(activities.filter((a) => a !== 'recordStatus'), ['applyStack', 'waitUntilReady', 'refreshStack', 'applyStack', 'waitUntilReady']);
+  });
+});
+
+test('a teardown that keeps failing leaves the deployment failed until a force-delete ends it', async (t) => {
+  const h = harness(t);
+  const worker = await h.newWorker();
+  await worker.runUntil(async () => {
+    const handle = await start(t, h.taskQueue);
+    await until('running', () => last(h.statuses) === 'running');
+    // The stack's state file is damaged: every Pulumi operation on it now fails.
+    const stateFile = join(t.context.dir, 'state', '.pulumi', 'stacks', 'kiln-deployment', `${handle.workflowId}.json`);
+    await writeFile(stateFile, '{ not json');
+    await handle.signal(desiredStateSignal, desired({ generation: 2, deleted: true }));
+    await until('failed', () => last(h.statuses) === 'failed', 120_000);
+    t.regex(h.statuses.at(-1)!.failureReason ?? '', /^deletion failed: /);
+
+    await handle.signal(desiredStateSignal, desired({ generation: 3, deleted: true, forceDelete: true }));
+    t.is((await handle.result()).status, 'deleted');
+    t.regex(h.statuses.at(-1)!.failureReason ?? '', /^force-deleted; the teardown failed and resources may remain: /);
+    t.deepEqual(events(h.statuses), ['deployment.created', 'deployment.running', 'deployment.failed', 'deployment.deleted']);
   });
 });

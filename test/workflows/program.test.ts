@@ -10,7 +10,7 @@ const { deploymentProgram, namespaceOf } = await import('../../workflows/deploym
 
 const desired: DesiredDeployment = {
   generation: 1, model: 'meta-llama/Llama-3.1-8B-Instruct', gpu: 'nvidia-l4', replicas: 2, minReplicas: 1, maxReplicas: 4,
-  running: true, restarts: 0, deleted: false,
+  running: true, restarts: 0, refreshes: 0, deleted: false, forceDelete: false,
 };
 const KUBECONFIG = 'apiVersion: v1\nkind: Config\n';
 

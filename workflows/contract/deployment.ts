@@ -20,11 +20,15 @@ export interface DesiredDeployment {
   readonly running: boolean;
   /** Raised by `restart`: a rolling restart with the same configuration. */
   readonly restarts: number;
+  /** Raised by recovery's refresh-and-retry: `pulumi refresh` before the next `pulumi up`. */
+  readonly refreshes: number;
   readonly deleted: boolean;
+  /** Recovery's force-delete: a deletion whose teardown fails still ends `deleted` (resources may remain). */
+  readonly forceDelete: boolean;
 }
 
 /** The part of a desired state that has been applied to the deployment's stack. */
-export type AppliedDeployment = Omit<DesiredDeployment, 'generation' | 'deleted'>;
+export type AppliedDeployment = Omit<DesiredDeployment, 'generation' | 'deleted' | 'forceDelete' | 'refreshes'>;
 
 export interface DeploymentWorkflowInput {
   readonly deploymentId: string;
@@ -32,7 +36,7 @@ export interface DeploymentWorkflowInput {
   readonly name: string;
   readonly desired: DesiredDeployment;
   /** Carried across continue-as-new. */
-  readonly resume?: { readonly applied?: AppliedDeployment; readonly progress: DeploymentProgress };
+  readonly resume?: { readonly applied?: AppliedDeployment; readonly progress: DeploymentProgress; readonly refreshed?: number };
 }
 
 /** What the workflow reports: the status of the lifecycle in DESIGN.md and the generation it reflects. */

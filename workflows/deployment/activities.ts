@@ -74,6 +74,11 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps) {
       return { endpoint };
     },
 
+    /** `pulumi refresh`: reads what really exists into the stack's state (recovery's refresh-and-retry). */
+    async refreshStack(target: StackTarget): Promise<void> {
+      await cancellable(runStackOperation(deps.pulumi, { project: DEPLOYMENT_PROJECT, stackName: target.deploymentId, ...deps.programFor(target) }, 'refresh', operationHooks()));
+    },
+
     /** `pulumi destroy` and removal of the deployment's stack. */
     async destroyStack(target: { deploymentId: string; organizationId: string }): Promise<void> {
       await cancellable(runStackOperation(deps.pulumi, { project: DEPLOYMENT_PROJECT, stackName: target.deploymentId, ...EMPTY_PROGRAM }, 'destroy', operationHooks()));

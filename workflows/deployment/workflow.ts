@@ -16,7 +16,7 @@ const { recordStatus } = proxyActivities<DeploymentActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
-const { applyStack, destroyStack, waitUntilReady } = proxyActivities<DeploymentActivities>({
+const { applyStack, destroyStack, refreshStack, waitUntilReady } = proxyActivities<DeploymentActivities>({
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '1 minute',
   // A deletion cancels a running `pulumi up`; wait until it has really stopped before destroying.
@@ -28,6 +28,7 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
   const { deploymentId, organizationId, name } = input;
   let desired = input.desired;
   let applied = input.resume?.applied;
+  let refreshed = input.resume?.refreshed ?? 0;
   let progress: DeploymentProgress = input.resume?.progress ?? { status: 'pending', observedGeneration: 0 };
   let inFlight: CancellationScope | undefined;
 
@@ -47,6 +48,10 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
 
   const converge = async (target: DesiredDeployment, change: Change) => {
     await edge(change.status, target.generation);
+    if (target.refreshes > refreshed) {
+      await refreshStack({ deploymentId, organizationId, name, desired: target });
+      refreshed = target.refreshes;
+    }
     const { endpoint } = await applyStack({ deploymentId, organizationId, name, desired: target });
     progress = { ...progress, endpoint };
     if (target.running) await waitUntilReady({ organizationId, name, replicas: target.replicas });
@@ -59,12 +64,23 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
     const target = desired;
     if (target.deleted) {
       await edge('deleting', target.generation);
-      await destroyStack({ deploymentId, organizationId });
-      applied = undefined;
-      await edge('deleted', target.generation, 'deployment.deleted');
-      return progress;
+      try {
+        await destroyStack({ deploymentId, organizationId });
+        applied = undefined;
+        await edge('deleted', target.generation, 'deployment.deleted');
+        return progress;
+      } catch (error) {
+        if (isCancellation(error)) throw error;
+        const reason = failureReason(error);
+        if (target.forceDelete) {
+          await edge('deleted', target.generation, 'deployment.deleted', `force-deleted; the teardown failed and resources may remain: ${reason}`);
+          return progress;
+        }
+        // Wait for recovery: a retry (new generation) or a force-delete.
+        await edge('failed', target.generation, 'deployment.failed', `deletion failed: ${reason}`);
+      }
     }
-    const change = describeChange(applied, target);
+    const change = target.deleted ? undefined : describeChange(applied, target);
     if (change) {
       inFlight = new CancellationScope();
       try {
@@ -78,13 +94,13 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
       } finally {
         inFlight = undefined;
       }
-    } else if (progress.observedGeneration < target.generation) {
+    } else if (!target.deleted && progress.observedGeneration < target.generation) {
       progress = { ...progress, observedGeneration: target.generation };
     }
     // Sleep until the user asks for something new.
     await condition(() => desired.generation > progress.observedGeneration);
     if (workflowInfo().continueAsNewSuggested) {
-      await continueAsNew<typeof deploymentWorkflow>({ ...input, desired, resume: { applied, progress } });
+      await continueAsNew<typeof deploymentWorkflow>({ ...input, desired, resume: { applied, progress, refreshed } });
     }
   }
 }

@@ -60,7 +60,7 @@ export interface ProgramRef {
   readonly programInput: unknown;
 }
 
-export type StackOperation = 'up' | 'destroy';
+export type StackOperation = 'up' | 'refresh' | 'destroy';
 export type IsolatedStackRequest = Omit<StackRequest, 'program'> & ProgramRef;
 export interface OperationRequest { settings: PulumiSettings; request: IsolatedStackRequest; operation: StackOperation }
 export type OperationMessage =
@@ -106,6 +106,7 @@ export async function runStackOperationHere(settings: PulumiSettings, request: S
   const options = { onOutput: hooks.onProgress, signal: hooks.signal };
   const run = async () => {
     if (operation === 'up') return (await stack.up(options)).outputs;
+    if (operation === 'refresh') return (await stack.refresh(options), await stack.outputs());
     await stack.destroy(options);
     await stack.workspace.removeStack(request.stackName);
     return {};

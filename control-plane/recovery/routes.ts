@@ -1,0 +1,55 @@
+// /v1/recovery: inspect a failed deployment and what its workflow is retrying, retry it (optionally after
+// `pulumi refresh`), force its deletion, clear its failure; an organization overview and a bulk retry.
+import { defineRoute, type Route } from '../http/routes.ts';
+import { ConflictError, DeploymentNotFoundError } from '../http/errors.ts';
+import type { DeploymentService } from '../deployments/service.ts';
+import { DeploymentView } from '../deployments/schemas.ts';
+import {
+  BulkRetryRequest, BulkRetryResult, DeploymentRecovery, RecoveryActionRequest, RecoveryIdParams, RecoveryOverview, RecoveryOverviewQuery,
+} from './schemas.ts';
+
+const common = { tag: 'Recovery', resourceType: 'deployment' } as const;
+
+export function recoveryRoutes(deployments: DeploymentService): Route[] {
+  return [
+    defineRoute({
+      ...common, method: 'GET', path: '/v1/recovery/deployments/{id}', operationId: 'inspectDeploymentRecovery',
+      summary: 'A deployment\'s failure, recent events and the attempts its workflow is making',
+      params: RecoveryIdParams, response: DeploymentRecovery, errors: [404],
+      handle: async ({ params, state }) => ({ data: await deployments.inspect(state.em, state.principal!, params.id) }),
+    }),
+    defineRoute({
+      ...common, method: 'POST', path: '/v1/recovery/deployments/{id}', operationId: 'recoverDeployment',
+      summary: 'Retry, refresh and retry, or force-delete a deployment',
+      params: RecoveryIdParams, body: RecoveryActionRequest, response: DeploymentView, errors: [404, 409],
+      handle: async ({ params, body, state }) => ({ data: await deployments.recover(state.em, state.principal!, params.id, body.action) }),
+    }),
+    defineRoute({
+      ...common, method: 'DELETE', path: '/v1/recovery/deployments/{id}', operationId: 'clearDeploymentFailure',
+      summary: 'Clear a deployment\'s failure reason', params: RecoveryIdParams, response: DeploymentView, errors: [404],
+      handle: async ({ params, state }) => ({ data: await deployments.clearFailure(state.em, state.principal!, params.id) }),
+    }),
+    defineRoute({
+      ...common, method: 'GET', path: '/v1/recovery', operationId: 'recoveryOverview', summary: 'The organization\'s failed deployments',
+      query: RecoveryOverviewQuery, response: RecoveryOverview,
+      handle: async ({ state }) => ({ data: { failed: await deployments.failed(state.em, state.principal!) } }),
+    }),
+    defineRoute({
+      ...common, method: 'POST', path: '/v1/recovery', operationId: 'bulkRetry', summary: 'Retry many failed deployments, with a result per deployment',
+      body: BulkRetryRequest, response: BulkRetryResult,
+      async handle({ body, state }) {
+        const ids = body.ids ?? (await deployments.failed(state.em, state.principal!)).map((d) => d.id);
+        const results = [];
+        for (const id of ids) {
+          const outcome = await deployments.recover(state.em, state.principal!, id, body.action).then(() => 'retried' as const, (error: unknown) => {
+            if (error instanceof DeploymentNotFoundError) return 'not_found' as const;
+            if (error instanceof ConflictError) return 'not_failed' as const;
+            throw error;
+          });
+          results.push({ id, outcome });
+        }
+        return { data: { results } };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { DEPLOYMENT_STATUSES } from '../deployments/deployment.entity.ts';
+
+export const RECOVERY_ACTIONS = ['retry', 'refresh_and_retry', 'force_delete'] as const;
+export type RecoveryAction = (typeof RECOVERY_ACTIONS)[number];
+
+export const RecoveryActionRequest = z.strictObject({
+  action: z.enum(RECOVERY_ACTIONS).meta({
+    description: 'retry: roll out again; refresh_and_retry: `pulumi refresh` first; force_delete: delete, and end the deployment even if its teardown fails.',
+  }),
+}).meta({ id: 'RecoveryActionRequest' });
+
+export const BulkRetryRequest = z.strictObject({
+  action: z.enum(['retry', 'refresh_and_retry']),
+  /** Failed deployments to retry; all the organization's failed deployments when absent. */
+  ids: z.array(z.string().max(64)).min(1).max(100).optional(),
+}).meta({ id: 'BulkRetryRequest' });
+
+export const RecoveryIdParams = z.object({ id: z.string().max(64) });
+export const RecoveryOverviewQuery = z.object({ orgId: z.string().optional() });
+
+export const DeploymentRecovery = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: z.enum(DEPLOYMENT_STATUSES),
+  failureReason: z.string().nullable(),
+  generation: z.number().int(),
+  events: z.array(z.object({ type: z.string(), generation: z.number().int(), createdAt: z.iso.datetime() })),
+  workflow: z.object({
+    status: z.string(),
+    pendingActivities: z.array(z.object({ activity: z.string(), attempt: z.number().int(), lastFailure: z.string().nullable() })),
+  }).nullable().meta({ description: 'What Temporal knows of the deployment\'s workflow; null when it has none.' }),
+}).meta({ id: 'DeploymentRecovery' });
+
+export const RecoveryOverview = z.object({
+  failed: z.array(z.object({ id: z.string(), name: z.string(), failureReason: z.string().nullable(), updatedAt: z.iso.datetime() })),
+}).meta({ id: 'RecoveryOverview' });
+
+export const BulkRetryResult = z.object({
+  results: z.array(z.object({ id: z.string(), outcome: z.enum(['retried', 'not_failed', 'not_found']) })),
+}).meta({ id: 'BulkRetryResult' });
