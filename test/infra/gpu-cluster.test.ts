@@ -1,10 +1,8 @@
 import test from 'ava';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GPU_RESOURCE, GPU_TAINT, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
-import { startGpuCluster, type GpuCluster } from '../../infra/servers/gpu-cluster.ts';
+import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
+import { startTestGpuCluster } from '../support/gpu-cluster.ts';
 import { credentialsFromKubeconfig, kubeApi } from '../../infra/servers/kube-api.ts';
 
 interface Pod {
@@ -15,14 +13,7 @@ interface Pod {
 
 let cluster: GpuCluster;
 test.before(async () => {
-  cluster = await startGpuCluster({
-    dataDir: await mkdtemp(join(tmpdir(), 'kiln-cluster-')),
-    nodePools: [
-      { gpuType: 'nvidia-l4', nodes: 2, gpusPerNode: 1 },
-      { gpuType: 'nvidia-h100-80gb', nodes: 1, gpusPerNode: 8 },
-    ],
-    podReadyDelayMs: 500,
-  });
+  cluster = await startTestGpuCluster();
 });
 test.after.always(() => cluster?.stop());
 

@@ -3,12 +3,10 @@
 // disruption budget select those pods. Pulumi's Kubernetes provider is not available here, so the test
 // applies the inputs the component registered, which are what the provider would send.
 import test from 'ava';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
-import { startGpuCluster, type GpuCluster } from '../../infra/servers/gpu-cluster.ts';
+import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
+import { startTestGpuCluster } from '../support/gpu-cluster.ts';
 import { mockPulumi } from './mocks.ts';
 
 const mocks = await mockPulumi();
@@ -24,14 +22,7 @@ const OBJECTS = [
 
 let cluster: GpuCluster;
 test.before(async () => {
-  cluster = await startGpuCluster({
-    dataDir: await mkdtemp(join(tmpdir(), 'kiln-stacks-cluster-')),
-    nodePools: [
-      { gpuType: 'nvidia-l4', nodes: 2, gpusPerNode: 1 },
-      { gpuType: 'nvidia-h100-80gb', nodes: 1, gpusPerNode: 8 },
-    ],
-    podReadyDelayMs: 300,
-  });
+  cluster = await startTestGpuCluster();
   await cluster.api.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'models' } });
 });
 test.after.always(() => cluster?.stop());

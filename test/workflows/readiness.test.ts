@@ -1,22 +1,16 @@
 // The readiness probe against the real local GPU cluster: the objects are applied through the Kubernetes API
 // exactly as the vllm-deployment stack shapes them (its labels, GPU limits, node selection, toleration).
 import test from 'ava';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GPU_RESOURCE, GPU_TAINT, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
-import { startGpuCluster, type GpuCluster } from '../../infra/servers/gpu-cluster.ts';
+import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
+import { startTestGpuCluster } from '../support/gpu-cluster.ts';
 import { kubernetesReadiness } from '../../workflows/deployment/readiness.ts';
 import type { Readiness } from '../../workflows/deployment/activities.ts';
 
 let cluster: GpuCluster;
 test.before(async () => {
-  cluster = await startGpuCluster({
-    dataDir: await mkdtemp(join(tmpdir(), 'kiln-readiness-')),
-    nodePools: [{ gpuType: 'nvidia-l4', nodes: 2, gpusPerNode: 1 }],
-    podReadyDelayMs: 300,
-  });
+  cluster = await startTestGpuCluster([{ gpuType: 'nvidia-l4', nodes: 2, gpusPerNode: 1 }]);
 });
 test.after.always(() => cluster?.stop());
 
