@@ -2,7 +2,7 @@
 // production a URL that resolves to a loopback, private or link-local address is refused (SSRF).
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { assertPublicUrl, PrivateUrlError } from '../../workflows/webhooks/public-url.ts';
+import { assertPublicUrl, PrivateUrlError } from '../../workflows/contract/webhook-urls.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
 import { newId } from '../database/ids.ts';

@@ -9,7 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { binaryPath } from '../../infra/tools/paths.ts';
 import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryResult } from '../../workflows/contract/webhooks.ts';
 import { createWebhookActivities, type WebhookAttempt } from '../../workflows/webhooks/activities.ts';
-import { isPrivateAddress } from '../../workflows/webhooks/public-url.ts';
+import { isPrivateAddress } from '../../workflows/contract/webhook-urls.ts';
 
 Runtime.install({ logger: new DefaultLogger('ERROR') });
 const test = anyTest as TestFn<{ env: TestWorkflowEnvironment }>;

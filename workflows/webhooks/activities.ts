@@ -3,7 +3,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookDeliveryInput } from '../contract/webhooks.ts';
-import { assertPublicUrl, PrivateUrlError } from './public-url.ts';
+import { assertPublicUrl, PrivateUrlError } from '../contract/webhook-urls.ts';
 
 export interface WebhookAttempt {
   readonly deliveryId: string;

@@ -1,5 +1,6 @@
-// SSRF guard: a webhook URL must be http(s) and resolve only to public addresses. Checked when a
-// subscription is made and again at every delivery (DNS can change in between).
+// Part of the webhook contract (SSRF guard): in production a webhook URL must be http(s) and resolve only
+// to public addresses. The API checks it when a subscription is made, the delivery activity again at every
+// send (DNS can change in between).
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
