@@ -16,7 +16,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['workflows/**/workflows.ts', 'workflows/**/*.workflow.ts'],
+    files: ['workflows/**/workflow.ts', 'test/**/*.workflow.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: ['node:*', 'fs', 'path', 'child_process', 'http', 'https', 'net', 'crypto', 'os'] }],
     },
