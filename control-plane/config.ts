@@ -48,7 +48,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     databaseUrl: e.DATABASE_URL,
     dataDir,
     env: e.KILN_ENV,
-    signingKey: e.KILN_SIGNING_KEY ?? (await developmentSigningKey(dataDir)),
+    signingKey: e.KILN_SIGNING_KEY ?? (await developmentSecret(dataDir, 'signing-key')),
     adminEmails: e.KILN_ADMIN_EMAILS.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
     endpointDomain: e.KILN_ENDPOINT_DOMAIN,
     trustProxy: e.KILN_TRUST_PROXY === 'true',
@@ -56,9 +56,12 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
   };
 }
 
-/** Development only: a key generated once and kept in DATA_DIR, so sessions survive restarts. */
-async function developmentSigningKey(dataDir: string): Promise<string> {
-  const file = join(dataDir, 'signing-key');
+/**
+ * Development only: a secret generated once and kept in DATA_DIR (the signing key, the Pulumi passphrase),
+ * so sessions and stack secrets survive restarts.
+ */
+export async function developmentSecret(dataDir: string, name: string): Promise<string> {
+  const file = join(dataDir, name);
   try {
     return (await readFile(file, 'utf8')).trim();
   } catch (error) {

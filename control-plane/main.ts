@@ -5,14 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { pino } from 'pino';
-import { startPostgres } from '../infra/servers/postgres.ts';
+import { DEV_POSTGRES_PORT, startPostgres } from '../infra/servers/postgres.ts';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './database/orm.ts';
 import { createDeploymentOrchestrator } from './deployments/orchestrator.ts';
 
-/** Port of the embedded PostgreSQL that `npm run api` starts when DATABASE_URL is unset. */
-const DEV_POSTGRES_PORT = 54329;
 
 export interface StartApiOptions {
   databaseUrl: string;

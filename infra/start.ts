@@ -1,15 +1,12 @@
 // `npm start`: everything Kiln needs on one machine, in order, with a log line each; Ctrl-C stops them all.
 // DATABASE_URL, TEMPORAL_ADDRESS and KUBECONFIG replace the embedded PostgreSQL, Temporal dev server and
 // local GPU cluster with existing ones.
-import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { loadConfig } from '../control-plane/config.ts';
+import { developmentSecret, loadConfig } from '../control-plane/config.ts';
 import { startApi } from '../control-plane/main.ts';
 import { DEPLOYMENTS_TASK_QUEUE } from '../workflows/contract/deployment.ts';
 import { startWorker } from '../workflows/worker.ts';
-import { externalPostgres, startPostgres } from './servers/postgres.ts';
+import { DEV_POSTGRES_PORT, externalPostgres, startPostgres } from './servers/postgres.ts';
 import { externalTemporal, startTemporal } from './servers/temporal.ts';
 import { startGpuCluster } from './servers/gpu-cluster.ts';
 
@@ -22,9 +19,9 @@ async function main(): Promise<void> {
 
   const postgres = process.env.DATABASE_URL
     ? externalPostgres(process.env.DATABASE_URL)
-    : await startPostgres({ dataDir, port: 54329 });
+    : await startPostgres({ dataDir, port: DEV_POSTGRES_PORT });
   stops.push(() => postgres.stop());
-  say(process.env.DATABASE_URL ? 'PostgreSQL: using DATABASE_URL' : `PostgreSQL: embedded, 127.0.0.1:54329`);
+  say(process.env.DATABASE_URL ? 'PostgreSQL: using DATABASE_URL' : `PostgreSQL: embedded, 127.0.0.1:${DEV_POSTGRES_PORT}`);
 
   const temporal = process.env.TEMPORAL_ADDRESS
     ? externalTemporal(process.env.TEMPORAL_ADDRESS)
@@ -45,7 +42,7 @@ async function main(): Promise<void> {
   const config = await loadConfig({ ...process.env, DATA_DIR: dataDir });
   const worker = await startWorker({
     temporalAddress: temporal.address, databaseUrl: postgres.url, kubeconfig, dataDir,
-    pulumiBackendUrl: process.env.PULUMI_BACKEND_URL, pulumiPassphrase: await pulumiPassphrase(),
+    pulumiBackendUrl: process.env.PULUMI_BACKEND_URL, pulumiPassphrase: process.env.PULUMI_CONFIG_PASSPHRASE ?? (await developmentSecret(dataDir, 'pulumi-passphrase')),
     signingKey: config.signingKey, allowPrivateWebhookUrls: config.env !== 'production',
   });
   stops.push(() => worker.stop());
@@ -55,17 +52,6 @@ async function main(): Promise<void> {
   stops.push(() => api.close());
   say(`API: ${api.url} (reference API under /v1, platform API under /api)`);
   say('ready; Ctrl-C stops everything');
-}
-
-/** PULUMI_CONFIG_PASSPHRASE, or on a laptop one generated once and kept in the data folder. */
-async function pulumiPassphrase(): Promise<string> {
-  if (process.env.PULUMI_CONFIG_PASSPHRASE) return process.env.PULUMI_CONFIG_PASSPHRASE;
-  const file = join(dataDir, 'pulumi-passphrase');
-  if (!existsSync(file)) {
-    await mkdir(dataDir, { recursive: true });
-    await writeFile(file, randomBytes(24).toString('base64url'), { mode: 0o600 });
-  }
-  return (await readFile(file, 'utf8')).trim();
 }
 
 let stopping = false;

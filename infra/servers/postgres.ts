@@ -13,6 +13,9 @@ export interface PostgresServer {
   stop(): Promise<void>;
 }
 
+/** Where `npm start` and `npm run api` run the embedded server when DATABASE_URL is unset. */
+export const DEV_POSTGRES_PORT = 54329;
+
 const USER = 'kiln';
 const PASSWORD = 'kiln';
 

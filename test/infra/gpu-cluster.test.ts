@@ -1,9 +1,9 @@
 import test from 'ava';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { GPU_RESOURCE, GPU_TAINT, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
 import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
 import { startTestGpuCluster } from '../support/gpu-cluster.ts';
 import { credentialsFromKubeconfig, kubeApi } from '../../infra/servers/kube-api.ts';
+import { eventually } from '../support/eventually.ts';
 
 interface Pod {
   metadata: { name: string; labels?: Record<string, string> };
@@ -41,15 +41,6 @@ async function podsOf(app: string): Promise<Pod[]> {
   return (await cluster.api.get<{ items: Pod[] }>(`/api/v1/namespaces/default/pods?labelSelector=app%3D${app}`)).items;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(250);
-  }
-}
 
 const isReady = (pod: Pod) => pod.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 
@@ -65,19 +56,19 @@ test.serial('simulated GPU nodes advertise their GPUs, type label and taint', as
 
 test.serial('a pod asking for an L4 GPU is scheduled onto an L4 node and turns Ready; deleting removes it', async (t) => {
   await cluster.api.request('POST', '/apis/apps/v1/namespaces/default/deployments', gpuDeployment('l4-model', 'nvidia-l4', 1));
-  const pod = await until('a Ready pod', async () => (await podsOf('l4-model')).find(isReady));
+  const pod = await eventually('a Ready pod', async () => (await podsOf('l4-model')).find(isReady));
   t.regex(pod.spec.nodeName ?? '', /^gpu-nvidia-l4-\d$/);
   t.is(pod.status.phase, 'Running');
 
   await cluster.api.request('DELETE', '/apis/apps/v1/namespaces/default/deployments/l4-model?propagationPolicy=Foreground');
-  await until('the pods to be gone', async () => ((await podsOf('l4-model')).length === 0 ? true : undefined));
+  await eventually('the pods to be gone', async () => ((await podsOf('l4-model')).length === 0 ? true : undefined));
   t.pass();
 });
 
 test.serial('the scheduler refuses more GPUs than the cluster has: the extra replica stays Pending', async (t) => {
   // Two L4 nodes with one GPU each: the third replica has nowhere to go.
   await cluster.api.request('POST', '/apis/apps/v1/namespaces/default/deployments', gpuDeployment('too-big', 'nvidia-l4', 1, 3));
-  const pods = await until('two Ready pods and one unschedulable', async () => {
+  const pods = await eventually('two Ready pods and one unschedulable', async () => {
     const all = await podsOf('too-big');
     const unschedulable = all.filter((p) => p.status.conditions?.some((c) => c.type === 'PodScheduled' && c.reason === 'Unschedulable'));
     return all.filter(isReady).length === 2 && unschedulable.length === 1 ? all : undefined;

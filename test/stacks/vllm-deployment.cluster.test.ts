@@ -3,11 +3,11 @@
 // disruption budget select those pods. Pulumi's Kubernetes provider is not available here, so the test
 // applies the inputs the component registered, which are what the provider would send.
 import test from 'ava';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
 import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
 import { startTestGpuCluster } from '../support/gpu-cluster.ts';
 import { mockPulumi } from './mocks.ts';
+import { eventually } from '../support/eventually.ts';
 
 const mocks = await mockPulumi();
 const { VllmDeployment } = await import('../../stacks/vllm-deployment/index.ts');
@@ -33,15 +33,6 @@ async function apply(name: string) {
   }
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(250);
-  }
-}
 
 interface Pod { spec: { nodeName?: string }; status: { conditions?: { type: string; status: string; reason?: string }[] } }
 const isReady = (p: Pod) => p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
@@ -53,18 +44,18 @@ const readyPods = async (name: string) => (await podsOf(name)).filter(isReady);
 test.serial('one-GPU replicas land on the L4 nodes, one per node, and the Service and budget select them', async (t) => {
   new VllmDeployment('small', { name: 'small', namespace: 'models', model: 'Qwen/Qwen2.5-7B-Instruct', gpuType: 'nvidia-l4', gpusPerReplica: 1, replicas: 2 });
   await apply('small');
-  const pods = await until('two Ready pods', async () => { const ready = await readyPods('small'); return ready.length === 2 ? ready : undefined; });
+  const pods = await eventually('two Ready pods', async () => { const ready = await readyPods('small'); return ready.length === 2 ? ready : undefined; });
   const nodes = pods.map((p) => p.spec.nodeName ?? '').sort();
   t.deepEqual(nodes, ['gpu-nvidia-l4-0', 'gpu-nvidia-l4-1']);
 
-  const endpoints = await until('the Service endpoints', async () => {
+  const endpoints = await eventually('the Service endpoints', async () => {
     const slices = await cluster.api.get<{ items: { endpoints?: unknown[] }[] }>(
       `/apis/discovery.k8s.io/v1/namespaces/models/endpointslices?labelSelector=${encodeURIComponent('kubernetes.io/service-name=small')}`);
     const count = slices.items.reduce((n, s) => n + (s.endpoints?.length ?? 0), 0);
     return count === 2 ? count : undefined;
   });
   t.is(endpoints, 2);
-  const pdb = await until('the budget status', async () => {
+  const pdb = await eventually('the budget status', async () => {
     const b = await cluster.api.get<{ status?: { expectedPods?: number; disruptionsAllowed?: number } }>('/apis/policy/v1/namespaces/models/poddisruptionbudgets/small');
     return b.status?.expectedPods === 2 ? b.status : undefined;
   });
@@ -76,7 +67,7 @@ test.serial('one-GPU replicas land on the L4 nodes, one per node, and the Servic
 test.serial('four-GPU replicas share the 8-GPU H100 node; a third finds no room', async (t) => {
   new VllmDeployment('big', { name: 'big', namespace: 'models', model: 'meta-llama/Llama-3.1-70B-Instruct', gpuType: 'nvidia-h100-80gb', gpusPerReplica: 4, replicas: 3 });
   await apply('big');
-  const pods = await until('two Ready pods and one unschedulable', async () => {
+  const pods = await eventually('two Ready pods and one unschedulable', async () => {
     const all = await podsOf('big');
     return all.filter(isReady).length === 2 && all.filter(isUnschedulable).length === 1 ? all : undefined;
   });

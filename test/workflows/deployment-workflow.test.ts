@@ -16,6 +16,7 @@ import { SEARCH_ATTRIBUTES } from '../../workflows/contract/search-attributes.ts
 import { createDeploymentActivities, type Readiness, type StatusUpdate } from '../../workflows/deployment/activities.ts';
 import { checkDeployment } from '../../workflows/deployment/program.ts';
 import type { TestProgramInput } from './fixtures/test-program.ts';
+import { eventually } from '../support/eventually.ts';
 
 Runtime.install({ logger: new DefaultLogger('ERROR') });
 
@@ -66,6 +67,9 @@ function harness(t: { context: Context; title: string }, options: { applyDelayMs
   return { statuses, readiness, taskQueue, newWorker };
 }
 
+/** What the probe reports when the cluster has no room for the pods. */
+const UNSCHEDULABLE: Readiness = { readyReplicas: 0, unschedulableReason: '0/8 nodes are available: 8 Insufficient nvidia.com/gpu.' };
+
 let ids = 0;
 function desired(overrides: Partial<DesiredDeployment> = {}): DesiredDeployment {
   return { generation: 1, model: 'meta-llama/Llama-3.1-8B-Instruct', gpu: 'nvidia-l4', replicas: 1, minReplicas: 1, maxReplicas: 3, running: true, restarts: 0, refreshes: 0, deleted: false, forceDelete: false, ...overrides };
@@ -78,13 +82,6 @@ async function start(t: { context: Context }, taskQueue: string, first = desired
   return Object.assign(handle, { name: input.name });
 }
 
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 const edges = (statuses: StatusUpdate[]) => statuses.map((s) => s.status);
 const events = (statuses: StatusUpdate[]) => statuses.flatMap((s) => (s.event ? [s.event] : []));
@@ -95,20 +92,20 @@ test('a deployment provisions to running, then scales, stops, starts and is dele
   const worker = await h.newWorker();
   await worker.runUntil(async () => {
     const handle = await start(t, h.taskQueue);
-    await until('running', () => last(h.statuses) === 'running');
+    await eventually('running', () => last(h.statuses) === 'running');
     t.deepEqual(edges(h.statuses), ['pending', 'deploying', 'running']);
     t.is(h.statuses.at(-1)?.endpoint, `http://${handle.name}.test`);
     t.like(await handle.query(progressQuery), { status: 'running', observedGeneration: 1 });
 
     await handle.signal(desiredStateSignal, desired({ generation: 2, replicas: 3 }));
-    await until('scaled', () => h.statuses.some((s) => s.event === 'deployment.scaled'));
+    await eventually('scaled', () => h.statuses.some((s) => s.event === 'deployment.scaled'));
     t.is(h.statuses.at(-1)?.replicas, 3);
 
     await handle.signal(desiredStateSignal, desired({ generation: 3, replicas: 3, running: false }));
-    await until('stopped', () => last(h.statuses) === 'stopped');
+    await eventually('stopped', () => last(h.statuses) === 'stopped');
     t.is(h.statuses.at(-1)?.replicas, 0);
     await handle.signal(desiredStateSignal, desired({ generation: 4, replicas: 3 }));
-    await until('running again', () => last(h.statuses) === 'running' && h.statuses.at(-1)!.generation === 4);
+    await eventually('running again', () => last(h.statuses) === 'running' && h.statuses.at(-1)!.generation === 4);
 
     await handle.signal(desiredStateSignal, desired({ generation: 5, replicas: 3, deleted: true }));
     const result = await handle.result();
@@ -127,12 +124,12 @@ test('an update rolls the new model out through updating; repeated and old messa
   const worker = await h.newWorker();
   await worker.runUntil(async () => {
     const handle = await start(t, h.taskQueue);
-    await until('running', () => last(h.statuses) === 'running');
+    await eventually('running', () => last(h.statuses) === 'running');
     const update = desired({ generation: 2, model: 'hf://mistralai/Mistral-7B-Instruct-v0.3' });
     await handle.signal(desiredStateSignal, update);
     await handle.signal(desiredStateSignal, update);
     await handle.signal(desiredStateSignal, desired({ generation: 1, replicas: 2 }));
-    await until('updated', () => last(h.statuses) === 'running' && h.statuses.at(-1)!.generation === 2);
+    await eventually('updated', () => last(h.statuses) === 'running' && h.statuses.at(-1)!.generation === 2);
     await sleep(500);
     t.deepEqual(edges(h.statuses), ['pending', 'deploying', 'running', 'updating', 'running']);
     t.is(h.statuses.at(-1)?.replicas, 1, 'the stale generation-1 scale was ignored');
@@ -144,18 +141,18 @@ test('a transient failure is retried and the deployment still reaches running', 
   const worker = await h.newWorker();
   await worker.runUntil(async () => {
     await start(t, h.taskQueue);
-    await until('running', () => last(h.statuses) === 'running');
+    await eventually('running', () => last(h.statuses) === 'running');
     t.deepEqual(edges(h.statuses), ['pending', 'deploying', 'running']);
   });
 });
 
 test('pods that cannot be placed fail the deployment with the reason; a new desired state recovers it', async (t) => {
   const h = harness(t);
-  h.readiness.next = () => ({ readyReplicas: 0, unschedulableReason: '0/8 nodes are available: 8 Insufficient nvidia.com/gpu.' });
+  h.readiness.next = () => UNSCHEDULABLE;
   const worker = await h.newWorker();
   await worker.runUntil(async () => {
     const handle = await start(t, h.taskQueue);
-    await until('failed', () => last(h.statuses) === 'failed');
+    await eventually('failed', () => last(h.statuses) === 'failed');
     const failed = h.statuses.at(-1)!;
     t.is(failed.event, 'deployment.failed');
     t.regex(failed.failureReason ?? '', /1 of 1 replicas cannot be placed: 0\/8 nodes are available: 8 Insufficient nvidia\.com\/gpu/);
@@ -163,7 +160,7 @@ test('pods that cannot be placed fail the deployment with the reason; a new desi
 
     h.readiness.next = () => ({ readyReplicas: 1 });
     await handle.signal(desiredStateSignal, desired({ generation: 2 }));
-    await until('running', () => last(h.statuses) === 'running');
+    await eventually('running', () => last(h.statuses) === 'running');
     t.deepEqual(events(h.statuses), ['deployment.created', 'deployment.failed', 'deployment.running']);
   });
 });
@@ -174,7 +171,7 @@ test('deleting while deploying cancels the rollout and deletes', async (t) => {
   const worker = await h.newWorker();
   await worker.runUntil(async () => {
     const handle = await start(t, h.taskQueue);
-    await until('deploying', () => last(h.statuses) === 'deploying');
+    await eventually('deploying', () => last(h.statuses) === 'deploying');
     await sleep(1500);
     await handle.signal(desiredStateSignal, desired({ generation: 2, deleted: true }));
     t.is((await handle.result()).status, 'deleted');
@@ -188,14 +185,14 @@ test('a worker killed mid-provisioning is replaced and the deployment finishes o
   const first = await h.newWorker();
   const firstRun = first.run();
   const handle = await start(t, h.taskQueue);
-  await until('deploying', () => last(h.statuses) === 'deploying');
+  await eventually('deploying', () => last(h.statuses) === 'deploying');
   await sleep(1500); // inside `pulumi up`
   first.shutdown();
   await firstRun;
 
   const second = await h.newWorker();
   await second.runUntil(async () => {
-    await until('running', () => last(h.statuses) === 'running', 120_000);
+    await eventually('running', () => last(h.statuses) === 'running', 120_000);
     t.is(events(h.statuses).filter((e) => e === 'deployment.running').length, 1);
     t.like(await handle.query(progressQuery), { status: 'running' });
   });
@@ -206,7 +203,7 @@ test('a deployment that breaks a stack rule fails at once with the rule, without
   const worker = await h.newWorker();
   await worker.runUntil(async () => {
     await start(t, h.taskQueue, desired({ replicas: 5, maxReplicas: 3 }));
-    await until('failed', () => last(h.statuses) === 'failed');
+    await eventually('failed', () => last(h.statuses) === 'failed');
     t.deepEqual(edges(h.statuses), ['pending', 'deploying', 'failed']);
     t.regex(h.statuses.at(-1)?.failureReason ?? '', /replicas/i);
   });
@@ -214,14 +211,14 @@ test('a deployment that breaks a stack rule fails at once with the rule, without
 
 test('refresh-and-retry runs pulumi refresh before the new rollout', async (t) => {
   const h = harness(t);
-  h.readiness.next = () => ({ readyReplicas: 0, unschedulableReason: '0/8 nodes are available: 8 Insufficient nvidia.com/gpu.' });
+  h.readiness.next = () => UNSCHEDULABLE;
   const worker = await h.newWorker();
   await worker.runUntil(async () => {
     const handle = await start(t, h.taskQueue);
-    await until('failed', () => last(h.statuses) === 'failed');
+    await eventually('failed', () => last(h.statuses) === 'failed');
     h.readiness.next = () => ({ readyReplicas: 1 });
     await handle.signal(desiredStateSignal, desired({ generation: 2, refreshes: 1 }));
-    await until('running', () => last(h.statuses) === 'running');
+    await eventually('running', () => last(h.statuses) === 'running');
     const history = await handle.fetchHistory();
     const activities = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
     t.deepEqual(activities.filter((a) => a !== 'recordStatus'), ['applyStack', 'waitUntilReady', 'refreshStack', 'applyStack', 'waitUntilReady']);
@@ -233,12 +230,12 @@ test('a teardown that keeps failing leaves the deployment failed until a force-d
   const worker = await h.newWorker();
   await worker.runUntil(async () => {
     const handle = await start(t, h.taskQueue);
-    await until('running', () => last(h.statuses) === 'running');
+    await eventually('running', () => last(h.statuses) === 'running');
     // The stack's state file is damaged: every Pulumi operation on it now fails.
     const stateFile = join(t.context.dir, 'state', '.pulumi', 'stacks', 'kiln-deployment', `${handle.workflowId}.json`);
     await writeFile(stateFile, '{ not json');
     await handle.signal(desiredStateSignal, desired({ generation: 2, deleted: true }));
-    await until('failed', () => last(h.statuses) === 'failed', 120_000);
+    await eventually('failed', () => last(h.statuses) === 'failed', 120_000);
     t.regex(h.statuses.at(-1)!.failureReason ?? '', /^deletion failed: /);
 
     await handle.signal(desiredStateSignal, desired({ generation: 3, deleted: true, forceDelete: true }));

@@ -1,9 +1,9 @@
 // The readiness probe against the real local GPU cluster: the objects are applied through the Kubernetes API
 // exactly as the vllm-deployment stack shapes them (its labels, GPU limits, node selection, toleration).
 import test from 'ava';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { GPU_RESOURCE, GPU_TAINT, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
 import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
+import { eventually } from '../support/eventually.ts';
 import { startTestGpuCluster } from '../support/gpu-cluster.ts';
 import { kubernetesReadiness } from '../../workflows/deployment/readiness.ts';
 import type { Readiness } from '../../workflows/deployment/activities.ts';
@@ -32,14 +32,13 @@ async function applyVllmLike(name: string, replicas: number) {
   });
 }
 
-async function probeUntil(name: string, done: (r: Readiness) => boolean): Promise<Readiness> {
+/** The probe's answer once it satisfies `done`. */
+function probeUntil(name: string, done: (r: Readiness) => boolean): Promise<Readiness> {
   const probe = kubernetesReadiness(cluster.api, () => 'default');
-  const deadline = Date.now() + 60_000;
-  for (;;) {
+  return eventually(`${name} readiness`, async () => {
     const readiness = await probe.probe({ organizationId: 'org_x', name });
-    if (done(readiness) || Date.now() > deadline) return readiness;
-    await sleep(250);
-  }
+    return done(readiness) && readiness;
+  });
 }
 
 test.serial('counts Ready replicas of a placed deployment', async (t) => {

@@ -3,7 +3,7 @@
 // rejections behind. A process per operation keeps the worker untouched by either.
 // Protocol (IPC): receives { settings, request, operation }, then optionally 'abort'; sends
 // { type: 'progress', line }, then { type: 'done', outputs } or { type: 'failed', message, retryable }.
-import type { OutputMap } from '@pulumi/pulumi/automation/index.js';
+import type { OutputMap, PulumiFn } from '@pulumi/pulumi/automation/index.js';
 import { runStackOperationHere, type OperationMessage, type OperationRequest } from './automation.ts';
 
 const send = (message: OperationMessage) => new Promise<void>((resolve) => process.send!(message, () => resolve()));
@@ -21,9 +21,9 @@ process.on('unhandledRejection', (reason) => {
 
 async function run({ settings, request, operation }: OperationRequest): Promise<void> {
   try {
-    const { [request.programExport]: build } = (await import(request.programModule)) as Record<string, (input: unknown) => unknown>;
+    const { [request.programExport]: build } = (await import(request.programModule)) as Record<string, ((input: unknown) => PulumiFn) | undefined>;
     if (typeof build !== 'function') throw new Error(`${request.programModule} has no export ${request.programExport}`);
-    const outputs: OutputMap = await runStackOperationHere(settings, { ...request, program: build(request.programInput) as never }, operation, {
+    const outputs: OutputMap = await runStackOperationHere(settings, { ...request, program: build(request.programInput) }, operation, {
       signal: abort.signal,
       onProgress: (line) => void send({ type: 'progress', line }),
     });
