@@ -31,6 +31,8 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
   const log = pino({ level: config.logLevel, redact: ['req.headers.authorization'] });
   const orm = await openDatabase(options.databaseUrl);
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+  // An idle connection the server closes (a restart, a shutdown) is an event, not a crash; the pool reconnects.
+  pool.on('error', (error) => log.warn({ err: error }, 'idle database connection closed'));
   const temporal = Connection.lazy({ address: options.temporalAddress });
   const orchestrator = createDeploymentOrchestrator(new Client({ connection: temporal }));
   const app = createApp({ config, orm, pool, log, orchestrator });

@@ -24,6 +24,10 @@ export async function startProcess(name: string, command: string, args: string[]
     child.once('spawn', resolve);
     child.once('error', (e) => reject(new Error(`${name}: could not start ${command}: ${e.message}`)));
   });
+  // Whatever ends this process (including another library's exit hook), no server is left behind.
+  const killOnExit = () => child.kill('SIGTERM');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.removeListener('exit', killOnExit));
   return {
     name,
     child,
