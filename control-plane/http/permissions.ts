@@ -8,15 +8,22 @@ export type Scope = (typeof SCOPES)[number];
 export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 
-export type Permission =
-  | 'public'
-  | 'deployments:read'
-  | 'deployments:write'
-  | 'catalog:read'
-  | 'api-keys:read'
-  | 'api-keys:write'
-  | 'webhooks:read'
-  | 'webhooks:write';
+/** Every permission a route may need. `public` needs no credential; `admin:*` needs a platform administrator. */
+export const PERMISSIONS = [
+  'deployments:read', 'deployments:write',
+  'catalog:read',
+  'api-keys:read', 'api-keys:write',
+  'webhooks:read', 'webhooks:write',
+  'profile:read', 'profile:write',
+  'organization:read', 'organization:write',
+  'team:read', 'team:write',
+  'roles:read', 'roles:write',
+  'audit:read',
+  'analytics:read',
+  'sso:read', 'sso:write',
+  'admin:read', 'admin:write',
+] as const;
+export type Permission = 'public' | (typeof PERMISSIONS)[number];
 
 /** Keys are `<METHOD> <path>` as mounted: `/v1/...` for the reference API, `/api/...` for the platform. */
 export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
@@ -55,25 +62,30 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   'GET /api/webhooks/{id}/attempts': 'webhooks:read',
 };
 
-const READS: readonly Permission[] = ['deployments:read', 'catalog:read', 'api-keys:read', 'webhooks:read'];
-const ALL: readonly Permission[] = [...READS, 'deployments:write', 'api-keys:write', 'webhooks:write'];
+const ORGANIZATION_PERMISSIONS = PERMISSIONS.filter((p) => !p.startsWith('admin:'));
+const READS: readonly Permission[] = PERMISSIONS.filter((p) => p.endsWith(':read'));
 
 /** What an API key may do (a login session acts as full_access). */
 export const SCOPE_PERMISSIONS: Readonly<Record<Scope, readonly Permission[]>> = {
-  full_access: ALL,
+  full_access: PERMISSIONS,
   // Deployment operations plus the reads they need (the GPU catalog).
   deployments_only: ['deployments:read', 'deployments:write', 'catalog:read'],
   read_only: READS,
 };
 
-/** What a member of an organization may do; a credential gets the intersection with its scope. */
+/**
+ * What a member of an organization may do; a credential gets the intersection with its scope. Platform
+ * administration is not an organization role: `admin:*` is granted by KILN_ADMIN_EMAILS alone.
+ */
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
-  owner: ALL,
-  admin: ALL,
-  member: ['deployments:read', 'deployments:write', 'catalog:read'],
-  viewer: ['deployments:read', 'catalog:read'],
+  owner: ORGANIZATION_PERMISSIONS,
+  admin: ORGANIZATION_PERMISSIONS,
+  member: ['deployments:read', 'deployments:write', 'catalog:read', 'profile:read', 'profile:write', 'organization:read', 'team:read'],
+  viewer: ['deployments:read', 'catalog:read', 'profile:read', 'profile:write', 'organization:read', 'team:read'],
 };
 
-export function isAllowed(permission: Permission, role: Role, scope: Scope): boolean {
-  return permission === 'public' || (ROLE_PERMISSIONS[role].includes(permission) && SCOPE_PERMISSIONS[scope].includes(permission));
+export function isAllowed(permission: Permission, role: Role, scope: Scope, platformAdmin = false): boolean {
+  if (permission === 'public') return true;
+  if (!SCOPE_PERMISSIONS[scope].includes(permission)) return false;
+  return permission.startsWith('admin:') ? platformAdmin : ROLE_PERMISSIONS[role].includes(permission);
 }
