@@ -30,7 +30,7 @@ const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
 
 // The limiter and audit still run on every request; only the limits are lifted.
 const app = createApp({
-  config: { env: 'development', signingKey: 'bench-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.bench', trustProxy: false },
+  config: { env: 'development', signingKey: 'bench-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.bench', trustProxy: false, adminEmails: [] },
   orm, pool, log: pino({ level: 'silent' }),
   rateLimits: { free: UNLIMITED, startup: UNLIMITED, growth: UNLIMITED, enterprise: UNLIMITED },
   // The bench only reads: no workflow is ever told anything, so the connection is never opened.

@@ -36,7 +36,7 @@ import type { Plan } from './organizations/organization.entity.ts';
 import { createOrganizationService } from './organizations/service.ts';
 
 export interface AppDeps {
-  config: Pick<Config, 'env' | 'signingKey' | 'endpointDomain' | 'trustProxy'>;
+  config: Pick<Config, 'env' | 'signingKey' | 'endpointDomain' | 'trustProxy' | 'adminEmails'>;
   orm: MikroORM;
   /** For the rate limiter's shared counters. */
   pool: pg.Pool;
@@ -49,7 +49,7 @@ export interface AppDeps {
 
 export function createApp(deps: AppDeps): Koa<AppState> {
   const accessTokens = createAccessTokens(deps.config.signingKey);
-  const organizations = createOrganizationService();
+  const organizations = createOrganizationService({ adminEmails: deps.config.adminEmails });
   const apiKeys = createApiKeyService({ env: deps.config.env, organizations });
   const auth = createAuthService({ accessTokens, organizations, signinFailures: signinFailureLimiter(deps.pool) });
   const deployments = createDeploymentService({

@@ -11,4 +11,6 @@ export interface Principal {
   /** A login session acts with full access, an API key with its own scope. */
   readonly scope: Scope;
   readonly apiKeyId?: string;
+  /** Listed in KILN_ADMIN_EMAILS: may use the platform administration routes. */
+  readonly platformAdmin: boolean;
 }

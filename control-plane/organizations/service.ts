@@ -8,7 +8,8 @@ import { OrganizationSchema, type Organization, type Plan } from './organization
 /** A new organization's free-plan grant, in US cents: enough to try a deployment at once. */
 export const FREE_PLAN_CREDITS_CENTS = 2_500;
 
-export function createOrganizationService() {
+export function createOrganizationService(deps: { adminEmails: readonly string[] } = { adminEmails: [] }) {
+  const admins = new Set(deps.adminEmails.map((e) => e.toLowerCase()));
   return {
     /** Persists (without flushing) an organization on the free plan with its owner. */
     create(em: EntityManager, input: { name: string; ownerId: string }): Organization {
@@ -26,15 +27,24 @@ export function createOrganizationService() {
      * The user's role in the organization and the organization's plan; null when not a member. Runs on
      * every authenticated request, so it reads one joined row without hydrating entities.
      */
-    async access(em: EntityManager, userId: string, organizationId: string): Promise<{ role: Role; plan: Plan } | null> {
+    async access(em: EntityManager, userId: string, organizationId: string): Promise<OrganizationAccess | null> {
       const row = await em.createQueryBuilder(MembershipSchema, 'm')
         .join('m.organization', 'o')
-        .select(['m.role', 'o.plan'])
+        .join('m.user', 'u')
+        .select(['m.role', 'o.plan', 'u.email'])
         .where({ user: userId, organization: organizationId })
-        .execute<{ role: Role; plan: Plan } | undefined>('get');
-      return row ?? null;
+        .execute<{ role: Role; plan: Plan; email: string } | undefined>('get');
+      if (!row) return null;
+      return { role: row.role, plan: row.plan, platformAdmin: admins.has(row.email.toLowerCase()) };
     },
   };
+}
+
+/** What a user may do in one organization; `platformAdmin` comes from KILN_ADMIN_EMAILS, not the organization. */
+export interface OrganizationAccess {
+  role: Role;
+  plan: Plan;
+  platformAdmin: boolean;
 }
 
 export type OrganizationService = ReturnType<typeof createOrganizationService>;

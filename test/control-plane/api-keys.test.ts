@@ -150,7 +150,7 @@ test('a key of the other environment is 401 Invalid API key', async (t) => {
   t.is(res.status, 401);
   t.is(res.body.error.message, 'Invalid API key');
   // And a production control plane rejects this test key.
-  const production = await startTestApi(import.meta.filename, { config: { env: 'production', signingKey: 'test-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'x', trustProxy: false } });
+  const production = await startTestApi(import.meta.filename, { config: { env: 'production', signingKey: 'test-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'x', trustProxy: false, adminEmails: [] } });
   const prod = await production.request('GET', '/api/deployments', { token: key.key });
   t.is(prod.status, 401);
   await production.close();

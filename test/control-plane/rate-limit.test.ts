@@ -72,7 +72,7 @@ test('calls without a credential are limited per client address', async (t) => {
 });
 
 test('behind a trusted proxy, clients are told apart by X-Forwarded-For', async (t) => {
-  const api = await startTestApi(import.meta.filename, { ...tiny, config: { env: 'development', signingKey: 'test-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'x', trustProxy: true } });
+  const api = await startTestApi(import.meta.filename, { ...tiny, config: { env: 'development', signingKey: 'test-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'x', trustProxy: true, adminEmails: [] } });
   t.teardown(() => api.close());
   const from = (address: string) => api.request('GET', '/api/health', { headers: { 'x-forwarded-for': address } });
   for (let i = 0; i < 5; i++) t.is((await from('203.0.113.1')).status, 200);

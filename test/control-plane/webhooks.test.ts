@@ -6,7 +6,7 @@ let production: TestApi;
 test.before(async () => {
   api = await startTestApi(import.meta.filename);
   production = await startTestApi(import.meta.filename, {
-    config: { env: 'production', signingKey: 'test-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.test', trustProxy: false },
+    config: { env: 'production', signingKey: 'test-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.test', trustProxy: false, adminEmails: [] },
   });
 });
 test.after.always(async () => { await api?.close(); await production?.close(); });

@@ -41,7 +41,7 @@ export async function startTestApi(testFile: string, overrides: Partial<Pick<App
   const workflows = new Client({ connection: temporal });
   const app = createApp({
     orchestrator: createDeploymentOrchestrator(workflows),
-    config: { env: 'development', signingKey: 'test-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.test', trustProxy: false, ...overrides.config },
+    config: { env: 'development', signingKey: 'test-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.test', trustProxy: false, adminEmails: ['admin@kiln.test'], ...overrides.config },
     orm,
     pool,
     log: pino({ level: 'silent' }),
