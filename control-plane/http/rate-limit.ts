@@ -1,6 +1,9 @@
 // Rate limits by plan (the spec's Set A), per API key (or login user) and per organization, counted in
-// PostgreSQL so every control-plane replica shares them (rate-limiter-flexible's Postgres store).
-// Calls without a valid credential are limited per client address at the free plan's rate.
+// PostgreSQL so every control-plane replica shares them. Both counters, and their burst allowances, are
+// counted in one statement: one round trip per request. The rows keep rate-limiter-flexible's
+// RateLimiterPostgres layout and meaning (window counters with an expiry), so the sign-in limiter shares the
+// table and its hourly sweep of expired rows. Calls without a valid credential are limited per client
+// address at the free plan's rate.
 import type { Middleware } from 'koa';
 import type pg from 'pg';
 import { BurstyRateLimiter, RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
@@ -27,23 +30,86 @@ export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimit>> = {
 const BURST_REFILL_SECONDS = 600;
 export const RATE_LIMIT_TABLE = 'rate_limit';
 
-function limiters(pool: pg.Pool, limits: Readonly<Record<Plan, PlanLimit>>) {
-  // While PostgreSQL is unreachable each replica counts in memory instead, so an outage is reported by
-  // the routes (health answers 503) rather than by the limiter.
-  const store = (keyPrefix: string, points: number, duration: number) => new RateLimiterPostgres({
-    storeClient: pool, storeType: 'pool', tableName: RATE_LIMIT_TABLE, tableCreated: true, keyPrefix, points, duration,
-    insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration }),
+interface Count {
+  allowed: boolean;
+  /** Left in the per-minute window. */
+  remaining: number;
+  msBeforeNext: number;
+}
+
+// Each subject's minute counter goes up by one; where that passes the limit, its burst counter goes up by
+// one too, and the request is allowed if that one is still within the burst allowance. Rows are locked in
+// the same order by every statement (subjects in order, minute counters before burst counters), so two
+// requests never deadlock. $1 minute keys, $2 burst keys, $3/$4 their new windows' ends, $5 now (ms),
+// $6 per-minute limit, $7 burst allowance.
+const COUNT = `
+  WITH input AS (
+    SELECT main_key, burst_key, n FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS i(main_key, burst_key, n)
+  ), main AS (
+    INSERT INTO ${RATE_LIMIT_TABLE} AS r (key, points, expire)
+    SELECT main_key, 1, $3::bigint FROM input ORDER BY n
+    ON CONFLICT (key) DO UPDATE SET
+      points = CASE WHEN r.expire <= $5::bigint THEN 1 ELSE r.points + 1 END,
+      expire = CASE WHEN r.expire <= $5::bigint THEN excluded.expire ELSE r.expire END
+    RETURNING key, points, expire
+  ), burst AS (
+    INSERT INTO ${RATE_LIMIT_TABLE} AS r (key, points, expire)
+    SELECT input.burst_key, 1, $4::bigint FROM main JOIN input ON input.main_key = main.key
+    WHERE main.points > $6::int AND $7::int > 0 ORDER BY input.n
+    ON CONFLICT (key) DO UPDATE SET
+      points = CASE WHEN r.expire <= $5::bigint THEN 1 ELSE r.points + 1 END,
+      expire = CASE WHEN r.expire <= $5::bigint THEN excluded.expire ELSE r.expire END
+    RETURNING key, points, expire
+  )
+  SELECT main.points, main.expire, burst.points AS burst_points, burst.expire AS burst_expire
+  FROM input JOIN main ON main.key = input.main_key LEFT JOIN burst ON burst.key = input.burst_key
+  ORDER BY input.n`;
+
+interface CountRow { points: number; expire: string; burst_points: number | null; burst_expire: string | null }
+
+async function countInDatabase(pool: pg.Pool, plan: Plan, limit: PlanLimit, subjects: string[]): Promise<Count[]> {
+  const now = Date.now();
+  const allowance = Math.max(0, limit.burst - limit.perMinute);
+  const { rows } = await pool.query<CountRow>({
+    name: 'kiln-rate-limit',
+    text: COUNT,
+    values: [
+      subjects.map((s) => `${plan}:${s}`), subjects.map((s) => `${plan}_burst:${s}`),
+      now + 60_000, now + BURST_REFILL_SECONDS * 1000, now, limit.perMinute, allowance,
+    ],
   });
+  return rows.map((row) => {
+    const msBeforeNext = Math.max(Number(row.expire) - now, 0);
+    if (row.points <= limit.perMinute) return { allowed: true, remaining: limit.perMinute - row.points, msBeforeNext };
+    // Past the minute's limit: the answer waits for whichever window ends first, as BurstyRateLimiter does.
+    const burstMs = row.burst_expire === null ? msBeforeNext : Math.max(Number(row.burst_expire) - now, 0);
+    return { allowed: row.burst_points !== null && row.burst_points <= allowance, remaining: 0, msBeforeNext: Math.min(msBeforeNext, burstMs) };
+  });
+}
+
+// While PostgreSQL is unreachable each replica counts in memory instead, so an outage is reported by the
+// routes (health answers 503) rather than by the limiter.
+function memoryLimiters(limits: Readonly<Record<Plan, PlanLimit>>) {
   const entries = Object.entries(limits).map(([plan, limit]) => [plan, new BurstyRateLimiter(
-    store(`${plan}`, limit.perMinute, 60),
-    store(`${plan}_burst`, Math.max(0, limit.burst - limit.perMinute), BURST_REFILL_SECONDS),
+    new RateLimiterMemory({ keyPrefix: plan, points: limit.perMinute, duration: 60 }),
+    new RateLimiterMemory({ keyPrefix: `${plan}_burst`, points: Math.max(0, limit.burst - limit.perMinute), duration: BURST_REFILL_SECONDS }),
   )] as const);
   return new Map<string, BurstyRateLimiter>(entries);
 }
 
+async function countInMemory(limiter: BurstyRateLimiter, subjects: string[]): Promise<Count[]> {
+  return Promise.all(subjects.map((subject) => limiter.consume(subject).then(
+    (res) => ({ allowed: true, remaining: res.remainingPoints, msBeforeNext: res.msBeforeNext }),
+    (rejection: unknown) => {
+      if (rejection instanceof RateLimiterRes) return { allowed: false, remaining: rejection.remainingPoints, msBeforeNext: rejection.msBeforeNext };
+      throw rejection;
+    },
+  )));
+}
+
 export function rateLimit(deps: { pool: pg.Pool; limits?: Readonly<Record<Plan, PlanLimit>> }): Middleware<AppState> {
   const limits = deps.limits ?? PLAN_LIMITS;
-  const byPlan = limiters(deps.pool, limits);
+  const inMemory = memoryLimiters(limits);
 
   return async (ctx, next) => {
     const principal = ctx.state.principal;
@@ -51,23 +117,17 @@ export function rateLimit(deps: { pool: pg.Pool; limits?: Readonly<Record<Plan, 
     const subjects = principal
       ? [principal.apiKeyId ? `key:${principal.apiKeyId}` : `user:${principal.userId}`, `org:${principal.organizationId}`]
       : [`ip:${ctx.ip}`];
-    const limiter = byPlan.get(plan)!;
-    const results = await Promise.all(subjects.map((subject) => limiter.consume(subject).then(
-      (res) => ({ res, allowed: true }),
-      (rejection: unknown) => {
-        if (rejection instanceof RateLimiterRes) return { res: rejection, allowed: false };
-        throw rejection;
-      },
-    )));
+    const counts = await countInDatabase(deps.pool, plan, limits[plan], subjects)
+      .catch(() => countInMemory(inMemory.get(plan)!, subjects));
     // Report the tightest of the limits that apply.
-    const tightest = results.reduce((a, b) => (!b.allowed && a.allowed) || b.res.remainingPoints < a.res.remainingPoints ? b : a);
-    const resetSeconds = Math.max(1, Math.ceil(tightest.res.msBeforeNext / 1000));
+    const tightest = counts.reduce((a, b) => (!b.allowed && a.allowed) || b.remaining < a.remaining ? b : a);
+    const resetSeconds = Math.max(1, Math.ceil(tightest.msBeforeNext / 1000));
     ctx.set({
       'X-RateLimit-Limit': String(limits[plan].perMinute),
-      'X-RateLimit-Remaining': String(tightest.res.remainingPoints),
+      'X-RateLimit-Remaining': String(tightest.remaining),
       'X-RateLimit-Reset': String(Math.ceil(Date.now() / 1000) + resetSeconds),
     });
-    if (results.some((r) => !r.allowed)) {
+    if (counts.some((c) => !c.allowed)) {
       throw new RateLimitedError('Rate limit exceeded', { retry_after: resetSeconds }, { 'Retry-After': String(resetSeconds) });
     }
     await next();

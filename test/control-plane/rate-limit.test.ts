@@ -79,3 +79,29 @@ test('behind a trusted proxy, clients are told apart by X-Forwarded-For', async 
   t.is((await from('203.0.113.1')).status, 429);
   t.is((await from('203.0.113.2')).status, 200);
 });
+
+test('requests arriving together never get past the budget', async (t) => {
+  const api = await startTestApi(import.meta.filename, tiny);
+  t.teardown(() => api.close());
+  const { token } = await signup(api);
+  const key = await createApiKey(api, token, 'full_access');
+  const statuses = await Promise.all(Array.from({ length: 12 }, () => api.request('GET', '/api/deployments', { token: key.key }).then((r) => r.status)));
+  // The organization's counter allows five, one of them already used by the key creation.
+  t.is(statuses.filter((s) => s === 200).length, 4);
+  t.is(statuses.filter((s) => s === 429).length, 8);
+});
+
+test('two replicas on one database share one budget', async (t) => {
+  const a = await startTestApi(import.meta.filename, tiny);
+  t.teardown(() => a.close());
+  const b = await startTestApi(import.meta.filename, { ...tiny, databaseUrl: a.databaseUrl });
+  t.teardown(() => b.close());
+  const { token } = await signup(a);
+  const key = await createApiKey(a, token, 'full_access');
+  const statuses: number[] = [];
+  for (let i = 0; i < 6; i++) statuses.push((await (i % 2 ? b : a).request('GET', '/api/deployments', { token: key.key })).status);
+  t.deepEqual(statuses, [200, 200, 200, 200, 429, 429]);
+  const remaining = await b.request('GET', '/v1/gpu-types', { token });
+  t.is(remaining.status, 429);
+  t.is(remaining.headers.get('x-ratelimit-remaining'), '0');
+});
