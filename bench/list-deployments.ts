@@ -110,6 +110,7 @@ console.log(`authenticated list throughput / baseline: API key ${share(first)}, 
 
 await new Promise((resolve) => bareServer.close(resolve));
 await new Promise((resolve) => listening.close(resolve));
+await app.close();
 await pool.end();
 await orm.close();
 await server?.stop();

@@ -24,6 +24,7 @@ import { gpuTypeRoutes } from './gpu-types/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { auditTrail } from './http/audit.ts';
 import { authenticate } from './http/authenticate.ts';
+import { createCredentialCache } from './http/credential-cache.ts';
 import type { AppState } from './http/context.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { idempotency } from './http/idempotency.ts';
@@ -38,7 +39,7 @@ import { createOrganizationService } from './organizations/service.ts';
 export interface AppDeps {
   config: Pick<Config, 'env' | 'signingKey' | 'endpointDomain' | 'trustProxy' | 'adminEmails'>;
   orm: MikroORM;
-  /** For the rate limiter's shared counters. */
+  /** For the statements every request runs outside the ORM: rate-limit counters, audit records. */
   pool: pg.Pool;
   log: Logger;
   /** Overrides the plans' rate limits (tests, bench). */
@@ -47,10 +48,18 @@ export interface AppDeps {
   orchestrator: DeploymentOrchestrator;
 }
 
-export function createApp(deps: AppDeps): Koa<AppState> {
+/** The Koa application, and what must happen when it stops. */
+export type KilnApp = Koa<AppState> & {
+  /** Writes the audit records still queued. Call once the server stopped answering, before the database closes. */
+  close(): Promise<void>;
+};
+
+export function createApp(deps: AppDeps): KilnApp {
   const accessTokens = createAccessTokens(deps.config.signingKey);
   const organizations = createOrganizationService({ adminEmails: deps.config.adminEmails });
-  const apiKeys = createApiKeyService({ env: deps.config.env, organizations });
+  const credentials = createCredentialCache();
+  const apiKeys = createApiKeyService({ env: deps.config.env, organizations, credentials });
+  const audit = createAuditService({ pool: deps.pool, log: deps.log });
   const auth = createAuthService({ accessTokens, organizations, signinFailures: signinFailureLimiter(deps.pool) });
   const deployments = createDeploymentService({
     endpointDomain: deps.config.endpointDomain,
@@ -78,11 +87,11 @@ export function createApp(deps: AppDeps): Koa<AppState> {
 
   const app = new Koa<AppState>({ proxy: deps.config.trustProxy });
   app.use(requestContext({ log: deps.log, orm: deps.orm }));
-  app.use(auditTrail(createAuditService({ orm: deps.orm })));
+  app.use(auditTrail(audit));
   app.use(errorHandler());
-  app.use(authenticate({ accessTokens, apiKeys, organizations }));
+  app.use(authenticate({ accessTokens, ...credentials.wrap({ apiKeys, organizations }) }));
   app.use(rateLimit({ pool: deps.pool, limits: deps.rateLimits }));
   app.use(router.routes());
   app.use(router.allowedMethods());
-  return app;
+  return Object.assign(app, { close: () => audit.close() });
 }

@@ -45,6 +45,7 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
     server,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await app.close();
       await pool.end();
       await orm.close();
       await temporal.close();

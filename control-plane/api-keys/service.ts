@@ -8,6 +8,7 @@ import { NotFoundError, UnauthenticatedError } from '../http/errors.ts';
 import type { Scope } from '../http/permissions.ts';
 import type { OrganizationService } from '../organizations/service.ts';
 import { ApiKeySchema, type ApiKey } from './api-key.entity.ts';
+import type { CredentialCache } from '../http/credential-cache.ts';
 import type { ApiKeyViewBody, CreateApiKeyInput, UpdateApiKeyInput } from './schemas.ts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -16,6 +17,8 @@ const PREFIX_LENGTH = 12;
 export interface ApiKeyServiceDeps {
   env: 'development' | 'production';
   organizations: Pick<OrganizationService, 'access'>;
+  /** Told of every change to a key once it is saved, so this replica stops using the old one at once. */
+  credentials: Pick<CredentialCache, 'forget'>;
 }
 
 export function createApiKeyService(deps: ApiKeyServiceDeps) {
@@ -55,6 +58,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps) {
       if (input.name !== undefined) key.name = input.name;
       if (input.scope !== undefined) key.scope = input.scope;
       await em.flush();
+      deps.credentials.forget({ apiKeyId: key.id });
       return view(key);
     },
 
@@ -64,6 +68,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps) {
       const value = newValue();
       setValue(key, value);
       await em.flush();
+      deps.credentials.forget({ apiKeyId: key.id });
       return { ...view(key), key: value };
     },
 
@@ -71,6 +76,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps) {
       const key = await find(em, principal, id);
       key.revokedAt = new Date();
       await em.flush();
+      deps.credentials.forget({ apiKeyId: key.id });
       return { id: key.id, revoked: true };
     },
 

@@ -1,7 +1,10 @@
 // The audit trail: a record per use of an API key and per mutation by anyone, written after the request
 // in its own statement (so a failed or rolled-back request is still recorded), together with the key's
-// last-used time.
-import type { MikroORM } from '@mikro-orm/postgresql';
+// last-used time. A mutation's record is written before its answer is sent; reads made with a key (the
+// busy path: dashboards, scripts polling) are queued and written in batches shortly after their answers,
+// and close() writes whatever is still queued, so a normal shutdown loses none.
+import type pg from 'pg';
+import type { Logger } from 'pino';
 import { newId } from '../database/ids.ts';
 
 export interface AuditEntry {
@@ -13,25 +16,88 @@ export interface AuditEntry {
   resourceId: string | null;
   ipAddress: string;
   statusCode: number;
+  /** When the request was answered: a queued record keeps its own time. */
+  createdAt: Date;
 }
 
-// One statement: atomic on its own, and one round trip on every audited request. A key's last-used time
-// is kept to the minute: rewriting it on every request would serialize a busy key's requests on its row.
+/** A queued record is written at most this long after its request. */
+export const AUDIT_BATCH_MS = 100;
+/** A batch this large is written at once. */
+const MAX_BATCH = 500;
+/** While the database refuses writes, at most this many records wait for another try. */
+const MAX_QUEUED = 50_000;
+
+// One statement for any number of records: atomic on its own, one round trip. A key's last-used time is
+// kept to the minute: rewriting it on every request would serialize a busy key's requests on its row.
 const RECORD_USE = `
   WITH record AS (
     INSERT INTO audit_log (id, created_at, organization_id, user_id, api_key_id, action, resource_type, resource_id, ip_address, status_code)
-    VALUES (?, now(), ?, ?, ?, ?, ?, ?, ?, ?)
+    SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[])
   )
   UPDATE api_key SET last_used_at = now()
-  WHERE id = ? AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`;
+  WHERE id = ANY($11::text[]) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`;
 
-export function createAuditService(deps: { orm: MikroORM }) {
+export function createAuditService(deps: { pool: pg.Pool; log: Logger }) {
+  let queue: AuditEntry[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  const writing = new Set<Promise<void>>();
+
+  async function write(entries: AuditEntry[]): Promise<void> {
+    await deps.pool.query({
+      name: 'kiln-audit-record',
+      text: RECORD_USE,
+      values: [
+        entries.map(() => newId('aud')), entries.map((e) => e.createdAt), entries.map((e) => e.organizationId), entries.map((e) => e.userId),
+        entries.map((e) => e.apiKeyId), entries.map((e) => e.action), entries.map((e) => e.resourceType), entries.map((e) => e.resourceId),
+        entries.map((e) => e.ipAddress), entries.map((e) => e.statusCode),
+        [...new Set(entries.flatMap((e) => e.apiKeyId ?? []))],
+      ],
+    });
+  }
+
+  function flush(): Promise<void> {
+    clearTimeout(timer);
+    timer = undefined;
+    const batch = queue;
+    queue = [];
+    if (!batch.length) return Promise.resolve();
+    const done = write(batch).catch((error: unknown) => {
+      // Kept for the next try unless shutting down or too many are waiting already.
+      const kept = !closed && queue.length + batch.length <= MAX_QUEUED;
+      deps.log.error({ err: error, records: batch.length, kept }, 'audit records not written');
+      if (kept) {
+        queue = [...batch, ...queue];
+        schedule();
+      }
+    }).finally(() => writing.delete(done));
+    writing.add(done);
+    return done;
+  }
+
+  function schedule(): void {
+    if (queue.length >= MAX_BATCH) void flush();
+    else timer ??= setTimeout(flush, AUDIT_BATCH_MS);
+  }
+
   return {
+    /** Writes the record now (mutations). */
     async record(entry: AuditEntry): Promise<void> {
-      await deps.orm.em.getConnection().execute(RECORD_USE, [
-        newId('aud'), entry.organizationId, entry.userId, entry.apiKeyId, entry.action, entry.resourceType, entry.resourceId, entry.ipAddress,
-        entry.statusCode, entry.apiKeyId,
-      ]);
+      await write([entry]);
+    },
+
+    /** Queues the record for the next batch (reads). */
+    recordSoon(entry: AuditEntry): void {
+      queue.push(entry);
+      if (closed) void flush();
+      else schedule();
+    },
+
+    /** Writes everything queued and waits for writes in progress. Call after the server stopped answering. */
+    async close(): Promise<void> {
+      closed = true;
+      await flush();
+      await Promise.all(writing);
     },
   };
 }

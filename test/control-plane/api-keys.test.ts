@@ -1,6 +1,8 @@
 // API keys: created once-visible, listed without values, edited, rotated, revoked; scopes; audit.
 import test from 'ava';
 import { createApiKey, signup, startTestApi, type TestApi, validDeployment } from '../support/control-plane.ts';
+import { eventually } from '../support/eventually.ts';
+import { CREDENTIAL_CACHE_MS } from '../../control-plane/http/credential-cache.ts';
 
 let api: TestApi;
 test.before(async () => {
@@ -36,8 +38,11 @@ test('a key authenticates, and its use updates last-used and writes an audit rec
   const listed = await api.request('GET', '/api/deployments', { token: key.key });
   t.is(listed.status, 200);
 
-  const { rows } = await api.pool.query('SELECT * FROM audit_log WHERE api_key_id = $1 ORDER BY created_at', [key.id]);
-  t.is(rows.length, 2);
+  // The read's record is written in the next batch, shortly after its answer.
+  const rows = await eventually('the read\'s audit record', async () => {
+    const found = await api.pool.query('SELECT * FROM audit_log WHERE api_key_id = $1 ORDER BY created_at', [key.id]);
+    return found.rows.length === 2 && found.rows;
+  });
   t.like(rows[0], { action: 'createDeployment', resource_type: 'deployment', resource_id: created.body.data.id, user_id: userId, organization_id: organizationId, status_code: 201 });
   t.truthy(rows[0].ip_address);
   t.truthy(rows[0].created_at);
@@ -96,6 +101,41 @@ test('DELETE revokes: the key is 401 Invalid API key afterwards and leaves the l
   t.deepEqual(use.body, { error: 'Unauthorized', message: 'Invalid API key', code: 'INVALID_API_KEY', statusCode: 401 });
   t.deepEqual((await api.request('GET', KEYS, { token })).body, []);
   t.is((await api.request('DELETE', `${KEYS}?id=${key.id}`, { token })).status, 404);
+});
+
+test('a key just used is refused at once by the replica that narrows, rotates or revokes it', async (t) => {
+  const { token } = await signup(api);
+  const key = await createApiKey(api, token, 'full_access');
+  t.is((await api.request('GET', '/api/deployments', { token: key.key })).status, 200);
+  t.is((await api.request('PATCH', KEYS, { token, body: { id: key.id, scope: 'read_only' } })).status, 200);
+  t.is((await api.request('POST', '/api/deployments', { token: key.key, body: validDeployment() })).status, 403);
+  const rotated = await api.request('PUT', KEYS, { token, body: { id: key.id } });
+  t.is((await api.request('GET', '/api/deployments', { token: key.key })).status, 401);
+  t.is((await api.request('GET', '/api/deployments', { token: rotated.body.key })).status, 200);
+  t.is((await api.request('DELETE', `${KEYS}?id=${key.id}`, { token })).status, 200);
+  t.is((await api.request('GET', '/api/deployments', { token: rotated.body.key })).status, 401);
+});
+
+test('another replica refuses a revoked key within seconds', async (t) => {
+  const other = await startTestApi(import.meta.filename, { databaseUrl: api.databaseUrl });
+  t.teardown(() => other.close());
+  const { token } = await signup(api);
+  const key = await createApiKey(api, token, 'read_only');
+  t.is((await other.request('GET', '/api/deployments', { token: key.key })).status, 200);
+  const revokedAt = Date.now();
+  t.is((await api.request('DELETE', `${KEYS}?id=${key.id}`, { token })).status, 200);
+  await eventually('the other replica to refuse the key', async () => (await other.request('GET', '/api/deployments', { token: key.key })).status === 401, 10_000);
+  t.true(Date.now() - revokedAt <= CREDENTIAL_CACHE_MS + 2_000);
+});
+
+test('records of reads still queued when the API stops are written before it closes', async (t) => {
+  const replica = await startTestApi(import.meta.filename, { databaseUrl: api.databaseUrl });
+  const { token } = await signup(api);
+  const key = await createApiKey(api, token, 'read_only');
+  for (let i = 0; i < 3; i++) t.is((await replica.request('GET', '/api/deployments', { token: key.key })).status, 200);
+  await replica.close();
+  const { rows } = await api.pool.query('SELECT action, status_code FROM audit_log WHERE api_key_id = $1', [key.id]);
+  t.deepEqual(rows, Array(3).fill({ action: 'listDeployments', status_code: 200 }));
 });
 
 test('bad input: unknown scope 422, missing name 400, missing id 400', async (t) => {

@@ -12,6 +12,7 @@ import { testTemporalAddress } from './temporal.ts';
 
 export interface TestApi {
   readonly url: string;
+  readonly databaseUrl: string;
   readonly orm: Orm;
   readonly pool: pg.Pool;
   /** Temporal client of the test run's dev server, to look at the workflows the API started. */
@@ -33,8 +34,12 @@ export interface TestResponse {
   body: any;
 }
 
-export async function startTestApi(testFile: string, overrides: Partial<Pick<AppDeps, 'rateLimits' | 'config'>> = {}): Promise<TestApi> {
-  const databaseUrl = await createTestDatabase(testFile);
+export async function startTestApi(
+  testFile: string,
+  // `databaseUrl`: another test API's, to run a second replica on the same database.
+  overrides: Partial<Pick<AppDeps, 'rateLimits' | 'config'>> & { databaseUrl?: string } = {},
+): Promise<TestApi> {
+  const databaseUrl = overrides.databaseUrl ?? await createTestDatabase(testFile);
   const orm = await openDatabase(databaseUrl);
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   const temporal = await Connection.connect({ address: testTemporalAddress() });
@@ -58,6 +63,7 @@ export async function startTestApi(testFile: string, overrides: Partial<Pick<App
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
+    databaseUrl,
     orm,
     pool,
     workflows,
@@ -75,6 +81,7 @@ export async function startTestApi(testFile: string, overrides: Partial<Pick<App
     },
     async close() {
       await new Promise((resolve) => server.close(resolve));
+      await app.close();
       await pool.end();
       await orm.close();
       await temporal.close();
