@@ -1,9 +1,9 @@
 // Rate limits by plan (the spec's Set A), per API key (or login user) and per organization, counted in
-// PostgreSQL so every control-plane replica shares them. Both counters, and their burst allowances, are
-// counted in one statement: one round trip per request. The rows keep rate-limiter-flexible's
-// RateLimiterPostgres layout and meaning (window counters with an expiry), so the sign-in limiter shares the
-// table and its hourly sweep of expired rows. Calls without a valid credential are limited per client
-// address at the free plan's rate.
+// PostgreSQL so every control-plane replica shares them. Both counters go up in one statement: one round
+// trip per request (a second only for a request past the minute's limit, to draw on the burst allowance).
+// The rows keep rate-limiter-flexible's RateLimiterPostgres layout and meaning (window counters with an
+// expiry), so the sign-in limiter shares the table and its hourly sweep of expired rows. Calls without a
+// valid credential are limited per client address at the free plan's rate.
 import type { Middleware } from 'koa';
 import type pg from 'pg';
 import { BurstyRateLimiter, RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
@@ -37,53 +37,37 @@ interface Count {
   msBeforeNext: number;
 }
 
-// Each subject's minute counter goes up by one; where that passes the limit, its burst counter goes up by
-// one too, and the request is allowed if that one is still within the burst allowance. Rows are locked in
-// the same order by every statement (subjects in order, minute counters before burst counters), so two
-// requests never deadlock. $1 minute keys, $2 burst keys, $3/$4 their new windows' ends, $5 now (ms),
-// $6 per-minute limit, $7 burst allowance.
+// One statement counts a request against several windows (one row each): a window that has ended starts
+// again at one. Keys are locked in the order given, the same in every request (subject, then
+// organization), so two requests never deadlock. $1 keys, $2 a new window's end, $3 now (ms).
 const COUNT = `
-  WITH input AS (
-    SELECT main_key, burst_key, n FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS i(main_key, burst_key, n)
-  ), main AS (
-    INSERT INTO ${RATE_LIMIT_TABLE} AS r (key, points, expire)
-    SELECT main_key, 1, $3::bigint FROM input ORDER BY n
-    ON CONFLICT (key) DO UPDATE SET
-      points = CASE WHEN r.expire <= $5::bigint THEN 1 ELSE r.points + 1 END,
-      expire = CASE WHEN r.expire <= $5::bigint THEN excluded.expire ELSE r.expire END
-    RETURNING key, points, expire
-  ), burst AS (
-    INSERT INTO ${RATE_LIMIT_TABLE} AS r (key, points, expire)
-    SELECT input.burst_key, 1, $4::bigint FROM main JOIN input ON input.main_key = main.key
-    WHERE main.points > $6::int AND $7::int > 0 ORDER BY input.n
-    ON CONFLICT (key) DO UPDATE SET
-      points = CASE WHEN r.expire <= $5::bigint THEN 1 ELSE r.points + 1 END,
-      expire = CASE WHEN r.expire <= $5::bigint THEN excluded.expire ELSE r.expire END
-    RETURNING key, points, expire
-  )
-  SELECT main.points, main.expire, burst.points AS burst_points, burst.expire AS burst_expire
-  FROM input JOIN main ON main.key = input.main_key LEFT JOIN burst ON burst.key = input.burst_key
-  ORDER BY input.n`;
+  INSERT INTO ${RATE_LIMIT_TABLE} AS r (key, points, expire)
+  SELECT key, 1, $2::bigint FROM unnest($1::text[]) AS key
+  ON CONFLICT (key) DO UPDATE SET
+    points = CASE WHEN r.expire <= $3::bigint THEN 1 ELSE r.points + 1 END,
+    expire = CASE WHEN r.expire <= $3::bigint THEN excluded.expire ELSE r.expire END
+  RETURNING key, points, expire`;
 
-interface CountRow { points: number; expire: string; burst_points: number | null; burst_expire: string | null }
+async function count(pool: pg.Pool, keys: string[], windowMs: number, now: number): Promise<Map<string, { points: number; msBeforeNext: number }>> {
+  const { rows } = await pool.query<{ key: string; points: number; expire: string }>({ name: 'kiln-rate-limit', text: COUNT, values: [keys, now + windowMs, now] });
+  return new Map(rows.map((row) => [row.key, { points: row.points, msBeforeNext: Math.max(Number(row.expire) - now, 0) }]));
+}
 
+// Every subject's minute counter goes up by one: one round trip. Only a subject past its minute's limit
+// then draws on its burst allowance, in a second statement (as BurstyRateLimiter does).
 async function countInDatabase(pool: pg.Pool, plan: Plan, limit: PlanLimit, subjects: string[]): Promise<Count[]> {
   const now = Date.now();
+  const minute = await count(pool, subjects.map((s) => `${plan}:${s}`), 60_000, now);
+  const counts = subjects.map((s) => minute.get(`${plan}:${s}`)!);
+  const over = subjects.filter((_, i) => counts[i]!.points > limit.perMinute);
   const allowance = Math.max(0, limit.burst - limit.perMinute);
-  const { rows } = await pool.query<CountRow>({
-    name: 'kiln-rate-limit',
-    text: COUNT,
-    values: [
-      subjects.map((s) => `${plan}:${s}`), subjects.map((s) => `${plan}_burst:${s}`),
-      now + 60_000, now + BURST_REFILL_SECONDS * 1000, now, limit.perMinute, allowance,
-    ],
-  });
-  return rows.map((row) => {
-    const msBeforeNext = Math.max(Number(row.expire) - now, 0);
-    if (row.points <= limit.perMinute) return { allowed: true, remaining: limit.perMinute - row.points, msBeforeNext };
+  const burst = over.length && allowance ? await count(pool, over.map((s) => `${plan}_burst:${s}`), BURST_REFILL_SECONDS * 1000, now) : new Map();
+  return subjects.map((subject, i) => {
+    const { points, msBeforeNext } = counts[i]!;
+    if (points <= limit.perMinute) return { allowed: true, remaining: limit.perMinute - points, msBeforeNext };
     // Past the minute's limit: the answer waits for whichever window ends first, as BurstyRateLimiter does.
-    const burstMs = row.burst_expire === null ? msBeforeNext : Math.max(Number(row.burst_expire) - now, 0);
-    return { allowed: row.burst_points !== null && row.burst_points <= allowance, remaining: 0, msBeforeNext: Math.min(msBeforeNext, burstMs) };
+    const drawn = burst.get(`${plan}_burst:${subject}`);
+    return { allowed: drawn !== undefined && drawn.points <= allowance, remaining: 0, msBeforeNext: Math.min(msBeforeNext, drawn?.msBeforeNext ?? msBeforeNext) };
   });
 }
 
