@@ -41,7 +41,8 @@ export function createAuditService(deps: { pool: pg.Pool; log: Logger }) {
   let queue: AuditEntry[] = [];
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
-  const writing = new Set<Promise<void>>();
+  // One batch is written at a time, so a slow commit holds one pooled connection, not one per batch.
+  let writing: Promise<void> | undefined;
 
   async function write(entries: AuditEntry[]): Promise<void> {
     await deps.pool.query({
@@ -56,23 +57,29 @@ export function createAuditService(deps: { pool: pg.Pool; log: Logger }) {
     });
   }
 
+  /** Writes the queued records; resolves when they are written. */
   function flush(): Promise<void> {
     clearTimeout(timer);
     timer = undefined;
-    const batch = queue;
-    queue = [];
-    if (!batch.length) return Promise.resolve();
-    const done = write(batch).catch((error: unknown) => {
-      // Kept for the next try unless shutting down or too many are waiting already.
-      const kept = !closed && queue.length + batch.length <= MAX_QUEUED;
-      deps.log.error({ err: error, records: batch.length, kept }, 'audit records not written');
-      if (kept) {
-        queue = [...batch, ...queue];
-        schedule();
+    if (writing || !queue.length) return writing ?? Promise.resolve();
+    writing = (async () => {
+      // Records queued meanwhile wait for the next batch, unless a full batch is waiting or the API stops.
+      for (let first = true; queue.length && (first || closed || queue.length >= MAX_BATCH); first = false) {
+        const batch = queue.splice(0, MAX_BATCH);
+        try {
+          await write(batch);
+        } catch (error) {
+          // Kept for the next try unless shutting down or too many are waiting already.
+          const kept = !closed && queue.length + batch.length <= MAX_QUEUED;
+          deps.log.error({ err: error, records: batch.length, kept }, 'audit records not written');
+          if (kept) queue = [...batch, ...queue];
+          break;
+        }
       }
-    }).finally(() => writing.delete(done));
-    writing.add(done);
-    return done;
+      writing = undefined;
+      if (queue.length && !closed) timer ??= setTimeout(flush, AUDIT_BATCH_MS);
+    })();
+    return writing;
   }
 
   function schedule(): void {
@@ -93,11 +100,11 @@ export function createAuditService(deps: { pool: pg.Pool; log: Logger }) {
       else schedule();
     },
 
-    /** Writes everything queued and waits for writes in progress. Call after the server stopped answering. */
+    /** Writes everything queued. Call after the server stopped answering. */
     async close(): Promise<void> {
       closed = true;
-      await flush();
-      await Promise.all(writing);
+      // A batch being written may have started before the last records were queued.
+      while (writing || queue.length) await (writing ?? flush());
     },
   };
 }
