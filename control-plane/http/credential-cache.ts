@@ -27,8 +27,7 @@ export interface Forget {
   organizationId?: string;
 }
 
-export function createCredentialCache(options: { ttlMs?: number } = {}) {
-  const ttlMs = options.ttlMs ?? CREDENTIAL_CACHE_MS;
+export function createCredentialCache() {
   const entries = new Map<string, Entry>();
   // Bumped by every forget(): a lookup that started before a change must not store what it read.
   let generation = 0;
@@ -43,7 +42,7 @@ export function createCredentialCache(options: { ttlMs?: number } = {}) {
     const value = await load();
     if (value && started === generation) {
       if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
-      entries.set(key, { expires: performance.now() + ttlMs, ...describe(value as NonNullable<T>), value: value as NonNullable<T> });
+      entries.set(key, { expires: performance.now() + CREDENTIAL_CACHE_MS, ...describe(value as NonNullable<T>), value: value as NonNullable<T> });
     }
     return value;
   }
