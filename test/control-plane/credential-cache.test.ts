@@ -1,0 +1,75 @@
+// The per-replica credential cache: a hit skips the lookup; forget() drops what a change touches at once,
+// and a lookup that raced a change is not kept.
+import test from 'ava';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Principal } from '../../control-plane/auth/principal.ts';
+import { createCredentialCache } from '../../control-plane/http/credential-cache.ts';
+import type { OrganizationAccess } from '../../control-plane/organizations/service.ts';
+
+const em = {} as EntityManager;
+const KEY = 'sk_test_0123456789abcdefghijklmnopqrstuv';
+
+function setup(options: { keyLookup?: () => Promise<Principal> } = {}) {
+  const calls = { keys: 0, access: 0 };
+  const principal: Principal = {
+    kind: 'api_key', userId: 'usr_a', organizationId: 'org_a', plan: 'free', role: 'owner', scope: 'full_access', apiKeyId: 'key_a', platformAdmin: false,
+  };
+  const access: OrganizationAccess = { role: 'member', plan: 'free', platformAdmin: false };
+  const cache = createCredentialCache();
+  const wrapped = cache.wrap({
+    apiKeys: { resolve: async () => { calls.keys++; return options.keyLookup ? options.keyLookup() : principal; } },
+    organizations: { access: async (_em, userId) => { calls.access++; return userId === 'usr_gone' ? null : access; } },
+  });
+  return { cache, wrapped, calls, principal };
+}
+
+test('a credential resolved once is not looked up again', async (t) => {
+  const { wrapped, calls, principal } = setup();
+  t.deepEqual(await wrapped.apiKeys.resolve(em, KEY), principal);
+  t.deepEqual(await wrapped.apiKeys.resolve(em, KEY), principal);
+  await wrapped.organizations.access(em, 'usr_a', 'org_a');
+  await wrapped.organizations.access(em, 'usr_a', 'org_a');
+  t.deepEqual(calls, { keys: 1, access: 1 });
+});
+
+test('a refusal is never kept', async (t) => {
+  const { wrapped, calls } = setup();
+  t.is(await wrapped.organizations.access(em, 'usr_gone', 'org_a'), null);
+  t.is(await wrapped.organizations.access(em, 'usr_gone', 'org_a'), null);
+  t.is(calls.access, 2);
+});
+
+test('forget drops a key, a membership (with the keys acting through it) or a whole organization', async (t) => {
+  const { cache, wrapped, calls } = setup();
+  const fill = async () => {
+    await wrapped.apiKeys.resolve(em, KEY);
+    await wrapped.organizations.access(em, 'usr_a', 'org_a');
+  };
+  await fill();
+  cache.forget({ apiKeyId: 'key_other' });
+  cache.forget({ userId: 'usr_b', organizationId: 'org_a' });
+  await fill();
+  t.deepEqual(calls, { keys: 1, access: 1 });
+  cache.forget({ apiKeyId: 'key_a' });
+  await fill();
+  t.deepEqual(calls, { keys: 2, access: 1 });
+  cache.forget({ userId: 'usr_a', organizationId: 'org_a' });
+  await fill();
+  t.deepEqual(calls, { keys: 3, access: 2 });
+  cache.forget({ organizationId: 'org_a' });
+  await fill();
+  t.deepEqual(calls, { keys: 4, access: 3 });
+});
+
+test('a lookup that was under way when a change was made is not kept', async (t) => {
+  let release!: () => void;
+  const { cache, wrapped, calls, principal } = setup({ keyLookup: () => new Promise((resolve) => { release = () => resolve(principal); }) });
+  const pending = wrapped.apiKeys.resolve(em, KEY);
+  cache.forget({ apiKeyId: 'key_a' });
+  release();
+  await pending;
+  const again = wrapped.apiKeys.resolve(em, KEY);
+  release();
+  await again;
+  t.is(calls.keys, 2);
+});
