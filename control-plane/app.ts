@@ -4,6 +4,7 @@ import { recoveryRoutes } from './recovery/routes.ts';
 import { createSecretBox } from './auth/secret-box.ts';
 import { createWebhookService } from './webhooks/service.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
+import { join } from 'node:path';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -34,9 +35,17 @@ import { requestContext } from './http/request-context.ts';
 import { mountRoutes, type Route } from './http/routes.ts';
 import type { Plan } from './organizations/organization.entity.ts';
 import { createOrganizationService } from './organizations/service.ts';
+import { adminRoutes } from './admin/routes.ts';
+import { createAdminService, type AdminServiceDeps } from './admin/service.ts';
+import { createAuditQuery } from './audit/query.ts';
+import { createErrorTracker } from './error-tracker/service.ts';
+import { createFeatureFlags } from './feature-flags/flags.ts';
+import { createFeatureFlagService } from './feature-flags/service.ts';
+import type { ReportOrchestrator } from './reports/orchestrator.ts';
+import { createReportService } from './reports/service.ts';
 
 export interface AppDeps {
-  config: Pick<Config, 'env' | 'signingKey' | 'endpointDomain' | 'trustProxy' | 'adminEmails'>;
+  config: Pick<Config, 'env' | 'signingKey' | 'endpointDomain' | 'trustProxy' | 'adminEmails' | 'dataDir' | 'errorTrackerUrl'>;
   orm: MikroORM;
   /** For the rate limiter's shared counters. */
   pool: pg.Pool;
@@ -45,6 +54,10 @@ export interface AppDeps {
   rateLimits?: Readonly<Record<Plan, PlanLimit>>;
   /** Sends deployments' desired state to their workflows. */
   orchestrator: DeploymentOrchestrator;
+  /** Starts report workflows (platform administration). */
+  reports: ReportOrchestrator;
+  /** Open circuits of the GPU clusters, for the operations overview. */
+  openCircuits?: AdminServiceDeps['openCircuits'];
 }
 
 export function createApp(deps: AppDeps): Koa<AppState> {
@@ -52,12 +65,16 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const organizations = createOrganizationService({ adminEmails: deps.config.adminEmails });
   const apiKeys = createApiKeyService({ env: deps.config.env, organizations });
   const auth = createAuthService({ accessTokens, organizations, signinFailures: signinFailureLimiter(deps.pool) });
+  const cursors = createCursorCodec(deriveKey(deps.config.signingKey, 'cursor'));
   const deployments = createDeploymentService({
     endpointDomain: deps.config.endpointDomain,
-    cursors: createCursorCodec(deriveKey(deps.config.signingKey, 'cursor')),
+    cursors,
     orchestrator: deps.orchestrator,
     log: deps.log,
   });
+  /** The one reader of feature flags: other services take it as a dependency. */
+  const featureFlags = createFeatureFlags();
+  const errorTracker = createErrorTracker({ orm: deps.orm, log: deps.log, cursors, forwardUrl: deps.config.errorTrackerUrl, environment: deps.config.env });
 
   const routes: Route[] = [
     ...healthRoutes(deps.orm),
@@ -70,6 +87,15 @@ export function createApp(deps: AppDeps): Koa<AppState> {
       secrets: createSecretBox(deriveKey(deps.config.signingKey, 'webhook-secrets')),
       allowPrivateUrls: deps.config.env !== 'production',
     })),
+    ...adminRoutes({
+      admin: createAdminService({
+        cursors, audit: createAuditQuery({ cursors }), deployments, orchestrator: deps.orchestrator, log: deps.log,
+        ...(deps.openCircuits ? { openCircuits: deps.openCircuits } : {}),
+      }),
+      featureFlags: createFeatureFlagService({ flags: featureFlags }),
+      errors: errorTracker,
+      reports: createReportService({ dir: join(deps.config.dataDir, 'reports'), orchestrator: deps.reports, log: deps.log }),
+    }),
   ];
   routes.push(...openApiRoutes(() => routes));
 
@@ -79,7 +105,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: deps.config.trustProxy });
   app.use(requestContext({ log: deps.log, orm: deps.orm }));
   app.use(auditTrail(createAuditService({ orm: deps.orm })));
-  app.use(errorHandler());
+  app.use(errorHandler({ onUnhandled: (error, context) => errorTracker.capture(error, context) }));
   app.use(authenticate({ accessTokens, apiKeys, organizations }));
   app.use(rateLimit({ pool: deps.pool, limits: deps.rateLimits }));
   app.use(router.routes());

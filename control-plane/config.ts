@@ -15,6 +15,8 @@ const EnvSchema = z.object({
   KILN_ENDPOINT_DOMAIN: z.string().regex(/^[a-z0-9.-]+$/).default('endpoints.kiln.localhost'),
   // Behind a load balancer: take the client address from X-Forwarded-For (per-address rate limits, audit).
   KILN_TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  // An external error tracker: each unhandled error is also POSTed there as JSON.
+  ERROR_TRACKER_URL: z.url({ protocol: /^https?$/ }).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -29,6 +31,7 @@ export interface Config {
   readonly endpointDomain: string;
   readonly trustProxy: boolean;
   readonly logLevel: string;
+  readonly errorTrackerUrl: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -53,6 +56,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     endpointDomain: e.KILN_ENDPOINT_DOMAIN,
     trustProxy: e.KILN_TRUST_PROXY === 'true',
     logLevel: e.LOG_LEVEL,
+    errorTrackerUrl: e.ERROR_TRACKER_URL,
   };
 }
 

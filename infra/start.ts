@@ -6,6 +6,7 @@ import { developmentSecret, loadConfig } from '../control-plane/config.ts';
 import { startApi } from '../control-plane/main.ts';
 import { DEPLOYMENTS_TASK_QUEUE } from '../workflows/contract/deployment.ts';
 import { WEBHOOKS_TASK_QUEUE } from '../workflows/contract/webhooks.ts';
+import { REPORTS_TASK_QUEUE } from '../workflows/contract/reports.ts';
 import { startWorker } from '../workflows/worker.ts';
 import { DEV_POSTGRES_PORT, externalPostgres, startPostgres } from './servers/postgres.ts';
 import { externalTemporal, startTemporal } from './servers/temporal.ts';
@@ -47,7 +48,7 @@ async function main(): Promise<void> {
     signingKey: config.signingKey, allowPrivateWebhookUrls: config.env !== 'production',
   });
   stops.push(() => worker.stop());
-  say(`worker: polling task queues ${DEPLOYMENTS_TASK_QUEUE} and ${WEBHOOKS_TASK_QUEUE}`);
+  say(`worker: polling task queues ${DEPLOYMENTS_TASK_QUEUE}, ${WEBHOOKS_TASK_QUEUE} and ${REPORTS_TASK_QUEUE}`);
 
   const api = await startApi({ databaseUrl: postgres.url, port: Number(process.env.PORT ?? 8080), dataDir, temporalAddress: temporal.address });
   stops.push(() => api.close());

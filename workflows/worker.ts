@@ -1,4 +1,4 @@
-// The Temporal worker of the `kiln-deployments` task queue: deployment workflows and their activities.
+// The Temporal worker of Kiln's task queues: deployments, webhook deliveries and reports.
 // `npm run worker` runs one from the environment; infra/start.ts runs one beside the API with startWorker().
 import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
@@ -11,6 +11,9 @@ import { openDatabase } from '../control-plane/database/orm.ts';
 import { credentialsFromKubeconfig, kubeApi } from '../infra/servers/kube-api.ts';
 import { DEPLOYMENTS_TASK_QUEUE } from './contract/deployment.ts';
 import { WEBHOOKS_TASK_QUEUE } from './contract/webhooks.ts';
+import { REPORTS_TASK_QUEUE } from './contract/reports.ts';
+import { createReportActivities } from './reports/activities.ts';
+import { reportStore } from './reports/store.ts';
 import { createWebhookActivities } from './webhooks/activities.ts';
 import { webhookDeliveries, webhookStore } from './webhooks/store.ts';
 import { createDeploymentActivities } from './deployment/activities.ts';
@@ -37,7 +40,7 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-/** One process polls both task queues: deployments (Pulumi, readiness, status) and webhook deliveries. */
+/** One process polls every task queue: deployments (Pulumi, readiness, status), webhook deliveries and reports. */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const orm = await openDatabase(options.databaseUrl, { migrate: false });
   const kubeconfig = await readFile(options.kubeconfig, 'utf8');
@@ -69,11 +72,18 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       allowPrivateUrls: options.allowPrivateWebhookUrls,
     }),
   });
-  const running = Promise.all([deployments.run(), webhooks.run()]);
+  const reports = await Worker.create({
+    connection,
+    taskQueue: REPORTS_TASK_QUEUE,
+    workflowsPath: new URL('./reports/workflow.ts', import.meta.url).pathname,
+    activities: createReportActivities({ store: reportStore(orm), dir: join(options.dataDir, 'reports') }),
+  });
+  const running = Promise.all([deployments.run(), webhooks.run(), reports.run()]);
   return {
     async stop() {
       deployments.shutdown();
       webhooks.shutdown();
+      reports.shutdown();
       await running;
       await client.connection.close();
       await connection.close();

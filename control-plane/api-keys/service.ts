@@ -63,6 +63,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps) {
       const key = await find(em, principal, id);
       const value = newValue();
       setValue(key, value);
+      key.rotatedAt = new Date();
       await em.flush();
       return { ...view(key), key: value };
     },

@@ -55,7 +55,7 @@ function operation(route: Route, path: string): ZodOpenApiOperationObject {
     },
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
     responses: {
-      [success]: { description: reasonPhrase(success), headers: RATE_LIMIT_HEADERS, content: { 'application/json': { schema: successSchema(route, platform) } } },
+      [success]: { description: reasonPhrase(success), headers: RATE_LIMIT_HEADERS, content: { [route.contentType ?? 'application/json']: { schema: route.contentType ? route.response : successSchema(route, platform) } } },
       ...Object.fromEntries([...statuses].sort().map((status) => [status, {
         description: reasonPhrase(status),
         ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' as const } } } } : {}),

@@ -60,6 +60,21 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   'POST /api/webhooks': 'webhooks:write',
   'DELETE /api/webhooks/{id}': 'webhooks:write',
   'GET /api/webhooks/{id}/attempts': 'webhooks:read',
+
+  'GET /v1/admin/feature-flags': 'admin:read',
+  'POST /v1/admin/feature-flags': 'admin:write',
+  'PATCH /v1/admin/feature-flags/{id}': 'admin:write',
+  'DELETE /v1/admin/feature-flags/{id}': 'admin:write',
+  'GET /v1/admin/customers': 'admin:read',
+  'GET /v1/admin/audit': 'admin:read',
+  'GET /v1/admin/security': 'admin:read',
+  'GET /v1/admin/operations': 'admin:read',
+  'GET /v1/admin/analytics': 'admin:read',
+  'GET /v1/admin/errortracker/issues': 'admin:read',
+  'POST /v1/admin/reports/generate': 'admin:write',
+  'GET /v1/admin/reports/{id}': 'admin:read',
+  'GET /v1/admin/reports/{id}/download': 'admin:read',
+  'POST /v1/admin/deployments/bulk': 'admin:write',
 };
 
 const ORGANIZATION_PERMISSIONS = PERMISSIONS.filter((p) => !p.startsWith('admin:'));

@@ -18,8 +18,10 @@ type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 export interface Reply {
   data: unknown;
   pagination?: { hasMore: boolean; nextCursor: string | null };
-  /** Answer `data` as the whole body, outside either surface's shape (the OpenAPI document). */
+  /** Answer `data` as the whole body, outside either surface's shape (the OpenAPI document, a file). */
   raw?: boolean;
+  /** Response headers (a file's Content-Type and Content-Disposition). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export interface RouteSpec<Q extends z.ZodType | undefined, P extends z.ZodType | undefined, B extends z.ZodType | undefined> {
@@ -37,6 +39,8 @@ export interface RouteSpec<Q extends z.ZodType | undefined, P extends z.ZodType 
   /** Schema of `data` in a successful answer; lists also carry `pagination`. */
   response: z.ZodType;
   successStatus?: 200 | 201;
+  /** Media type of a successful answer that is not JSON (a file download; `response` describes it). */
+  contentType?: string;
   list?: boolean;
   /** Failure statuses beyond those every route may answer. */
   errors?: number[];
@@ -122,6 +126,7 @@ export function mountRoutes(router: Router<AppState>, routes: readonly Route[], 
     chain.push(async (ctx) => {
       const reply = await route.handle({ ...ctx.state.input!, state: ctx.state });
       ctx.status = route.successStatus ?? 200;
+      if (reply.headers) ctx.set(reply.headers);
       ctx.body = reply.raw ? reply.data : successBody(ctx.state.surface, reply.data, reply.pagination ? { pagination: reply.pagination } : {});
     });
     for (const path of servedPaths(route.path)) {

@@ -15,19 +15,19 @@ test('public routes are only those DESIGN.md names: health, OpenAPI and the sign
 
 test('read only: every GET, no write', (t) => {
   for (const [route, permission] of routes) {
-    t.is(isAllowed(permission, 'owner', 'read_only'), route.startsWith('GET ') || permission === 'public', route);
+    t.is(isAllowed(permission, 'owner', 'read_only', true), route.startsWith('GET ') || permission === 'public', route);
   }
 });
 
 test('deployments only: deployment operations (recovery included) and the catalog, nothing of API keys or webhooks', (t) => {
   for (const [route, permission] of routes) {
-    const expected = permission === 'public' || route.includes('/deployments') || route.includes('/recovery') || route.includes('/gpu-types');
+    const expected = permission === 'public' || (!route.includes('/admin/') && (route.includes('/deployments') || route.includes('/recovery') || route.includes('/gpu-types')));
     t.is(isAllowed(permission, 'owner', 'deployments_only'), expected, route);
   }
 });
 
 test('full access: everything the role allows; members cannot manage API keys, viewers cannot write', (t) => {
-  for (const [route, permission] of routes) t.true(isAllowed(permission, 'owner', 'full_access'), route);
+  for (const [route, permission] of routes) t.true(isAllowed(permission, 'owner', 'full_access', true), route);
   for (const [route, permission] of writes.filter(([r]) => r.includes('/api-keys'))) t.false(isAllowed(permission, 'member', 'full_access'), route);
   for (const [route, permission] of writes.filter(([, p]) => p !== 'public')) t.false(isAllowed(permission, 'viewer', 'full_access'), route);
   t.true(isAllowed('deployments:write', 'member', 'full_access'));
@@ -40,5 +40,17 @@ test('a credential never exceeds its role, whatever its scope', (t) => {
         if (isAllowed(permission, role, scope)) t.true(isAllowed(permission, role, 'full_access'), `${role} ${scope} ${route}`);
       }
     }
+  }
+});
+
+test('platform administration needs a platform administrator: no organization role or scope grants it', (t) => {
+  const admin = routes.filter(([route]) => route.includes(' /v1/admin/'));
+  t.true(admin.length > 0);
+  for (const [route, permission] of admin) {
+    t.is(permission, route.startsWith('GET ') ? 'admin:read' : 'admin:write', route);
+    for (const role of ROLES) for (const scope of SCOPES) t.false(isAllowed(permission, role, scope, false), `${role} ${scope} ${route}`);
+    t.true(isAllowed(permission, 'viewer', 'full_access', true), route);
+    t.is(isAllowed(permission, 'owner', 'read_only', true), route.startsWith('GET '), route);
+    t.false(isAllowed(permission, 'owner', 'deployments_only', true), route);
   }
 });

@@ -1,11 +1,14 @@
 // A control plane on its own fresh database for one test file, plus small helpers that act like a client.
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { pino } from 'pino';
 import { createApp, type AppDeps } from '../../control-plane/app.ts';
 import { openDatabase, type Orm } from '../../control-plane/database/orm.ts';
 import { createDeploymentOrchestrator } from '../../control-plane/deployments/orchestrator.ts';
+import { createReportOrchestrator } from '../../control-plane/reports/orchestrator.ts';
 import type { DesiredDeployment } from '../../workflows/contract/deployment.ts';
 import { createTestDatabase } from './database.ts';
 import { testTemporalAddress } from './temporal.ts';
@@ -33,7 +36,10 @@ export interface TestResponse {
   body: any;
 }
 
-export async function startTestApi(testFile: string, overrides: Partial<Pick<AppDeps, 'rateLimits' | 'config'>> = {}): Promise<TestApi> {
+export async function startTestApi(
+  testFile: string,
+  overrides: Partial<Pick<AppDeps, 'rateLimits' | 'openCircuits'>> & { config?: Partial<AppDeps['config']> } = {},
+): Promise<TestApi> {
   const databaseUrl = await createTestDatabase(testFile);
   const orm = await openDatabase(databaseUrl);
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
@@ -41,7 +47,13 @@ export async function startTestApi(testFile: string, overrides: Partial<Pick<App
   const workflows = new Client({ connection: temporal });
   const app = createApp({
     orchestrator: createDeploymentOrchestrator(workflows),
-    config: { env: 'development', signingKey: 'test-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.test', trustProxy: false, adminEmails: ['admin@kiln.test'], ...overrides.config },
+    reports: createReportOrchestrator(workflows),
+    ...(overrides.openCircuits ? { openCircuits: overrides.openCircuits } : {}),
+    config: {
+      env: 'development', signingKey: 'test-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.test', trustProxy: false,
+      adminEmails: ['admin@kiln.test'], dataDir: join(process.env.KILN_TEST_DATA_DIR ?? tmpdir(), 'api', basename(testFile)), errorTrackerUrl: undefined,
+      ...overrides.config,
+    },
     orm,
     pool,
     log: pino({ level: 'silent' }),
