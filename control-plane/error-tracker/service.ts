@@ -15,10 +15,18 @@ export interface ErrorContext {
   requestId: string;
 }
 
-/** Name and top stack frames, with paths cut to file names so every installation groups alike. */
+const LIBRARY_FRAME = /node_modules|\(node:|at node:/;
+
+/**
+ * Name and top stack frames, with paths cut to file names so every installation groups alike. Kiln's own
+ * frames are preferred: errors raised inside a library (every database error) would otherwise all share
+ * the library's frames, whichever route they came from.
+ */
 export function fingerprintOf(error: unknown): { fingerprint: string; name: string; message: string; stack: string } {
   const e = error instanceof Error ? error : new Error(String(error));
-  const frames = (e.stack ?? '').split('\n').filter((line) => line.trimStart().startsWith('at ')).slice(0, TOP_FRAMES)
+  const all = (e.stack ?? '').split('\n').filter((line) => line.trimStart().startsWith('at '));
+  const own = all.filter((line) => !LIBRARY_FRAME.test(line));
+  const frames = (own.length ? own : all).slice(0, TOP_FRAMES)
     .map((line) => line.trim().replace(/(?:file:\/\/)?\/[^\s()]*\/([^/\s()]+?)(?:\?[^\s():]*)?:(\d+):\d+/g, '$1:$2'));
   const fingerprint = createHash('sha256').update([e.name, ...frames].join('\n')).digest('hex').slice(0, 32);
   return { fingerprint, name: e.name, message: e.message, stack: frames.join('\n') };
