@@ -72,7 +72,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     orchestrator: deps.orchestrator,
     log: deps.log,
   });
-  /** The one reader of feature flags: other services take it as a dependency. */
+  // The one reader of feature flags (flags.ts): services that branch on a flag take it as a dependency.
   const featureFlags = createFeatureFlags();
   const errorTracker = createErrorTracker({ orm: deps.orm, log: deps.log, cursors, forwardUrl: deps.config.errorTrackerUrl, environment: deps.config.env });
 
@@ -89,8 +89,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     })),
     ...adminRoutes({
       admin: createAdminService({
-        cursors, audit: createAuditQuery({ cursors }), deployments, orchestrator: deps.orchestrator, log: deps.log,
-        ...(deps.openCircuits ? { openCircuits: deps.openCircuits } : {}),
+        cursors, audit: createAuditQuery({ cursors }), deployments, orchestrator: deps.orchestrator, log: deps.log, openCircuits: deps.openCircuits,
       }),
       featureFlags: createFeatureFlagService({ flags: featureFlags }),
       errors: errorTracker,

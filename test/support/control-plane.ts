@@ -48,7 +48,7 @@ export async function startTestApi(
   const app = createApp({
     orchestrator: createDeploymentOrchestrator(workflows),
     reports: createReportOrchestrator(workflows),
-    ...(overrides.openCircuits ? { openCircuits: overrides.openCircuits } : {}),
+    openCircuits: overrides.openCircuits,
     config: {
       env: 'development', signingKey: 'test-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.test', trustProxy: false,
       adminEmails: ['admin@kiln.test'], dataDir: join(process.env.KILN_TEST_DATA_DIR ?? tmpdir(), 'api', basename(testFile)), errorTrackerUrl: undefined,
