@@ -19,6 +19,7 @@ import { createAuthService } from './auth/service.ts';
 import { createAccessTokens } from './auth/tokens.ts';
 import { deploymentRoutes } from './deployments/routes.ts';
 import { createDeploymentService } from './deployments/service.ts';
+import { createDesiredStateDelivery } from './deployments/desired-state-delivery.ts';
 import type { DeploymentOrchestrator } from './deployments/orchestrator.ts';
 import { gpuTypeRoutes } from './gpu-types/routes.ts';
 import { healthRoutes } from './health/routes.ts';
@@ -56,7 +57,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     endpointDomain: deps.config.endpointDomain,
     cursors: createCursorCodec(deriveKey(deps.config.signingKey, 'cursor')),
     orchestrator: deps.orchestrator,
-    log: deps.log,
+    delivery: createDesiredStateDelivery({ orchestrator: deps.orchestrator, log: deps.log }),
   });
 
   const routes: Route[] = [

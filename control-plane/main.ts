@@ -10,6 +10,7 @@ import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './database/orm.ts';
 import { createDeploymentOrchestrator } from './deployments/orchestrator.ts';
+import { startDesiredStateRedelivery } from './deployments/desired-state-delivery.ts';
 
 
 export interface StartApiOptions {
@@ -36,6 +37,8 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
   const temporal = Connection.lazy({ address: options.temporalAddress });
   const orchestrator = createDeploymentOrchestrator(new Client({ connection: temporal }));
   const app = createApp({ config, orm, pool, log, orchestrator });
+  // Changes saved while Temporal was unreachable reach their workflows once it answers again.
+  const redelivery = startDesiredStateRedelivery({ orm, orchestrator, log });
   const server = app.listen(config.port);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const { port } = server.address() as AddressInfo;
@@ -45,6 +48,7 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
     server,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await redelivery.stop();
       await pool.end();
       await orm.close();
       await temporal.close();

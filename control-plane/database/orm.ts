@@ -18,6 +18,7 @@ import { Migration20261121000000Initial } from './migrations/Migration2026112100
 import { Migration20261121120000Workflows } from './migrations/Migration20261121120000Workflows.ts';
 import { Migration20261121130000Webhooks } from './migrations/Migration20261121130000Webhooks.ts';
 import { Migration20261121140000Recovery } from './migrations/Migration20261121140000Recovery.ts';
+import { Migration20261122080000DesiredStateDelivery } from './migrations/Migration20261122080000DesiredStateDelivery.ts';
 
 export const ENTITIES = [
   BaseSchema,
@@ -42,7 +43,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
     entities: ENTITIES,
     extensions: [Migrator],
     migrations: {
-      migrationsList: [Migration20261121000000Initial, Migration20261121120000Workflows, Migration20261121130000Webhooks, Migration20261121140000Recovery],
+      migrationsList: [Migration20261121000000Initial, Migration20261121120000Workflows, Migration20261121130000Webhooks, Migration20261121140000Recovery, Migration20261122080000DesiredStateDelivery],
       snapshot: false,
       silent: true,
     },

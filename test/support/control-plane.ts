@@ -33,14 +33,20 @@ export interface TestResponse {
   body: any;
 }
 
-export async function startTestApi(testFile: string, overrides: Partial<Pick<AppDeps, 'rateLimits' | 'config'>> = {}): Promise<TestApi> {
+export interface TestApiOverrides extends Partial<Pick<AppDeps, 'rateLimits' | 'config'>> {
+  /** Where the app's orchestrator finds Temporal (the test run's dev server when absent), e.g. a closed port. */
+  orchestratorTemporalAddress?: string;
+}
+
+export async function startTestApi(testFile: string, overrides: TestApiOverrides = {}): Promise<TestApi> {
   const databaseUrl = await createTestDatabase(testFile);
   const orm = await openDatabase(databaseUrl);
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   const temporal = await Connection.connect({ address: testTemporalAddress() });
   const workflows = new Client({ connection: temporal });
+  const orchestratorConnection = overrides.orchestratorTemporalAddress ? Connection.lazy({ address: overrides.orchestratorTemporalAddress }) : undefined;
   const app = createApp({
-    orchestrator: createDeploymentOrchestrator(workflows),
+    orchestrator: createDeploymentOrchestrator(orchestratorConnection ? new Client({ connection: orchestratorConnection }) : workflows),
     config: { env: 'development', signingKey: 'test-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.test', trustProxy: false, adminEmails: ['admin@kiln.test'], ...overrides.config },
     orm,
     pool,
@@ -78,6 +84,7 @@ export async function startTestApi(testFile: string, overrides: Partial<Pick<App
       await pool.end();
       await orm.close();
       await temporal.close();
+      await orchestratorConnection?.close();
     },
   };
 }
