@@ -35,6 +35,8 @@ import { requestContext } from './http/request-context.ts';
 import { mountRoutes, type Route } from './http/routes.ts';
 import type { Plan } from './organizations/organization.entity.ts';
 import { createOrganizationService } from './organizations/service.ts';
+import { ssoRoutes } from './sso/routes.ts';
+import { createSsoService } from './sso/service.ts';
 
 export interface AppDeps {
   config: Pick<Config, 'env' | 'signingKey' | 'endpointDomain' | 'trustProxy' | 'adminEmails'>;
@@ -70,6 +72,11 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     ...webhookRoutes(createWebhookService({
       secrets: createSecretBox(deriveKey(deps.config.signingKey, 'webhook-secrets')),
       allowPrivateUrls: deps.config.env !== 'production',
+    })),
+    ...ssoRoutes(createSsoService({
+      secrets: createSecretBox(deriveKey(deps.config.signingKey, 'sso-secrets')),
+      auth,
+      allowPrivateIssuers: deps.config.env !== 'production',
     })),
   ];
   routes.push(...openApiRoutes(() => routes));

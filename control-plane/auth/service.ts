@@ -49,6 +49,9 @@ export function createAuthService(deps: AuthServiceDeps) {
   }
 
   return {
+    /** A login session for a user already authenticated another way (SSO). */
+    session,
+
     async signup(em: EntityManager, input: SignupInput): Promise<LoginSessionBody> {
       const email = input.email.toLowerCase();
       if (await em.count(UserSchema, { email })) throw new ConflictError('An account with this email already exists', { field: 'email' });

@@ -13,12 +13,15 @@ import { DeploymentEventSchema } from '../deployments/deployment-event.entity.ts
 import { WebhookSubscriptionSchema } from '../webhooks/webhook-subscription.entity.ts';
 import { WebhookAttemptSchema } from '../webhooks/webhook-attempt.entity.ts';
 import { IdempotencyRecordSchema } from '../http/idempotency.entity.ts';
+import { SsoConfigurationSchema } from '../sso/sso-configuration.entity.ts';
+import { SsoLoginSchema } from '../sso/sso-login.entity.ts';
 import { BaseSchema } from './base.entity.ts';
 import { Migration20261121000000Initial } from './migrations/Migration20261121000000Initial.ts';
 import { Migration20261121120000Workflows } from './migrations/Migration20261121120000Workflows.ts';
 import { Migration20261121130000Webhooks } from './migrations/Migration20261121130000Webhooks.ts';
 import { Migration20261121140000Recovery } from './migrations/Migration20261121140000Recovery.ts';
 import { Migration20261122080000DesiredStateDelivery } from './migrations/Migration20261122080000DesiredStateDelivery.ts';
+import { Migration20261122050000Sso } from './migrations/Migration20261122050000Sso.ts';
 
 export const ENTITIES = [
   BaseSchema,
@@ -33,6 +36,8 @@ export const ENTITIES = [
   WebhookSubscriptionSchema,
   WebhookAttemptSchema,
   IdempotencyRecordSchema,
+  SsoConfigurationSchema,
+  SsoLoginSchema,
 ];
 
 export type Orm = MikroORM;
@@ -43,7 +48,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
     entities: ENTITIES,
     extensions: [Migrator],
     migrations: {
-      migrationsList: [Migration20261121000000Initial, Migration20261121120000Workflows, Migration20261121130000Webhooks, Migration20261121140000Recovery, Migration20261122080000DesiredStateDelivery],
+      migrationsList: [Migration20261121000000Initial, Migration20261121120000Workflows, Migration20261121130000Webhooks, Migration20261121140000Recovery, Migration20261122080000DesiredStateDelivery, Migration20261122050000Sso],
       snapshot: false,
       silent: true,
     },

@@ -55,7 +55,9 @@ function operation(route: Route, path: string): ZodOpenApiOperationObject {
     },
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
     responses: {
-      [success]: { description: reasonPhrase(success), headers: RATE_LIMIT_HEADERS, content: { 'application/json': { schema: successSchema(route, platform) } } },
+      [success]: success === 302
+        ? { description: reasonPhrase(success), headers: { ...RATE_LIMIT_HEADERS, Location: { description: 'Where the client goes next', schema: { type: 'string' as const } } } }
+        : { description: reasonPhrase(success), headers: RATE_LIMIT_HEADERS, content: { 'application/json': { schema: successSchema(route, platform) } } },
       ...Object.fromEntries([...statuses].sort().map((status) => [status, {
         description: reasonPhrase(status),
         ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' as const } } } } : {}),

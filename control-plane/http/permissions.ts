@@ -60,6 +60,19 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   'POST /api/webhooks': 'webhooks:write',
   'DELETE /api/webhooks/{id}': 'webhooks:write',
   'GET /api/webhooks/{id}/attempts': 'webhooks:read',
+  'GET /v1/auth/sso': 'sso:read',
+  'POST /v1/auth/sso': 'sso:write',
+  'PUT /v1/auth/sso': 'sso:write',
+  'DELETE /v1/auth/sso': 'sso:write',
+  'GET /v1/enterprise/sso/configure': 'sso:read',
+  'POST /v1/enterprise/sso/configure': 'sso:write',
+  'GET /v1/enterprise/sso/verify': 'sso:read',
+  // Checking a proposed issuer makes outbound requests on the caller's behalf: for those who may configure SSO.
+  'POST /v1/enterprise/sso/verify': 'sso:write',
+  'GET /v1/enterprise/sso/providers': 'sso:read',
+  // The SSO login (start and the identity provider's redirect back) is how a caller without a credential gets one.
+  'GET /v1/auth/sso/login': 'public',
+  'GET /v1/auth/sso/callback/{provider}': 'public',
 };
 
 const ORGANIZATION_PERMISSIONS = PERMISSIONS.filter((p) => !p.startsWith('admin:'));

@@ -20,6 +20,8 @@ export interface Reply {
   pagination?: { hasMore: boolean; nextCursor: string | null };
   /** Answer `data` as the whole body, outside either surface's shape (the OpenAPI document). */
   raw?: boolean;
+  /** Answer 302 to this URL instead of a body (a browser sent on to an identity provider). */
+  redirect?: string;
 }
 
 export interface RouteSpec<Q extends z.ZodType | undefined, P extends z.ZodType | undefined, B extends z.ZodType | undefined> {
@@ -36,13 +38,14 @@ export interface RouteSpec<Q extends z.ZodType | undefined, P extends z.ZodType 
   body?: B;
   /** Schema of `data` in a successful answer; lists also carry `pagination`. */
   response: z.ZodType;
-  successStatus?: 200 | 201;
+  successStatus?: 200 | 201 | 302;
   list?: boolean;
   /** Failure statuses beyond those every route may answer. */
   errors?: number[];
   /** A creating POST: honours Idempotency-Key. */
   idempotent?: boolean;
-  handle(input: { query: Out<Q>; params: Out<P>; body: Out<B>; state: AppState }): Promise<Reply>;
+  /** `origin`: scheme and host as the client sees them (X-Forwarded-* when proxies are trusted). */
+  handle(input: { query: Out<Q>; params: Out<P>; body: Out<B>; state: AppState; origin: string }): Promise<Reply>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of routes with differing schemas
@@ -120,7 +123,8 @@ export function mountRoutes(router: Router<AppState>, routes: readonly Route[], 
     });
     if (route.idempotent) chain.push(extra.idempotency);
     chain.push(async (ctx) => {
-      const reply = await route.handle({ ...ctx.state.input!, state: ctx.state });
+      const reply = await route.handle({ ...ctx.state.input!, state: ctx.state, origin: `${ctx.protocol}://${ctx.host}` });
+      if (reply.redirect) return ctx.redirect(reply.redirect);
       ctx.status = route.successStatus ?? 200;
       ctx.body = reply.raw ? reply.data : successBody(ctx.state.surface, reply.data, reply.pagination ? { pagination: reply.pagination } : {});
     });

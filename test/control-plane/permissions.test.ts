@@ -5,10 +5,10 @@ import { isAllowed, ROLES, ROUTE_PERMISSIONS, SCOPES } from '../../control-plane
 const routes = Object.entries(ROUTE_PERMISSIONS);
 const writes = routes.filter(([route]) => !route.startsWith('GET '));
 
-test('public routes are only those DESIGN.md names: health, OpenAPI and the sign-in family', (t) => {
+test('public routes are only those DESIGN.md names: health, OpenAPI, the sign-in family and the SSO login with its callback', (t) => {
   const publicRoutes = routes.filter(([, p]) => p === 'public').map(([r]) => r).sort();
   t.deepEqual(publicRoutes, [
-    'GET /api/health', 'GET /api/openapi.json', 'GET /v1/health', 'GET /v1/openapi',
+    'GET /api/health', 'GET /api/openapi.json', 'GET /v1/auth/sso/callback/{provider}', 'GET /v1/auth/sso/login', 'GET /v1/health', 'GET /v1/openapi',
     'POST /api/auth/login', 'POST /api/auth/refresh', 'POST /v1/auth/signin', 'POST /v1/auth/signup',
   ]);
 });
