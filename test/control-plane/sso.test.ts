@@ -433,3 +433,24 @@ test('login start: 404 for an organization without SSO, 400 for a malformed orga
   t.is((await startLogin(api, 'not-an-org')).status, 400);
   t.is((await api.request('GET', '/v1/auth/sso/login')).status, 400);
 });
+
+test('an error from the identity provider (the user refused) is 401 naming it, and uses up the login', async (t) => {
+  const owner = await configured('refused');
+  const callback = new URL(await loginAt(owner.organizationId, uniqueEmail('refuser')), api.url);
+  const refusal = new URLSearchParams({ state: callback.searchParams.get('state')!, iss: idp.issuer, error: 'access_denied', error_description: 'End-User aborted interaction' });
+  const res = await api.request('GET', `${callback.pathname}?${refusal}`);
+  t.is(res.status, 401);
+  t.is(res.body.code, 'INVALID_CREDENTIALS');
+  t.regex(res.body.message, /access_denied \(End-User aborted interaction\)/);
+  t.is((await api.request('GET', callback.pathname + callback.search)).status, 400, 'the state was used');
+});
+
+test('the OpenAPI document describes the login start as a public 302 and the callback as public', async (t) => {
+  const { paths } = (await api.request('GET', '/v1/openapi')).body;
+  const start = paths['/v1/auth/sso/login'].get;
+  t.deepEqual(start.security, []);
+  t.truthy(start.responses['302'].headers.Location);
+  t.is(start.responses['200'], undefined);
+  t.deepEqual(paths['/v1/auth/sso/callback/{provider}'].get.security, []);
+  t.deepEqual(paths['/v1/auth/sso'].get.security, [{ bearer: [] }]);
+});
