@@ -65,7 +65,7 @@ export function ssoRoutes(sso: SsoService): Route[] {
     defineRoute({
       ...configuration, method: 'GET', path: '/v1/enterprise/sso/verify', operationId: 'verifySsoConfiguration',
       summary: 'Run OpenID Connect discovery against the configured issuer and report what is wrong',
-      query: OrgQuery, response: SsoVerification, errors: [404],
+      query: OrgQuery, response: SsoVerification, errors: [404, 503],
       handle: async ({ state, origin }) => ({ data: await sso.verifyConfigured(state.em, state.principal!, origin) }),
     }),
     defineRoute({

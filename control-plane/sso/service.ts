@@ -98,9 +98,18 @@ export function createSsoService(deps: SsoServiceDeps) {
     });
   }
 
-  async function discoverConfigured(config: SsoConfiguration): Promise<oidc.Configuration> {
+  function storedSecret(config: SsoConfiguration): string {
     try {
-      return await discover(config.issuer, config.clientId, deps.secrets.open(config.sealedClientSecret));
+      return deps.secrets.open(config.sealedClientSecret);
+    } catch {
+      throw new ServiceUnavailableError('The stored client secret cannot be decrypted (was KILN_SIGNING_KEY changed?): save the configuration again with its client secret');
+    }
+  }
+
+  async function discoverConfigured(config: SsoConfiguration): Promise<oidc.Configuration> {
+    const clientSecret = storedSecret(config);
+    try {
+      return await discover(config.issuer, config.clientId, clientSecret);
     } catch (error) {
       throw new ServiceUnavailableError(`The identity provider cannot be used: ${describe(error)}`);
     }
@@ -195,7 +204,7 @@ export function createSsoService(deps: SsoServiceDeps) {
 
     async verifyConfigured(em: EntityManager, principal: Principal, origin: string) {
       const config = await find(em, principal.organizationId);
-      return verify({ issuer: config.issuer, clientId: config.clientId, clientSecret: deps.secrets.open(config.sealedClientSecret), provider: config.provider }, origin);
+      return verify({ issuer: config.issuer, clientId: config.clientId, clientSecret: storedSecret(config), provider: config.provider }, origin);
     },
 
     verifyProposed: (input: VerifySsoInput, origin: string) => verify({ ...input, provider: input.provider ?? 'oidc' }, origin),

@@ -454,3 +454,12 @@ test('the OpenAPI document describes the login start as a public 302 and the cal
   t.deepEqual(paths['/v1/auth/sso/callback/{provider}'].get.security, []);
   t.deepEqual(paths['/v1/auth/sso'].get.security, [{ bearer: [] }]);
 });
+
+test('a stored client secret that no longer decrypts (signing key changed) is 503 with what to do, not a 500', async (t) => {
+  const owner = await configured('rekeyed');
+  await api.pool.query(`UPDATE sso_configuration SET sealed_client_secret = 'v1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAAAA' WHERE id = $1`, [owner.config.id]);
+  const verified = await api.request('GET', '/v1/enterprise/sso/verify', { token: owner.token });
+  t.is(verified.status, 503);
+  t.regex(verified.body.message, /save the configuration again/);
+  t.is((await startLogin(api, owner.organizationId)).status, 503);
+});
