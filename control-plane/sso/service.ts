@@ -260,7 +260,7 @@ export function createSsoService(deps: SsoServiceDeps) {
       } catch (error) {
         throw new InvalidCredentialsError(`The identity provider did not confirm the login: ${describe(error)}`);
       }
-      if (typeof email !== 'string' || !email.includes('@')) throw new InvalidCredentialsError('The identity provider sent no e-mail address (grant the email scope)');
+      if (typeof email !== 'string' || !email.includes('@') || email.length > 254) throw new InvalidCredentialsError('The identity provider sent no usable e-mail address (grant the email scope)');
       if (emailVerified === false) throw new ForbiddenError('The identity provider says this e-mail address is not verified');
       const address = email.toLowerCase();
       const domain = address.slice(address.lastIndexOf('@') + 1);
