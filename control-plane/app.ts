@@ -37,6 +37,11 @@ import type { Plan } from './organizations/organization.entity.ts';
 import { createOrganizationService } from './organizations/service.ts';
 import { ssoRoutes } from './sso/routes.ts';
 import { createSsoService } from './sso/service.ts';
+import type { Mailer } from './mail/mailer.ts';
+import { settingsRoutes } from './settings/routes.ts';
+import { createSettingsService } from './settings/service.ts';
+import { teamRoutes } from './team/routes.ts';
+import { createTeamService } from './team/service.ts';
 
 export interface AppDeps {
   config: Pick<Config, 'env' | 'signingKey' | 'endpointDomain' | 'trustProxy' | 'adminEmails'>;
@@ -48,6 +53,8 @@ export interface AppDeps {
   rateLimits?: Readonly<Record<Plan, PlanLimit>>;
   /** Sends deployments' desired state to their workflows. */
   orchestrator: DeploymentOrchestrator;
+  /** Outgoing mail, and the public address its links start with. */
+  mail: { mailer: Mailer; publicUrl: string };
 }
 
 export function createApp(deps: AppDeps): Koa<AppState> {
@@ -78,6 +85,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
       auth,
       allowPrivateIssuers: deps.config.env !== 'production',
     })),
+    ...settingsRoutes(createSettingsService(deps.mail)),
+    ...teamRoutes(createTeamService({ ...deps.mail, auth })),
   ];
   routes.push(...openApiRoutes(() => routes));
 

@@ -11,6 +11,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './database/orm.ts';
 import { createDeploymentOrchestrator } from './deployments/orchestrator.ts';
 import { startDesiredStateRedelivery } from './deployments/desired-state-delivery.ts';
+import { createMailer } from './mail/mailer.ts';
 
 
 export interface StartApiOptions {
@@ -36,7 +37,8 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
   pool.on('error', (error) => log.warn({ err: error }, 'idle database connection closed'));
   const temporal = Connection.lazy({ address: options.temporalAddress });
   const orchestrator = createDeploymentOrchestrator(new Client({ connection: temporal }));
-  const app = createApp({ config, orm, pool, log, orchestrator });
+  const mail = { mailer: createMailer(config, log), publicUrl: config.publicUrl };
+  const app = createApp({ config, orm, pool, log, orchestrator, mail });
   // Changes saved while Temporal was unreachable reach their workflows once it answers again.
   const redelivery = startDesiredStateRedelivery({ orm, orchestrator, log });
   const server = app.listen(config.port);

@@ -15,6 +15,8 @@ import { WebhookAttemptSchema } from '../webhooks/webhook-attempt.entity.ts';
 import { IdempotencyRecordSchema } from '../http/idempotency.entity.ts';
 import { SsoConfigurationSchema } from '../sso/sso-configuration.entity.ts';
 import { SsoLoginSchema } from '../sso/sso-login.entity.ts';
+import { InvitationSchema } from '../team/invitation.entity.ts';
+import { EmailVerificationSchema } from '../settings/email-verification.entity.ts';
 import { BaseSchema } from './base.entity.ts';
 import { Migration20261121000000Initial } from './migrations/Migration20261121000000Initial.ts';
 import { Migration20261121120000Workflows } from './migrations/Migration20261121120000Workflows.ts';
@@ -22,6 +24,7 @@ import { Migration20261121130000Webhooks } from './migrations/Migration202611211
 import { Migration20261121140000Recovery } from './migrations/Migration20261121140000Recovery.ts';
 import { Migration20261122080000DesiredStateDelivery } from './migrations/Migration20261122080000DesiredStateDelivery.ts';
 import { Migration20261122050000Sso } from './migrations/Migration20261122050000Sso.ts';
+import { Migration20261122030000Team } from './migrations/Migration20261122030000Team.ts';
 
 export const ENTITIES = [
   BaseSchema,
@@ -38,6 +41,8 @@ export const ENTITIES = [
   IdempotencyRecordSchema,
   SsoConfigurationSchema,
   SsoLoginSchema,
+  InvitationSchema,
+  EmailVerificationSchema,
 ];
 
 export type Orm = MikroORM;
@@ -49,6 +54,8 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
     extensions: [Migrator],
     migrations: {
       migrationsList: [Migration20261121000000Initial, Migration20261121120000Workflows, Migration20261121130000Webhooks, Migration20261121140000Recovery, Migration20261122080000DesiredStateDelivery, Migration20261122050000Sso],
+      migrationsList: [Migration20261121000000Initial, Migration20261121120000Workflows, Migration20261121130000Webhooks, Migration20261121140000Recovery,
+        Migration20261122030000Team],
       snapshot: false,
       silent: true,
     },

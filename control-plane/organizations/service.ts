@@ -3,7 +3,18 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../database/ids.ts';
 import type { Role } from '../http/permissions.ts';
 import { MembershipSchema } from './membership.entity.ts';
-import { OrganizationSchema, type Organization, type Plan } from './organization.entity.ts';
+import { OrganizationSchema, type Organization, type Plan, type Region } from './organization.entity.ts';
+
+export const DEFAULT_REGION: Region = 'us-east-1';
+
+/**
+ * A slug from the name plus the id's random part: unique without a look-up, and at most 63 characters
+ * (a DNS label). Owners can change it in the organization settings.
+ */
+function defaultSlug(name: string, id: string): string {
+  const base = name.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 42).replace(/^-+|-+$/g, '');
+  return `${base || 'org'}-${id.slice('org_'.length)}`;
+}
 
 /** A new organization's free-plan grant, in US cents: enough to try a deployment at once. */
 export const FREE_PLAN_CREDITS_CENTS = 2_500;
@@ -13,9 +24,12 @@ export function createOrganizationService(deps: { adminEmails: readonly string[]
   return {
     /** Persists (without flushing) an organization on the free plan with its owner. */
     create(em: EntityManager, input: { name: string; ownerId: string }): Organization {
+      const id = newId('org');
       const organization = em.create(OrganizationSchema, {
-        id: newId('org'),
+        id,
         name: input.name,
+        slug: defaultSlug(input.name, id),
+        defaultRegion: DEFAULT_REGION,
         plan: 'free',
         creditsCents: FREE_PLAN_CREDITS_CENTS,
       });

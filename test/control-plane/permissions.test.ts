@@ -5,11 +5,14 @@ import { isAllowed, ROLES, ROUTE_PERMISSIONS, SCOPES } from '../../control-plane
 const routes = Object.entries(ROUTE_PERMISSIONS);
 const writes = routes.filter(([route]) => !route.startsWith('GET '));
 
-test('public routes are only those DESIGN.md names: health, OpenAPI, the sign-in family and the SSO login with its callback', (t) => {
+test('public routes are only those DESIGN.md names: health, OpenAPI, the sign-in family, the SSO login with its callback and the invitee\'s side by token', (t) => {
   const publicRoutes = routes.filter(([, p]) => p === 'public').map(([r]) => r).sort();
   t.deepEqual(publicRoutes, [
     'GET /api/health', 'GET /api/openapi.json', 'GET /v1/auth/sso/callback/{provider}', 'GET /v1/auth/sso/login', 'GET /v1/health', 'GET /v1/openapi',
+    // Invitation look-up by token; accepting or declining is the invitee's own act, the mailed token their credential.
+    'GET /v1/team/invite/{token}',
     'POST /api/auth/login', 'POST /api/auth/refresh', 'POST /v1/auth/signin', 'POST /v1/auth/signup',
+    'POST /v1/team/invite/{token}/accept', 'POST /v1/team/invite/{token}/decline',
   ]);
 });
 
@@ -26,10 +29,12 @@ test('deployments only: deployment operations (recovery included) and the catalo
   }
 });
 
-test('full access: everything the role allows; members cannot manage API keys, viewers cannot write', (t) => {
+test('full access: everything the role allows; members cannot manage API keys, viewers cannot write but their own profile', (t) => {
   for (const [route, permission] of routes) t.true(isAllowed(permission, 'owner', 'full_access'), route);
   for (const [route, permission] of writes.filter(([r]) => r.includes('/api-keys'))) t.false(isAllowed(permission, 'member', 'full_access'), route);
-  for (const [route, permission] of writes.filter(([, p]) => p !== 'public')) t.false(isAllowed(permission, 'viewer', 'full_access'), route);
+  for (const [route, permission] of writes.filter(([, p]) => p !== 'public')) {
+    t.is(isAllowed(permission, 'viewer', 'full_access'), route.includes('/v1/settings/profile'), route);
+  }
   t.true(isAllowed('deployments:write', 'member', 'full_access'));
 });
 

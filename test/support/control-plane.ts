@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { createApp, type AppDeps } from '../../control-plane/app.ts';
 import { openDatabase, type Orm } from '../../control-plane/database/orm.ts';
 import { createDeploymentOrchestrator } from '../../control-plane/deployments/orchestrator.ts';
+import { createLogMailer } from '../../control-plane/mail/mailer.ts';
 import type { DesiredDeployment } from '../../workflows/contract/deployment.ts';
 import { createTestDatabase } from './database.ts';
 import { testTemporalAddress } from './temporal.ts';
@@ -33,7 +34,7 @@ export interface TestResponse {
   body: any;
 }
 
-export interface TestApiOverrides extends Partial<Pick<AppDeps, 'rateLimits' | 'config'>> {
+export interface TestApiOverrides extends Partial<Pick<AppDeps, 'rateLimits' | 'config' | 'mail'>> {
   /** Where the app's orchestrator finds Temporal (the test run's dev server when absent), e.g. a closed port. */
   orchestratorTemporalAddress?: string;
 }
@@ -45,12 +46,14 @@ export async function startTestApi(testFile: string, overrides: TestApiOverrides
   const temporal = await Connection.connect({ address: testTemporalAddress() });
   const workflows = new Client({ connection: temporal });
   const orchestratorConnection = overrides.orchestratorTemporalAddress ? Connection.lazy({ address: overrides.orchestratorTemporalAddress }) : undefined;
+  const log = pino({ level: 'silent' });
   const app = createApp({
     orchestrator: createDeploymentOrchestrator(orchestratorConnection ? new Client({ connection: orchestratorConnection }) : workflows),
+    mail: overrides.mail ?? { mailer: createLogMailer(log), publicUrl: 'http://kiln.test' },
     config: { env: 'development', signingKey: 'test-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.test', trustProxy: false, adminEmails: ['admin@kiln.test'], ...overrides.config },
     orm,
     pool,
-    log: pino({ level: 'silent' }),
+    log,
     rateLimits: overrides.rateLimits ?? {
       // Generous by default so tests exercise limits only where they mean to.
       free: { perMinute: 10_000, burst: 10_000 },
