@@ -30,7 +30,7 @@ export function teamRoutes(team: TeamService): Route[] {
     }),
     defineRoute({
       ...members, method: 'DELETE', path: '/v1/team/members/{userId}', operationId: 'removeMember',
-      summary: 'Remove a member, or leave (the last owner cannot be removed)',
+      summary: 'Remove a member (the last owner cannot be removed)',
       params: MemberParams, response: RemovedMember, errors: [404, 422],
       async handle({ params, state }) {
         state.resourceId = params.userId;
