@@ -63,12 +63,8 @@ export function createTeamService(deps: TeamServiceDeps) {
     if (claimed === 0) throw fieldError('token', 'this invitation has already been answered');
   }
 
-  /** A fresh token and 7 days, mailed to the invitee; called inside the transaction that stores them. */
-  async function mailToken(em: EntityManager, invitation: Invitation, principal: Principal): Promise<void> {
-    const token = newMailedToken('invite');
-    invitation.tokenHash = sha256(token);
-    invitation.expiresAt = new Date(Date.now() + INVITATION_SECONDS * 1000);
-    await em.flush();
+  /** Mails the invitee the accept link; called inside the transaction that stored the token's hash. */
+  async function mail(em: EntityManager, invitation: Invitation, token: string, principal: Principal): Promise<void> {
     const inviter = await em.findOneOrFail(UserSchema, principal.userId);
     const organization = await em.findOneOrFail(OrganizationSchema, principal.organizationId);
     await deps.mailer.send({
@@ -77,7 +73,7 @@ export function createTeamService(deps: TeamServiceDeps) {
       text: [
         `${inviter.name} (${inviter.email}) invited you to join the organization ${organization.name} on Kiln as ${invitation.role}.`,
         '',
-        'Accept or decline the invitation here (the link works once, until ' + invitation.expiresAt.toISOString() + '):',
+        `Accept or decline the invitation here (the link works once, until ${invitation.expiresAt.toISOString()}):`,
         '',
         `${deps.publicUrl}/invite/${token}`,
         '',
@@ -124,11 +120,12 @@ export function createTeamService(deps: TeamServiceDeps) {
       const pending = await em.count(InvitationSchema, { organization: principal.organizationId, email, state: 'pending', expiresAt: { $gt: new Date() } });
       if (pending) throw new ConflictError(`${email} already has a pending invitation: resend it instead`, { field: 'email' });
       return em.transactional(async (tx) => {
+        const { token, ...secret } = newInvitationToken();
         const invitation = tx.create(InvitationSchema, {
-          id: newId('inv'), organization: principal.organizationId, email, role: input.role, invitedBy: principal.userId,
-          state: 'pending', tokenHash: '', expiresAt: new Date(),
+          id: newId('inv'), organization: principal.organizationId, email, role: input.role, invitedBy: principal.userId, state: 'pending', ...secret,
         });
-        await mailToken(tx, invitation, principal);
+        await tx.flush();
+        await mail(tx, invitation, token, principal);
         return view(invitation);
       });
     },
@@ -147,8 +144,10 @@ export function createTeamService(deps: TeamServiceDeps) {
           assertMayGrant(principal, input.role, invitation.role);
           invitation.role = input.role;
         }
-        if (input.resend) await mailToken(tx, invitation, principal);
-        else await tx.flush();
+        const resent = input.resend ? newInvitationToken() : undefined;
+        if (resent) Object.assign(invitation, { tokenHash: resent.tokenHash, expiresAt: resent.expiresAt });
+        await tx.flush();
+        if (resent) await mail(tx, invitation, resent.token, principal);
         return view(invitation);
       });
     },
@@ -212,6 +211,12 @@ export function createTeamService(deps: TeamServiceDeps) {
       return { declined: true as const };
     },
   };
+}
+
+/** A token for the e-mail, its hash for the database, and 7 days from now. */
+function newInvitationToken() {
+  const token = newMailedToken('invite');
+  return { token, tokenHash: sha256(token), expiresAt: new Date(Date.now() + INVITATION_SECONDS * 1000) };
 }
 
 function statusOf(invitation: Invitation): InvitationViewBody['status'] {

@@ -166,7 +166,7 @@ test('organization: bad input is 400/422 naming the field, a taken slug 409, the
   t.deepEqual((await api.request('GET', ORGANIZATION, { token: owner.token })).body, before);
 });
 
-test('no credential is 401; keys and roles get what their permissions allow; orgId picks one of the caller\'s organizations', async (t) => {
+test('no credential is 401; keys and roles get what their permissions allow; another organization is out of reach', async (t) => {
   const owner = await signup(api);
   for (const [method, path, body] of [['GET', PROFILE], ['POST', PROFILE, { name: 'x' }], ['POST', VERIFY, { token: 'verify_x' }], ['GET', ORGANIZATION], ['POST', ORGANIZATION, { name: 'x' }]] as const) {
     t.is((await api.request(method, path, { body })).status, 401, `${method} ${path}`);
