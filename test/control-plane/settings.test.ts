@@ -174,12 +174,14 @@ test('no credential is 401; keys and roles get what their permissions allow; ano
   const readOnly = await createApiKey(api, owner.token, 'read_only');
   t.is((await api.request('GET', PROFILE, { token: readOnly.key })).status, 200);
   t.is((await api.request('GET', ORGANIZATION, { token: readOnly.key })).status, 200);
-  t.is((await api.request('POST', PROFILE, { token: readOnly.key, body: { name: 'x' } })).status, 403);
-  t.is((await api.request('POST', ORGANIZATION, { token: readOnly.key, body: { name: 'x' } })).status, 403);
+  const { token: pending } = await changeEmail(owner.token, newAddress());
+  const writes = [[PROFILE, { name: 'x' }], [VERIFY, { token: pending }], [ORGANIZATION, { name: 'x' }]] as const;
+  for (const [path, body] of writes) t.is((await api.request('POST', path, { token: readOnly.key, body })).status, 403, path);
   const deploymentsOnly = await createApiKey(api, owner.token, 'deployments_only');
-  for (const [method, path] of [['GET', PROFILE], ['POST', PROFILE], ['GET', ORGANIZATION], ['POST', ORGANIZATION]] as const) {
-    t.is((await api.request(method, path, { token: deploymentsOnly.key, body: method === 'POST' ? { name: 'x' } : undefined })).status, 403, `${method} ${path}`);
-  }
+  for (const [path, body] of writes) t.is((await api.request('POST', path, { token: deploymentsOnly.key, body })).status, 403, path);
+  for (const path of [PROFILE, ORGANIZATION]) t.is((await api.request('GET', path, { token: deploymentsOnly.key })).status, 403, path);
+  t.like((await api.request('GET', PROFILE, { token: owner.token })).body, { email: owner.email, name: `user ${owner.email.split('-')[1]}` });
+  t.not((await api.request('GET', ORGANIZATION, { token: owner.token })).body.name, 'x');
 
   // A viewer reads the organization and edits their own profile, but not the organization.
   const viewerEmail = newAddress();
