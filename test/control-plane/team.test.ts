@@ -366,3 +366,15 @@ test('two owners demoting each other at once: exactly one succeeds, one owner re
   const { rows } = await api.pool.query(`SELECT count(*)::int AS owners FROM membership WHERE organization_id = $1 AND role = 'owner'`, [first.organizationId]);
   t.is(rows[0].owners, 1);
 });
+
+test('wrong passwords at accept count towards the account\'s sign-in lock-out', async (t) => {
+  const owner = await signup(api);
+  const invitee = await signup(api, 'guessed');
+  const { token } = await invite(owner, invitee.email);
+  for (let i = 0; i < 5; i++) t.is((await accept(token, { password: `wrong password ${i}` })).status, 401);
+  const locked = await accept(token, { password: invitee.password });
+  t.is(locked.status, 429);
+  t.truthy(locked.headers.get('retry-after'));
+  t.is((await api.request('POST', '/v1/auth/signin', { body: { email: invitee.email, password: invitee.password } })).status, 429);
+  t.is((await api.request('GET', `/v1/team/invite/${token}`)).status, 200, 'the invitation stays usable');
+});
