@@ -53,9 +53,16 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
     entities: ENTITIES,
     extensions: [Migrator],
     migrations: {
-      migrationsList: [Migration20261121000000Initial, Migration20261121120000Workflows, Migration20261121130000Webhooks, Migration20261121140000Recovery, Migration20261122080000DesiredStateDelivery, Migration20261122050000Sso],
-      migrationsList: [Migration20261121000000Initial, Migration20261121120000Workflows, Migration20261121130000Webhooks, Migration20261121140000Recovery,
-        Migration20261122030000Team],
+      // In timestamp order, one a line.
+      migrationsList: [
+        Migration20261121000000Initial,
+        Migration20261121120000Workflows,
+        Migration20261121130000Webhooks,
+        Migration20261121140000Recovery,
+        Migration20261122030000Team,
+        Migration20261122050000Sso,
+        Migration20261122080000DesiredStateDelivery,
+      ],
       snapshot: false,
       silent: true,
     },
