@@ -17,6 +17,7 @@ import { SsoConfigurationSchema } from '../sso/sso-configuration.entity.ts';
 import { SsoLoginSchema } from '../sso/sso-login.entity.ts';
 import { InvitationSchema } from '../team/invitation.entity.ts';
 import { EmailVerificationSchema } from '../settings/email-verification.entity.ts';
+import { CustomRoleSchema } from '../roles/custom-role.entity.ts';
 import { BaseSchema } from './base.entity.ts';
 import { Migration20261121000000Initial } from './migrations/Migration20261121000000Initial.ts';
 import { Migration20261121120000Workflows } from './migrations/Migration20261121120000Workflows.ts';
@@ -25,6 +26,7 @@ import { Migration20261121140000Recovery } from './migrations/Migration202611211
 import { Migration20261122080000DesiredStateDelivery } from './migrations/Migration20261122080000DesiredStateDelivery.ts';
 import { Migration20261122050000Sso } from './migrations/Migration20261122050000Sso.ts';
 import { Migration20261122030000Team } from './migrations/Migration20261122030000Team.ts';
+import { Migration20261122020000Roles } from './migrations/Migration20261122020000Roles.ts';
 
 export const ENTITIES = [
   BaseSchema,
@@ -43,6 +45,7 @@ export const ENTITIES = [
   SsoLoginSchema,
   InvitationSchema,
   EmailVerificationSchema,
+  CustomRoleSchema,
 ];
 
 export type Orm = MikroORM;
@@ -59,6 +62,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
         Migration20261121120000Workflows,
         Migration20261121130000Webhooks,
         Migration20261121140000Recovery,
+        Migration20261122020000Roles,
         Migration20261122030000Team,
         Migration20261122050000Sso,
         Migration20261122080000DesiredStateDelivery,

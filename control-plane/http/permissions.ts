@@ -5,8 +5,15 @@
 export const SCOPES = ['full_access', 'deployments_only', 'read_only'] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/** The built-in organization roles; an organization may add custom roles (control-plane/roles). */
 export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
+/** What a membership holds: a built-in role's name or a custom role's id (`role_...`). */
+export type RoleId = Role | `role_${string}`;
+
+export function isBuiltInRole(id: string): id is Role {
+  return (ROLES as readonly string[]).includes(id);
+}
 
 /** Every permission a route may need. `public` needs no credential; `admin:*` needs a platform administrator. */
 export const PERMISSIONS = [
@@ -24,6 +31,9 @@ export const PERMISSIONS = [
   'admin:read', 'admin:write',
 ] as const;
 export type Permission = 'public' | (typeof PERMISSIONS)[number];
+/** What an organization role, built-in or custom, may hold: everything but platform administration. */
+export type OrganizationPermission = Exclude<(typeof PERMISSIONS)[number], `admin:${string}`>;
+export const ORGANIZATION_PERMISSIONS = PERMISSIONS.filter((p): p is OrganizationPermission => !p.startsWith('admin:'));
 
 /** Keys are `<METHOD> <path>` as mounted: `/v1/...` for the reference API, `/api/...` for the platform. */
 export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
@@ -89,9 +99,15 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   // The SSO login (start and the identity provider's redirect back) is how a caller without a credential gets one.
   'GET /v1/auth/sso/login': 'public',
   'GET /v1/auth/sso/callback/{provider}': 'public',
+  'GET /v1/enterprise/roles': 'roles:read',
+  'POST /v1/enterprise/roles': 'roles:write',
+  'PUT /v1/enterprise/roles/{id}': 'roles:write',
+  'DELETE /v1/enterprise/roles/{id}': 'roles:write',
+  'GET /v1/enterprise/assignments': 'roles:read',
+  'POST /v1/enterprise/assignments': 'roles:write',
+  'DELETE /v1/enterprise/assignments': 'roles:write',
 };
 
-const ORGANIZATION_PERMISSIONS = PERMISSIONS.filter((p) => !p.startsWith('admin:'));
 const READS: readonly Permission[] = PERMISSIONS.filter((p) => p.endsWith(':read'));
 
 /** What an API key may do (a login session acts as full_access). */
@@ -106,15 +122,16 @@ export const SCOPE_PERMISSIONS: Readonly<Record<Scope, readonly Permission[]>> =
  * What a member of an organization may do; a credential gets the intersection with its scope. Platform
  * administration is not an organization role: `admin:*` is granted by KILN_ADMIN_EMAILS alone.
  */
-export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
+export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly OrganizationPermission[]>> = {
   owner: ORGANIZATION_PERMISSIONS,
   admin: ORGANIZATION_PERMISSIONS,
   member: ['deployments:read', 'deployments:write', 'catalog:read', 'profile:read', 'profile:write', 'organization:read', 'team:read'],
   viewer: ['deployments:read', 'catalog:read', 'profile:read', 'profile:write', 'organization:read', 'team:read'],
 };
 
-export function isAllowed(permission: Permission, role: Role, scope: Scope, platformAdmin = false): boolean {
+/** `granted` is the caller's role's permission set: ROLE_PERMISSIONS of a built-in role, or a custom role's. */
+export function isAllowed(permission: Permission, granted: readonly Permission[], scope: Scope, platformAdmin = false): boolean {
   if (permission === 'public') return true;
   if (!SCOPE_PERMISSIONS[scope].includes(permission)) return false;
-  return permission.startsWith('admin:') ? platformAdmin : ROLE_PERMISSIONS[role].includes(permission);
+  return permission.startsWith('admin:') ? platformAdmin : granted.includes(permission);
 }

@@ -89,7 +89,7 @@ function authorize(permission: Permission): Middleware<AppState> {
       if (ctx.state.authError) throw ctx.state.authError;
       const principal = ctx.state.principal;
       if (!principal) throw new UnauthenticatedError('Invalid API key');
-      if (!isAllowed(permission, principal.role, principal.scope, principal.platformAdmin)) throw new ForbiddenError('Insufficient permissions');
+      if (!isAllowed(permission, principal.permissions, principal.scope, principal.platformAdmin)) throw new ForbiddenError('Insufficient permissions');
     }
     await next();
   };
