@@ -42,6 +42,8 @@ import { settingsRoutes } from './settings/routes.ts';
 import { createSettingsService } from './settings/service.ts';
 import { teamRoutes } from './team/routes.ts';
 import { createTeamService } from './team/service.ts';
+import { roleRoutes } from './roles/routes.ts';
+import { createRoleService } from './roles/service.ts';
 
 export interface AppDeps {
   config: Pick<Config, 'env' | 'signingKey' | 'endpointDomain' | 'trustProxy' | 'adminEmails'>;
@@ -87,6 +89,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     })),
     ...settingsRoutes(createSettingsService(deps.mail)),
     ...teamRoutes(createTeamService({ ...deps.mail, auth })),
+    ...roleRoutes(createRoleService()),
   ];
   routes.push(...openApiRoutes(() => routes));
 

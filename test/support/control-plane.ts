@@ -13,6 +13,8 @@ import { testTemporalAddress } from './temporal.ts';
 
 export interface TestApi {
   readonly url: string;
+  /** The application itself, to look at what it registers. */
+  readonly app: ReturnType<typeof createApp>;
   readonly orm: Orm;
   readonly pool: pg.Pool;
   /** Temporal client of the test run's dev server, to look at the workflows the API started. */
@@ -67,6 +69,7 @@ export async function startTestApi(testFile: string, overrides: TestApiOverrides
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
+    app,
     orm,
     pool,
     workflows,
@@ -120,4 +123,17 @@ export async function desiredStatesSent(api: TestApi, workflowId: string): Promi
   return (history.events ?? [])
     .filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'desiredState')
     .map((e) => converter.fromPayload(e.workflowExecutionSignaledEventAttributes!.input!.payloads![0]!) as DesiredDeployment);
+}
+
+/**
+ * A new user who also belongs to `organizationId` with `role` (built-in name or custom role id), written
+ * directly so tests need no invitation flow; `as` sends their session acting in that organization.
+ */
+export async function addMember(api: TestApi, organizationId: string, role: string, label = role.replace(/_.*/, '')) {
+  const user = await signup(api, label);
+  await api.pool.query(
+    `INSERT INTO membership (id, created_at, organization_id, user_id, role) VALUES ($1, now(), $2, $3, $4)`,
+    [`mem_test_${user.userId.slice(4)}`, organizationId, user.userId, role],
+  );
+  return { ...user, as: { token: user.token, headers: { 'x-organization-id': organizationId } } };
 }
