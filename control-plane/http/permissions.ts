@@ -119,8 +119,9 @@ export const SCOPE_PERMISSIONS: Readonly<Record<Scope, readonly Permission[]>> =
 };
 
 /**
- * What a member of an organization may do; a credential gets the intersection with its scope. Platform
- * administration is not an organization role: `admin:*` is granted by KILN_ADMIN_EMAILS alone.
+ * What each built-in role may do (a custom role holds its own subset of ORGANIZATION_PERMISSIONS); a
+ * credential gets the intersection with its scope. Platform administration is not an organization role:
+ * `admin:*` is granted by KILN_ADMIN_EMAILS alone.
  */
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly OrganizationPermission[]>> = {
   owner: ORGANIZATION_PERMISSIONS,

@@ -50,7 +50,7 @@ export function createOrganizationService(deps: { adminEmails: readonly string[]
         .where({ user: userId, organization: organizationId })
         .execute<{ role: RoleId; plan: Plan; email: string; permissions: OrganizationPermission[] | null } | undefined>('get');
       if (!row) return null;
-      // The foreign key on membership.custom_role_id guarantees a custom role's row is there.
+      // A custom role's row is there (foreign key on membership.custom_role_id); any other value grants nothing.
       const permissions = isBuiltInRole(row.role) ? ROLE_PERMISSIONS[row.role] : row.permissions ?? [];
       return { role: row.role, permissions, plan: row.plan, platformAdmin: admins.has(row.email.toLowerCase()) };
     },

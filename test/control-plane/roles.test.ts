@@ -92,6 +92,21 @@ test('bad roles are 400 (missing field, wrong type, unknown field) or 422 (broke
   t.deepEqual(await customRoles(token), [{ ...existing, description: auditor.description, builtIn: false }]);
 });
 
+test('malformed role and user ids in the path or query are 400 naming the parameter', async (t) => {
+  const { token } = await signup(api);
+  const long = 'role_' + 'x'.repeat(60);
+  for (const [method, path, body, parameter] of [
+    ['PUT', `/v1/enterprise/roles/${long}`, auditor, 'id'],
+    ['DELETE', `/v1/enterprise/roles/${long}`, undefined, 'id'],
+    ['GET', `/v1/enterprise/assignments?roleId=${long}`, undefined, 'roleId'],
+    ['DELETE', `/v1/enterprise/assignments?userId=usr_${'x'.repeat(61)}`, undefined, 'userId'],
+  ] as const) {
+    const res = await api.request(method, path, { token, body });
+    t.is(res.status, 400, `${method} ${path}`);
+    t.regex(res.body.message, new RegExp(`parameter ${parameter}`));
+  }
+});
+
 test('a second role of the same name (whatever its case) is 409; another organization may use the name', async (t) => {
   const { token } = await signup(api);
   const first = await createRole(token);
