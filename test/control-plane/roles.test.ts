@@ -17,6 +17,8 @@ async function createRole(token: string, body: object = auditor) {
   return res.body as { id: string; name: string; permissions: string[] };
 }
 
+/** The name signup() gives: "<label> <n>", where the e-mail is "<label>-<n>-...". */
+const signupName = (user: { email: string }) => user.email.replace(/^(\w+)-(\d+)-.*$/, '$1 $2');
 const customRoles = async (token: string) => (await api.request('GET', '/v1/enterprise/roles', { token })).body.filter((r: { builtIn: boolean }) => !r.builtIn);
 const roleOf = async (token: string, userId: string) =>
   (await api.request('GET', '/v1/enterprise/assignments', { token })).body.find((a: { userId: string }) => a.userId === userId)?.roleId;
@@ -155,22 +157,18 @@ test('GET /v1/enterprise/assignments lists every member with their role; ?roleId
   const custom = await addMember(api, owner.organizationId, role.id);
   const res = await api.request('GET', '/v1/enterprise/assignments', { token: owner.token });
   t.is(res.status, 200);
-  t.deepEqual(res.body.map((a: object) => a).sort((a: { userId: string }, b: { userId: string }) => a.userId.localeCompare(b.userId)), [
-    { userId: owner.userId, email: owner.email, name: expect.name(owner), roleId: 'owner', roleName: 'owner' },
-    { userId: viewer.userId, email: viewer.email, name: expect.name(viewer), roleId: 'viewer', roleName: 'viewer' },
-    { userId: custom.userId, email: custom.email, name: expect.name(custom), roleId: role.id, roleName: 'Auditor' },
-  ].sort((a, b) => a.userId.localeCompare(b.userId)));
+  // Members in the order they joined.
+  t.deepEqual(res.body, [
+    { userId: owner.userId, email: owner.email, name: signupName(owner), roleId: 'owner', roleName: 'owner' },
+    { userId: viewer.userId, email: viewer.email, name: signupName(viewer), roleId: 'viewer', roleName: 'viewer' },
+    { userId: custom.userId, email: custom.email, name: signupName(custom), roleId: role.id, roleName: 'Auditor' },
+  ]);
   const narrowed = await api.request('GET', `/v1/enterprise/assignments?roleId=${role.id}`, { token: owner.token });
   t.deepEqual(narrowed.body.map((a: { userId: string }) => a.userId), [custom.userId]);
   t.deepEqual((await api.request('GET', '/v1/enterprise/assignments?roleId=admin', { token: owner.token })).body, []);
   const unknown = await api.request('GET', '/v1/enterprise/assignments?roleId=role_unknown', { token: owner.token });
   t.is(unknown.status, 404);
 });
-
-const expect = {
-  /** The name signup() gives: "<label> <n>", where the e-mail is "<label>-<n>-...". */
-  name: (user: { email: string }) => user.email.replace(/^(\w+)-(\d+)-.*$/, '$1 $2'),
-};
 
 test('POST /v1/enterprise/assignments gives a member a built-in or custom role in place of theirs', async (t) => {
   const owner = await signup(api);
@@ -180,7 +178,7 @@ test('POST /v1/enterprise/assignments gives a member a built-in or custom role i
 
   const toAdmin = await api.request('POST', '/v1/enterprise/assignments', { token: owner.token, body: { userId: member.userId, roleId: 'admin' } });
   t.is(toAdmin.status, 200);
-  t.deepEqual(toAdmin.body, { userId: member.userId, email: member.email, name: expect.name(member), roleId: 'admin', roleName: 'admin' });
+  t.deepEqual(toAdmin.body, { userId: member.userId, email: member.email, name: signupName(member), roleId: 'admin', roleName: 'admin' });
   t.is((await api.request('GET', '/v1/settings/api-keys', member.as)).status, 200);
 
   const toCustom = await api.request('POST', '/v1/enterprise/assignments', { token: owner.token, body: { userId: member.userId, roleId: role.id } });
