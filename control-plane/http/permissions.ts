@@ -55,8 +55,6 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   'GET /v1/settings/organization': 'organization:read',
   'POST /v1/settings/organization': 'organization:write',
   'GET /v1/team/members': 'team:read',
-  'POST /v1/team/members/{userId}': 'team:write',
-  'DELETE /v1/team/members/{userId}': 'team:write',
   'POST /v1/team/invite': 'team:write',
   'GET /v1/team/invitations': 'team:read',
   'POST /v1/team/invitations/{id}': 'team:write',

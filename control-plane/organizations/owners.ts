@@ -1,25 +1,31 @@
-// The last-owner rule, in one place for every route that changes memberships (team members, enterprise
-// assignments): an organization always keeps at least one owner.
-import { LockMode } from '@mikro-orm/core';
+// The owner rules, in one place for every route that changes memberships: only an owner makes or unmakes an
+// owner, and an organization always keeps at least one.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ValidationError } from '../http/errors.ts';
+import type { Principal } from '../auth/principal.ts';
+import { ForbiddenError, ValidationError } from '../http/errors.ts';
+import type { RoleId } from '../http/permissions.ts';
 import { MembershipSchema } from './membership.entity.ts';
-import { OrganizationSchema } from './organization.entity.ts';
 
 /**
- * Refuses (422) to remove (`newRole` null) or demote the organization's last owner. Call it inside the
- * transaction that makes the change: it locks the organization row, so two owners demoting each other
- * at once cannot both pass.
+ * Membership changes in one organization run one at a time (until the transaction ends), so two owners
+ * demoting each other at once cannot leave it without an owner. An advisory lock, not a row lock, so nothing
+ * else waits on it.
  */
-export async function assertOwnerRemains(em: EntityManager, organizationId: string, userId: string, newRole: string | null): Promise<void> {
-  if (newRole === 'owner') return;
-  await em.findOneOrFail(OrganizationSchema, organizationId, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  const membership = await em.findOne(MembershipSchema, { organization: organizationId, user: userId }, { refresh: true });
-  if (membership?.role !== 'owner') return;
-  const owners = await em.count(MembershipSchema, { organization: organizationId, role: 'owner' });
-  if (owners <= 1) {
-    const field = newRole === null ? 'userId' : 'role';
-    const message = 'the last owner of an organization cannot be removed or demoted; make someone else owner first';
-    throw new ValidationError(message, { fields: [{ field, message }] });
+export async function lockMemberships(em: EntityManager, organizationId: string): Promise<void> {
+  await em.execute(`select pg_advisory_xact_lock(hashtext('membership'), hashtext(?))`, [organizationId]);
+}
+
+/** 403 unless the caller is an owner, when the change makes or unmakes an owner (`to` null: removal). */
+export function assertMayChangeOwner(principal: Principal, from: RoleId | null, to: RoleId | null): void {
+  if (from !== to && (from === 'owner' || to === 'owner') && principal.role !== 'owner') {
+    throw new ForbiddenError('Insufficient permissions: only an owner makes or unmakes an owner');
   }
+}
+
+/** 422 on `field` when the member is the organization's last owner; call it after lockMemberships. */
+export async function assertNotLastOwner(em: EntityManager, organizationId: string, memberRole: RoleId, field: string): Promise<void> {
+  if (memberRole !== 'owner') return;
+  if (await em.count(MembershipSchema, { organization: organizationId, role: 'owner' }) > 1) return;
+  const message = 'the member is the organization\'s last owner: make someone else owner first';
+  throw new ValidationError(`Invalid field ${field}: ${message}`, { fields: [{ field, message }] });
 }

@@ -13,6 +13,7 @@ import {
   isAllowed, isBuiltInRole, ORGANIZATION_PERMISSIONS, ROLE_PERMISSIONS, ROLES, type OrganizationPermission, type Role, type RoleId,
 } from '../http/permissions.ts';
 import { MembershipSchema, type Membership } from '../organizations/membership.entity.ts';
+import { assertMayChangeOwner, assertNotLastOwner, lockMemberships } from '../organizations/owners.ts';
 import { CustomRoleSchema, type CustomRole } from './custom-role.entity.ts';
 import type { AssignmentViewBody, AssignRoleInput, RoleInput, RoleViewBody } from './schemas.ts';
 
@@ -72,31 +73,10 @@ export function createRoleService() {
     });
   }
 
-  /**
-   * Membership changes in one organization run one at a time, so two owners demoting each other at once
-   * cannot leave it without an owner. An advisory lock, not a row lock, so nothing else waits on it.
-   */
-  async function lockMemberships(em: EntityManager, organizationId: string): Promise<void> {
-    await em.execute(`select pg_advisory_xact_lock(hashtext('membership'), hashtext(?))`, [organizationId]);
-  }
-
   async function findMember(em: EntityManager, principal: Principal, userId: string): Promise<Membership> {
     const member = await em.findOne(MembershipSchema, { organization: principal.organizationId, user: userId }, { populate: ['user'] });
     if (!member) throw new NotFoundError(`User ${userId} is not a member of this organization`);
     return member;
-  }
-
-  function assertOwnerChange(principal: Principal, from: RoleId, to: RoleId | null): void {
-    if (from !== to && (from === 'owner' || to === 'owner') && principal.role !== 'owner') {
-      throw new ForbiddenError('Insufficient permissions: only an owner makes or unmakes an owner');
-    }
-  }
-
-  async function assertNotLastOwner(em: EntityManager, principal: Principal, member: Membership, field: string): Promise<void> {
-    if (member.role !== 'owner') return;
-    if (await em.count(MembershipSchema, { organization: principal.organizationId, role: 'owner' }) > 1) return;
-    const message = 'the member is the organization\'s last owner: make someone else owner first';
-    throw new ValidationError(`Invalid field ${field}: ${message}`, { fields: [{ field, message }] });
   }
 
   return {
@@ -160,8 +140,8 @@ export function createRoleService() {
         const target = await resolve(tx, principal, input.roleId, LockMode.PESSIMISTIC_READ);
         assertWithinCaller(principal, (await resolve(tx, principal, member.role)).permissions, 'the member\'s current role');
         assertWithinCaller(principal, target.permissions, 'the role');
-        assertOwnerChange(principal, member.role, target.id);
-        if (target.id !== 'owner') await assertNotLastOwner(tx, principal, member, 'roleId');
+        assertMayChangeOwner(principal, member.role, target.id);
+        if (target.id !== 'owner') await assertNotLastOwner(tx, principal.organizationId, member.role, 'roleId');
         member.role = target.id;
         await tx.flush();
         const user = member.user.getEntity();
@@ -179,8 +159,8 @@ export function createRoleService() {
         await lockMemberships(tx, principal.organizationId);
         const member = await findMember(tx, principal, userId);
         assertWithinCaller(principal, (await resolve(tx, principal, member.role)).permissions, 'the member\'s current role');
-        assertOwnerChange(principal, member.role, null);
-        await assertNotLastOwner(tx, principal, member, 'userId');
+        assertMayChangeOwner(principal, member.role, null);
+        await assertNotLastOwner(tx, principal.organizationId, member.role, 'userId');
         const now = new Date();
         await tx.nativeUpdate(ApiKeySchema, { organization: principal.organizationId, user: userId, revokedAt: null }, { revokedAt: now });
         await tx.nativeUpdate(RefreshTokenSchema, { organization: principal.organizationId, user: userId, revokedAt: null }, { revokedAt: now });

@@ -1,11 +1,11 @@
-// /v1/team: members and their roles, invitations (invite, list, change or resend, revoke), and the
+// /v1/team: members and their roles (changed through /v1/enterprise/assignments), invitations (invite, list, change or resend, revoke), and the
 // invitee's side by token (look up, accept, decline), which needs no Kiln credential: the mailed token is one.
 import { z } from 'zod';
 import { defineRoute, type Route } from '../http/routes.ts';
 import { LoginSession } from '../auth/schemas.ts';
 import {
   AcceptInvitationRequest, DeclinedInvitation, DeclineInvitationRequest, InvitationIdParams, InvitationPreview, InvitationTokenParams,
-  InvitationView, InviteRequest, MemberParams, MemberView, RemovedMember, UpdateInvitationRequest, UpdateMemberRequest,
+  InvitationView, InviteRequest, MemberView, UpdateInvitationRequest,
 } from './schemas.ts';
 import type { TeamService } from './service.ts';
 
@@ -18,24 +18,6 @@ export function teamRoutes(team: TeamService): Route[] {
       ...members, method: 'GET', path: '/v1/team/members', operationId: 'listMembers', summary: 'Members of the organization with their roles',
       response: z.array(MemberView),
       handle: async ({ state }) => ({ data: await team.members(state.em, state.principal!) }),
-    }),
-    defineRoute({
-      ...members, method: 'POST', path: '/v1/team/members/{userId}', operationId: 'changeMemberRole',
-      summary: 'Change a member\'s role (the last owner cannot be demoted)',
-      params: MemberParams, body: UpdateMemberRequest, response: MemberView, errors: [404, 422],
-      async handle({ params, body, state }) {
-        state.resourceId = params.userId;
-        return { data: await team.changeMemberRole(state.em, state.principal!, params.userId, body.role) };
-      },
-    }),
-    defineRoute({
-      ...members, method: 'DELETE', path: '/v1/team/members/{userId}', operationId: 'removeMember',
-      summary: 'Remove a member (the last owner cannot be removed)',
-      params: MemberParams, response: RemovedMember, errors: [404, 422],
-      async handle({ params, state }) {
-        state.resourceId = params.userId;
-        return { data: await team.removeMember(state.em, state.principal!, params.userId) };
-      },
     }),
     defineRoute({
       ...invitations, method: 'POST', path: '/v1/team/invite', operationId: 'inviteMember',

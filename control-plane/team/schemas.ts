@@ -53,13 +53,10 @@ export const MemberView = z.object({
   userId: z.string(),
   name: z.string(),
   email: z.string(),
-  role,
+  role: z.string().meta({ description: 'A built-in role (owner, admin, member, viewer) or a custom role id (role_...).' }),
   joinedAt: z.iso.datetime(),
 }).meta({ id: 'TeamMember' });
 
-export const MemberParams = z.object({ userId: id });
-export const UpdateMemberRequest = z.object({ role }).meta({ id: 'UpdateMemberRequest' });
-export const RemovedMember = z.object({ userId: z.string(), removed: z.literal(true) }).meta({ id: 'RemovedMember' });
 
 export type InviteInput = z.infer<typeof InviteRequest>;
 export type UpdateInvitationInput = z.infer<typeof UpdateInvitationRequest>;

@@ -3,6 +3,7 @@
 // Accepting signs the invitee in (existing account, by password) or up (new account), adds the
 // membership and answers with a login session. Only an owner may grant or take away the owner role, and
 // the last owner stays (organizations/owners.ts).
+import { assertMayChangeOwner } from '../organizations/owners.ts';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
@@ -11,12 +12,10 @@ import type { AuthService } from '../auth/service.ts';
 import { newMailedToken, sha256 } from '../auth/tokens.ts';
 import { UserSchema } from '../auth/user.entity.ts';
 import { newId } from '../database/ids.ts';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../http/errors.ts';
-import type { Role } from '../http/permissions.ts';
+import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../http/errors.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { MembershipSchema } from '../organizations/membership.entity.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
-import { assertOwnerRemains } from '../organizations/owners.ts';
 import { InvitationSchema, type Invitation } from './invitation.entity.ts';
 import type {
   AcceptInvitationInput, InvitationPreviewBody, InvitationViewBody, InviteInput, MemberViewBody, UpdateInvitationInput,
@@ -33,11 +32,6 @@ export interface TeamServiceDeps {
 
 function fieldError(field: string, message: string): ValidationError {
   return new ValidationError(`Invalid field ${field}: ${message}`, { fields: [{ field, message }] });
-}
-
-/** Granting or taking away the owner role is an owner's decision. */
-function assertMayGrant(principal: Principal, ...roles: Role[]): void {
-  if (roles.includes('owner') && principal.role !== 'owner') throw new ForbiddenError('Only an owner may grant or take away the owner role');
 }
 
 export function createTeamService(deps: TeamServiceDeps) {
@@ -88,32 +82,8 @@ export function createTeamService(deps: TeamServiceDeps) {
       return memberships.map((m) => ({ userId: m.user.id, name: m.user.$.name, email: m.user.$.email, role: m.role, joinedAt: m.createdAt.toISOString() }));
     },
 
-    async changeMemberRole(em: EntityManager, principal: Principal, userId: string, role: Role): Promise<MemberViewBody> {
-      return em.transactional(async (tx) => {
-        const membership = await tx.findOne(MembershipSchema, { organization: principal.organizationId, user: userId }, { populate: ['user'] });
-        if (!membership) throw new NotFoundError(`Member ${userId} not found`);
-        assertMayGrant(principal, role, membership.role);
-        await assertOwnerRemains(tx, principal.organizationId, userId, role);
-        membership.role = role;
-        await tx.flush();
-        return { userId, name: membership.user.$.name, email: membership.user.$.email, role, joinedAt: membership.createdAt.toISOString() };
-      });
-    },
-
-    async removeMember(em: EntityManager, principal: Principal, userId: string): Promise<{ userId: string; removed: true }> {
-      return em.transactional(async (tx) => {
-        const membership = await tx.findOne(MembershipSchema, { organization: principal.organizationId, user: userId });
-        if (!membership) throw new NotFoundError(`Member ${userId} not found`);
-        assertMayGrant(principal, membership.role);
-        await assertOwnerRemains(tx, principal.organizationId, userId, null);
-        tx.remove(membership);
-        await tx.flush();
-        return { userId, removed: true as const };
-      });
-    },
-
     async invite(em: EntityManager, principal: Principal, input: InviteInput): Promise<InvitationViewBody> {
-      assertMayGrant(principal, input.role);
+      assertMayChangeOwner(principal, null, input.role);
       const email = input.email.toLowerCase();
       const member = await em.count(MembershipSchema, { organization: principal.organizationId, user: { email } });
       if (member) throw new ConflictError(`${email} is already a member of this organization`, { field: 'email' });
@@ -141,7 +111,7 @@ export function createTeamService(deps: TeamServiceDeps) {
         const invitation = await findInvitation(tx, principal, id);
         if (invitation.state !== 'pending') throw fieldError('id', `this invitation has already been ${invitation.state}`);
         if (input.role !== undefined) {
-          assertMayGrant(principal, input.role, invitation.role);
+          assertMayChangeOwner(principal, invitation.role, input.role);
           invitation.role = input.role;
         }
         const resent = input.resend ? newInvitationToken() : undefined;
