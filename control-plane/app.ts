@@ -13,6 +13,9 @@ import type { Config } from './config.ts';
 import { apiKeyRoutes } from './api-keys/routes.ts';
 import { createApiKeyService } from './api-keys/service.ts';
 import { createAuditService } from './audit/service.ts';
+import { createAnalyticsService } from './audit/analytics.ts';
+import { createAuditQueryService } from './audit/query.ts';
+import { auditRoutes } from './audit/routes.ts';
 import { deriveKey } from './auth/keys.ts';
 import { authRoutes } from './auth/routes.ts';
 import { createAuthService } from './auth/service.ts';
@@ -64,9 +67,10 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const organizations = createOrganizationService({ adminEmails: deps.config.adminEmails });
   const apiKeys = createApiKeyService({ env: deps.config.env, organizations });
   const auth = createAuthService({ accessTokens, organizations, signinFailures: signinFailureLimiter(deps.pool) });
+  const cursors = createCursorCodec(deriveKey(deps.config.signingKey, 'cursor'));
   const deployments = createDeploymentService({
     endpointDomain: deps.config.endpointDomain,
-    cursors: createCursorCodec(deriveKey(deps.config.signingKey, 'cursor')),
+    cursors,
     orchestrator: deps.orchestrator,
     delivery: createDesiredStateDelivery({ orchestrator: deps.orchestrator, log: deps.log }),
   });
@@ -90,6 +94,10 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     ...settingsRoutes(createSettingsService(deps.mail)),
     ...teamRoutes(createTeamService({ ...deps.mail, auth })),
     ...roleRoutes(createRoleService()),
+    ...auditRoutes(
+      createAuditQueryService({ cursors }),
+      createAnalyticsService({ mutatingActions: () => routes.filter((r) => r.method !== 'GET').map((r) => r.operationId) }),
+    ),
   ];
   routes.push(...openApiRoutes(() => routes));
 

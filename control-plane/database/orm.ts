@@ -27,6 +27,7 @@ import { Migration20261122080000DesiredStateDelivery } from './migrations/Migrat
 import { Migration20261122050000Sso } from './migrations/Migration20261122050000Sso.ts';
 import { Migration20261122030000Team } from './migrations/Migration20261122030000Team.ts';
 import { Migration20261122020000Roles } from './migrations/Migration20261122020000Roles.ts';
+import { Migration20261122040000Audit } from './migrations/Migration20261122040000Audit.ts';
 
 export const ENTITIES = [
   BaseSchema,
@@ -64,6 +65,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
         Migration20261121140000Recovery,
         Migration20261122020000Roles,
         Migration20261122030000Team,
+        Migration20261122040000Audit,
         Migration20261122050000Sso,
         Migration20261122080000DesiredStateDelivery,
       ],

@@ -104,6 +104,9 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   'GET /v1/enterprise/assignments': 'roles:read',
   'POST /v1/enterprise/assignments': 'roles:write',
   'DELETE /v1/enterprise/assignments': 'roles:write',
+  'GET /v1/enterprise/audit': 'audit:read',
+  'GET /v1/enterprise/audit/export': 'audit:read',
+  'GET /v1/enterprise/analytics': 'analytics:read',
 };
 
 const READS: readonly Permission[] = PERMISSIONS.filter((p) => p.endsWith(':read'));
