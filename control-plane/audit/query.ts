@@ -108,5 +108,8 @@ function positionOf(row: Row): Position {
 }
 
 function view(row: Row): AuditRecordBody {
-  return { ...row, createdAt: row.createdAt.toISOString() };
+  return {
+    id: row.id, createdAt: row.createdAt.toISOString(), userId: row.userId, apiKeyId: row.apiKeyId, action: row.action,
+    resourceType: row.resourceType, resourceId: row.resourceId, ipAddress: row.ipAddress, statusCode: row.statusCode,
+  };
 }
