@@ -105,6 +105,13 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   mountRoutes(router, routes, { idempotency: idempotency({ key: deriveKey(deps.config.signingKey, 'idempotency') }) });
 
   const app = new Koa<AppState>({ proxy: deps.config.trustProxy });
+  // Failures once an answer has started (a streamed body breaking off, a client leaving mid-download)
+  // reach Koa's error event, not the error handler: into the structured log, not stderr.
+  app.on('error', (error: NodeJS.ErrnoException, ctx?: Koa.ParameterizedContext<AppState>) => {
+    const log = ctx?.state.log ?? deps.log;
+    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE' || error.code === 'ECONNRESET') log.info({ err: error }, 'client closed the connection mid-answer');
+    else log.error({ err: error }, 'answer failed after it started');
+  });
   app.use(requestContext({ log: deps.log, orm: deps.orm }));
   app.use(auditTrail(createAuditService({ orm: deps.orm })));
   app.use(errorHandler());

@@ -2,7 +2,9 @@
 // roles and scopes, and organizations kept apart.
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
+import { exportStream } from '../../control-plane/audit/export.ts';
 import { createApiKey, signup, startTestApi, type TestApi, validDeployment } from '../support/control-plane.ts';
+import { eventually } from '../support/eventually.ts';
 
 let api: TestApi;
 test.before(async () => {
@@ -249,6 +251,46 @@ test('an export of many records streams every one exactly once, in order, in chu
   t.is(lines.length, count);
   t.is(JSON.parse(lines[0]!).id, idOf(count - 1));
   t.is(JSON.parse(lines.at(-1)!).id, idOf(0));
+});
+
+test('a client leaving mid-export does not disturb the API: the next export answers in full', async (t) => {
+  const owner = await signup(api, 'owner');
+  await seedMany(owner.organizationId, owner.userId, 20_000);
+  const controller = new AbortController();
+  const response = await fetch(`${api.url}${EXPORT}?format=jsonl`, { headers: { authorization: `Bearer ${owner.token}` }, signal: controller.signal });
+  const reader = response.body!.getReader();
+  t.false((await reader.read()).done);
+  controller.abort();
+  await t.throwsAsync(reader.read());
+  const again = await download(`${EXPORT}?format=csv&from=2026-05-31T23:59:59Z`, owner.token);
+  t.is(again.status, 200);
+  t.is(again.text.trimEnd().split('\n').length, 3);
+});
+
+test('the export stream asks for the next batch only as the reader takes more, and stops when the reader leaves', async (t) => {
+  let requested = 0;
+  let closed = false;
+  async function* batches() {
+    try {
+      for (let batch = 0; batch < 10_000; batch++) {
+        requested += 1;
+        yield Array.from({ length: 1_000 }, (_, i) => ({
+          id: `aud_${batch}_${i}`, createdAt: '2026-01-01T00:00:00.000Z', userId: 'usr_x', apiKeyId: null, action: 'listDeploymentsV1',
+          resourceType: 'deployment', resourceId: null, ipAddress: '203.0.113.7', statusCode: 200,
+        }));
+      }
+    } finally {
+      closed = true;
+    }
+  }
+  let chunks = 0;
+  for await (const chunk of exportStream(batches(), 'csv')) {
+    t.true(Buffer.byteLength(chunk) > 0);
+    chunks += 1;
+    if (chunks === 3) break;
+  }
+  await eventually('the batches to be closed', () => closed);
+  t.true(requested <= 5, `${requested} batches read for 3 taken`);
 });
 
 test('analytics: requests and mutations by member, API key and deployment; deployments by GPU type', async (t) => {
