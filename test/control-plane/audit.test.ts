@@ -118,6 +118,7 @@ test('filters: user, API key, action, resource type and id, and time (from inclu
   t.deepEqual(await found('from=2026-03-02T11:00:00%2B01:00&to=2026-03-03T10:00:00.001Z'), [2, 1]);
   t.deepEqual(await found(`userId=${other}&resourceType=deployment&from=2026-03-01T00:00:00Z&to=2026-03-31T00:00:00Z`), [2]);
   t.deepEqual(await found('userId=usr_nobody'), []);
+  t.deepEqual(await found(`action=${encodeURIComponent("it's? -- \\")}`), []);
 });
 
 test('cursor pages walk every record exactly once, in both orders, including records sharing a millisecond', async (t) => {
