@@ -15,6 +15,7 @@ import { pino } from 'pino';
 import { createApp } from '../control-plane/app.ts';
 import { openDatabase } from '../control-plane/database/orm.ts';
 import { createDeploymentOrchestrator } from '../control-plane/deployments/orchestrator.ts';
+import { createLogMailer } from '../control-plane/mail/mailer.ts';
 import { createDatabase, startPostgres } from '../infra/servers/postgres.ts';
 import { freePort } from '../infra/servers/process.ts';
 
@@ -37,6 +38,7 @@ const app = createApp({
   rateLimits: { free: UNLIMITED, startup: UNLIMITED, growth: UNLIMITED, enterprise: UNLIMITED },
   // The bench only reads: no workflow is ever told anything, so the connection is never opened.
   orchestrator: createDeploymentOrchestrator(new Client({ connection: Connection.lazy({ address: '127.0.0.1:7233' }) })),
+  mail: { mailer: createLogMailer(pino({ level: 'silent' })), publicUrl: 'http://kiln.bench' },
 });
 const listening = app.listen(0, '127.0.0.1');
 await new Promise((resolve) => listening.once('listening', resolve));
