@@ -83,7 +83,7 @@ export async function startTestApi(testFile: string, overrides: TestApiOverrides
       }
       const response = await fetch(url + path, { method, headers, body });
       const text = await response.text();
-      return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+      return { status: response.status, headers: response.headers, body: !text ? undefined : response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
     },
     async close() {
       await new Promise((resolve) => server.close(resolve));
