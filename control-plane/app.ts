@@ -14,12 +14,16 @@ import type { Config } from './config.ts';
 import { apiKeyRoutes } from './api-keys/routes.ts';
 import { createApiKeyService } from './api-keys/service.ts';
 import { createAuditService } from './audit/service.ts';
+import { createAnalyticsService } from './audit/analytics.ts';
+import { createAuditQueryService } from './audit/query.ts';
+import { auditRoutes } from './audit/routes.ts';
 import { deriveKey } from './auth/keys.ts';
 import { authRoutes } from './auth/routes.ts';
 import { createAuthService } from './auth/service.ts';
 import { createAccessTokens } from './auth/tokens.ts';
 import { deploymentRoutes } from './deployments/routes.ts';
 import { createDeploymentService } from './deployments/service.ts';
+import { createDesiredStateDelivery } from './deployments/desired-state-delivery.ts';
 import type { DeploymentOrchestrator } from './deployments/orchestrator.ts';
 import { gpuTypeRoutes } from './gpu-types/routes.ts';
 import { healthRoutes } from './health/routes.ts';
@@ -35,9 +39,17 @@ import { requestContext } from './http/request-context.ts';
 import { mountRoutes, type Route } from './http/routes.ts';
 import type { Plan } from './organizations/organization.entity.ts';
 import { createOrganizationService } from './organizations/service.ts';
+import { ssoRoutes } from './sso/routes.ts';
+import { createSsoService } from './sso/service.ts';
+import type { Mailer } from './mail/mailer.ts';
+import { settingsRoutes } from './settings/routes.ts';
+import { createSettingsService } from './settings/service.ts';
+import { teamRoutes } from './team/routes.ts';
+import { createTeamService } from './team/service.ts';
+import { roleRoutes } from './roles/routes.ts';
+import { createRoleService } from './roles/service.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { createAdminService, type AdminServiceDeps } from './admin/service.ts';
-import { createAuditQuery } from './audit/query.ts';
 import { createErrorTracker } from './error-tracker/service.ts';
 import { createFeatureFlags } from './feature-flags/flags.ts';
 import { createFeatureFlagService } from './feature-flags/service.ts';
@@ -58,6 +70,8 @@ export interface AppDeps {
   reports: ReportOrchestrator;
   /** Open circuits of the GPU clusters, for the operations overview. */
   openCircuits?: AdminServiceDeps['openCircuits'];
+  /** Outgoing mail, and the public address its links start with. */
+  mail: { mailer: Mailer; publicUrl: string };
 }
 
 export function createApp(deps: AppDeps): Koa<AppState> {
@@ -70,11 +84,13 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     endpointDomain: deps.config.endpointDomain,
     cursors,
     orchestrator: deps.orchestrator,
-    log: deps.log,
+    delivery: createDesiredStateDelivery({ orchestrator: deps.orchestrator, log: deps.log }),
   });
   // The one reader of feature flags (flags.ts): services that branch on a flag take it as a dependency.
   const featureFlags = createFeatureFlags();
   const errorTracker = createErrorTracker({ orm: deps.orm, log: deps.log, cursors, forwardUrl: deps.config.errorTrackerUrl, environment: deps.config.env });
+
+  const auditQuery = createAuditQueryService({ cursors });
 
   const routes: Route[] = [
     ...healthRoutes(deps.orm),
@@ -87,10 +103,23 @@ export function createApp(deps: AppDeps): Koa<AppState> {
       secrets: createSecretBox(deriveKey(deps.config.signingKey, 'webhook-secrets')),
       allowPrivateUrls: deps.config.env !== 'production',
     })),
+    ...ssoRoutes(createSsoService({
+      secrets: createSecretBox(deriveKey(deps.config.signingKey, 'sso-secrets')),
+      auth,
+      allowPrivateIssuers: deps.config.env !== 'production',
+    })),
+    ...settingsRoutes(createSettingsService(deps.mail)),
+    ...teamRoutes(createTeamService({ ...deps.mail, auth })),
+    ...roleRoutes(createRoleService()),
+    ...auditRoutes(
+      auditQuery,
+      createAnalyticsService({ mutatingActions: () => routes.filter((r) => r.method !== 'GET').map((r) => r.operationId) }),
+    ),
     ...adminRoutes({
       admin: createAdminService({
-        cursors, audit: createAuditQuery({ cursors }), deployments, orchestrator: deps.orchestrator, log: deps.log, openCircuits: deps.openCircuits,
+        cursors, deployments, orchestrator: deps.orchestrator, log: deps.log, openCircuits: deps.openCircuits,
       }),
+      audit: auditQuery,
       featureFlags: createFeatureFlagService({ flags: featureFlags }),
       errors: errorTracker,
       reports: createReportService({ dir: join(deps.config.dataDir, 'reports'), orchestrator: deps.reports, log: deps.log }),
@@ -102,6 +131,13 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   mountRoutes(router, routes, { idempotency: idempotency({ key: deriveKey(deps.config.signingKey, 'idempotency') }) });
 
   const app = new Koa<AppState>({ proxy: deps.config.trustProxy });
+  // Failures once an answer has started (a streamed body breaking off, a client leaving mid-download)
+  // reach Koa's error event, not the error handler: into the structured log, not stderr.
+  app.on('error', (error: NodeJS.ErrnoException, ctx?: Koa.ParameterizedContext<AppState>) => {
+    const log = ctx?.state.log ?? deps.log;
+    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE' || error.code === 'ECONNRESET') log.info({ err: error }, 'client closed the connection mid-answer');
+    else log.error({ err: error }, 'answer failed after it started');
+  });
   app.use(requestContext({ log: deps.log, orm: deps.orm }));
   app.use(auditTrail(createAuditService({ orm: deps.orm })));
   app.use(errorHandler({ onUnhandled: (error, context) => errorTracker.capture(error, context) }));

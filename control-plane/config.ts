@@ -18,6 +18,11 @@ const EnvSchema = z.object({
   // An external error tracker: each unhandled error is also POSTed there as JSON.
   ERROR_TRACKER_URL: z.url({ protocol: /^https?$/ }).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Outgoing mail (invitations, address confirmations). Unset: messages are logged (development only).
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  MAIL_FROM: z.string().min(3).default('Kiln <no-reply@kiln.localhost>'),
+  // Where users reach Kiln: the links in e-mails start with it.
+  KILN_PUBLIC_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8080'),
 });
 
 export interface Config {
@@ -32,6 +37,10 @@ export interface Config {
   readonly trustProxy: boolean;
   readonly logLevel: string;
   readonly errorTrackerUrl: string | undefined;
+  /** Unset: mail is written to the log instead of sent (refused in production). */
+  readonly smtpUrl: string | undefined;
+  readonly mailFrom: string;
+  readonly publicUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -46,6 +55,10 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
   if (e.KILN_ENV === 'production' && !e.KILN_SIGNING_KEY) {
     throw new ConfigError('invalid configuration: KILN_SIGNING_KEY is required when KILN_ENV=production');
   }
+  // A logged message would put invitation tokens in production logs.
+  if (e.KILN_ENV === 'production' && !e.SMTP_URL) {
+    throw new ConfigError('invalid configuration: SMTP_URL is required when KILN_ENV=production');
+  }
   return {
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
@@ -57,6 +70,9 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     trustProxy: e.KILN_TRUST_PROXY === 'true',
     logLevel: e.LOG_LEVEL,
     errorTrackerUrl: e.ERROR_TRACKER_URL,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    publicUrl: e.KILN_PUBLIC_URL.replace(/\/+$/, ''),
   };
 }
 

@@ -2,6 +2,8 @@
 // the permission table gives every route admin:read or admin:write. Reports also answer on
 // GET /v1/admin/reports/{id} and /download (not in the spec: where the generated CSV is fetched).
 import { z } from 'zod';
+import type { AuditQueryService } from '../audit/query.ts';
+import { ListPlatformAuditQuery, PlatformAuditRecordView } from '../audit/schemas.ts';
 import { defineRoute, type Route } from '../http/routes.ts';
 import type { ErrorTracker } from '../error-tracker/service.ts';
 import type { FeatureFlagService } from '../feature-flags/service.ts';
@@ -12,7 +14,7 @@ import type { ReportService } from '../reports/service.ts';
 import { GenerateReportRequest, ReportIdParams, ReportView } from '../reports/schemas.ts';
 import type { AdminService } from './service.ts';
 import {
-  AdminAuditQuery, AnalyticsOverview, AnalyticsQuery, AuditRecord, BulkActionRequest, BulkActionResponse, Customer, ErrorIssue,
+  AnalyticsOverview, AnalyticsQuery, BulkActionRequest, BulkActionResponse, Customer, ErrorIssue,
   ListCustomersQuery, ListIssuesQuery, OperationsOverview, SecurityOverview,
 } from './schemas.ts';
 
@@ -20,12 +22,13 @@ const common = { tag: 'Administration' } as const;
 
 export interface AdminRouteDeps {
   admin: AdminService;
+  audit: Pick<AuditQueryService, 'listPlatform'>;
   featureFlags: FeatureFlagService;
   errors: Pick<ErrorTracker, 'issues'>;
   reports: ReportService;
 }
 
-export function adminRoutes({ admin, featureFlags, errors, reports }: AdminRouteDeps): Route[] {
+export function adminRoutes({ admin, audit, featureFlags, errors, reports }: AdminRouteDeps): Route[] {
   const flag = { ...common, resourceType: 'feature_flag' } as const;
   const report = { ...common, resourceType: 'report' } as const;
   return [
@@ -65,10 +68,10 @@ export function adminRoutes({ admin, featureFlags, errors, reports }: AdminRoute
     }),
     defineRoute({
       ...common, resourceType: 'audit_log', method: 'GET', path: '/v1/admin/audit', operationId: 'listPlatformAudit',
-      summary: 'The audit trail of every organization, newest first, with filters (cursor pagination)',
-      query: AdminAuditQuery, response: z.array(AuditRecord), list: true,
+      summary: 'The audit trail of every organization (or of one), with the filters of the organization audit (cursor pagination)',
+      query: ListPlatformAuditQuery, response: z.array(PlatformAuditRecordView), list: true,
       async handle({ query, state }) {
-        const page = await admin.audit(state.em, { ...query, organizationId: query.organization_id });
+        const page = await audit.listPlatform(state.em, query);
         return { data: page.items, pagination: { hasMore: page.hasMore, nextCursor: page.nextCursor } };
       },
     }),
@@ -116,11 +119,8 @@ export function adminRoutes({ admin, featureFlags, errors, reports }: AdminRoute
     }),
     defineRoute({
       ...report, method: 'GET', path: '/v1/admin/reports/{id}/download', operationId: 'downloadReport', summary: 'A ready report\'s CSV file',
-      params: ReportIdParams, response: z.string().meta({ description: 'CSV with a header row.' }), contentType: 'text/csv', errors: [404, 409],
-      async handle({ params, state }) {
-        const file = await reports.download(state.em, params.id);
-        return { data: file.stream, raw: true, headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${file.filename}"` } };
-      },
+      params: ReportIdParams, streams: { 'text/csv': z.string().meta({ description: 'CSV with a header row.' }) }, errors: [404, 409],
+      handle: async ({ params, state }) => reports.download(state.em, params.id),
     }),
     defineRoute({
       ...common, resourceType: 'deployment', method: 'POST', path: '/v1/admin/deployments/bulk', operationId: 'bulkDeploymentAction',

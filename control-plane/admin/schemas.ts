@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { auditFilterFields, validWindow } from '../audit/query.ts';
 import { DEPLOYMENT_STATUSES } from '../deployments/deployment.entity.ts';
 import { PLANS } from '../organizations/organization.entity.ts';
 
@@ -30,25 +29,6 @@ export const Customer = z.object({
     creditsCents: z.number().int().meta({ description: 'Prepaid balance in US cents.' }),
   }),
 }).meta({ id: 'AdminCustomer' });
-
-export const AdminAuditQuery = z.object({
-  organization_id: z.string().max(64).optional().meta({ description: 'Only this organization (default: all).' }),
-  ...auditFilterFields,
-}).refine(validWindow, { message: 'must be after from', path: ['to'] });
-
-export const AuditRecord = z.object({
-  id: z.string(),
-  createdAt: timestamp,
-  organizationId: z.string(),
-  userId: z.string(),
-  userEmail: z.string().nullable(),
-  apiKeyId: z.string().nullable(),
-  action: z.string(),
-  resourceType: z.string(),
-  resourceId: z.string().nullable(),
-  ipAddress: z.string(),
-  statusCode: z.number().int(),
-}).meta({ id: 'AuditRecord' });
 
 const KeyView = z.object({
   id: z.string(), name: z.string(), prefix: z.string(), scope: z.string(), organizationId: z.string(), organizationName: z.string(), userId: z.string(),

@@ -1,10 +1,9 @@
-// Platform administration: views across every organization (customers, audit, security, operations,
+// Platform administration: views across every organization (customers, security, operations,
 // analytics) and bulk deployment actions. Only platform administrators reach it (admin:* permissions);
 // it reads with plain SQL aggregates rather than loading entities, since it spans the whole platform.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal.ts';
-import type { AuditFilter, AuditQuery } from '../audit/query.ts';
 import { DEPLOYMENT_STATUSES, type DeploymentStatus } from '../deployments/deployment.entity.ts';
 import type { DeploymentOrchestrator, WorkflowInspection } from '../deployments/orchestrator.ts';
 import type { DeploymentService } from '../deployments/service.ts';
@@ -25,7 +24,6 @@ export type OpenCircuit = Record<string, unknown>;
 
 export interface AdminServiceDeps {
   cursors: CursorCodec;
-  audit: AuditQuery;
   deployments: Pick<DeploymentService, 'act' | 'remove'>;
   orchestrator: Pick<DeploymentOrchestrator, 'inspect'>;
   log: Pick<Logger, 'error'>;
@@ -78,9 +76,6 @@ export function createAdminService(deps: AdminServiceDeps) {
       const hasMore = rows.length > query.limit && last !== undefined;
       return { items, hasMore, nextCursor: hasMore ? deps.cursors.encode(JSON.stringify([last.createdAt, last.id]), CUSTOMERS_ORDERING) : null };
     },
-
-    /** The audit trail of every organization (or of one, with `organization_id`). */
-    audit: (em: EntityManager, filter: AuditFilter) => deps.audit.page(em, filter),
 
     /** Failed sign-ins in the current window, locked accounts, API keys not rotated for 90 days and keys never used. */
     async security(em: EntityManager) {

@@ -1,102 +1,124 @@
-// Reading the audit trail: filters (actor, action, resource, time) and keyset pagination, newest first.
-// Shared by the per-organization audit (enterprise) and the platform-wide one (admin), which differ only
-// in whether the organization is fixed by the caller.
+// Reads an organization's audit trail: filtered pages for the list (signed keyset cursors), and the same
+// filters walked in keyset batches for the export, so neither holds more than a batch in memory nor a
+// database connection between batches (a slow download cannot tie up the pool). The platform-wide
+// listing (platform administration) is the same query with the organization as an optional filter.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { z } from 'zod';
+import type { Principal } from '../auth/principal.ts';
 import type { CursorCodec } from '../http/pagination.ts';
+import type { StreamReply } from '../http/routes.ts';
+import { AuditLogSchema } from './audit-log.entity.ts';
+import { exportStream } from './export.ts';
+import {
+  AUDIT_COLUMNS, AUDIT_EXPORT_MEDIA_TYPES, type AuditFilters, type AuditRecordBody, type ExportAuditInput, type ListAuditInput,
+  type ListPlatformAuditInput, type PlatformAuditRecordBody,
+} from './schemas.ts';
 
-const instant = z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601 timestamp, e.g. 2026-11-21T00:00:00Z.' });
+const EXPORT_BATCH = 1_000;
 
-/** Query parameters every audit listing accepts. */
-export const auditFilterFields = {
-  actor: z.string().max(64).optional().meta({ description: 'User id of whoever acted.' }),
-  action: z.string().max(100).optional().meta({ description: 'Operation name, e.g. createDeploymentV1.' }),
-  resource_type: z.string().max(64).optional().meta({ example: 'deployment' }),
-  resource_id: z.string().max(64).optional(),
-  from: instant.optional().meta({ description: 'Records at or after this time.' }),
-  to: instant.optional().meta({ description: 'Records before this time.' }),
-  limit: z.coerce.number().int().min(1).max(200).default(50).meta({ description: 'Page size, 1 to 200.' }),
-  cursor: z.string().max(2048).optional().meta({ description: 'pagination.nextCursor of the previous page.' }),
-};
+type Row = Omit<PlatformAuditRecordBody, 'createdAt'> & { createdAt: Date };
+/** A row's place in the ordering: its creation time (ISO 8601) and id. */
+type Position = readonly [createdAt: string, id: string];
 
-/** Refuses a time window that ends before it starts (a rule, so 422 through the schema's refinement). */
-export function validWindow(q: { from?: string | undefined; to?: string | undefined }): boolean {
-  return !q.from || !q.to || new Date(q.from) < new Date(q.to);
+export interface AuditQueryDeps {
+  cursors: CursorCodec;
 }
 
-export interface AuditFilter {
-  organizationId?: string | undefined;
-  actor?: string | undefined;
-  action?: string | undefined;
-  resource_type?: string | undefined;
-  resource_id?: string | undefined;
-  from?: string | undefined;
-  to?: string | undefined;
-  limit: number;
-  cursor?: string | undefined;
-}
+export function createAuditQueryService(deps: AuditQueryDeps) {
+  /** Up to `limit` rows matching the filters, strictly after `after` in the filters' ordering; no organization: all of them. */
+  async function read(em: EntityManager, organizationId: string | undefined, filters: AuditFilters, limit: number, after?: Position): Promise<Row[]> {
+    const direction = filters.sort[0]![1];
+    const beyond = direction === 'asc' ? '$gt' : '$lt';
+    const period = {
+      ...(filters.from ? { $gte: new Date(filters.from) } : {}),
+      ...(filters.to ? { $lt: new Date(filters.to) } : {}),
+    };
+    const conditions = [
+      ...(Object.keys(period).length ? [{ createdAt: period }] : []),
+      // The bound on createdAt alone lets PostgreSQL start its index scan at the position.
+      ...(after ? [{ createdAt: { [direction === 'asc' ? '$gte' : '$lte']: new Date(after[0]) } }, {
+        $or: [
+          { createdAt: { [beyond]: new Date(after[0]) } },
+          { createdAt: new Date(after[0]), id: { [beyond]: after[1] } },
+        ],
+      }] : []),
+    ];
+    return em.createQueryBuilder(AuditLogSchema)
+      .select([...AUDIT_COLUMNS, 'organizationId'])
+      .where({
+        ...(organizationId ? { organizationId } : {}),
+        ...(filters.userId ? { userId: filters.userId } : {}),
+        ...(filters.apiKeyId ? { apiKeyId: filters.apiKeyId } : {}),
+        ...(filters.action ? { action: filters.action } : {}),
+        ...(filters.resourceType ? { resourceType: filters.resourceType } : {}),
+        ...(filters.resourceId ? { resourceId: filters.resourceId } : {}),
+        ...(conditions.length ? { $and: conditions } : {}),
+      })
+      .orderBy([{ createdAt: direction }, { id: direction }])
+      .limit(limit)
+      .execute<Row[]>('all');
+  }
 
-export interface AuditRecordRow {
-  id: string;
-  createdAt: string;
-  organizationId: string;
-  userId: string;
-  userEmail: string | null;
-  apiKeyId: string | null;
-  action: string;
-  resourceType: string;
-  resourceId: string | null;
-  ipAddress: string;
-  statusCode: number;
-}
+  async function page(em: EntityManager, organizationId: string | undefined, query: ListAuditInput | ListPlatformAuditInput) {
+    const ordering = orderingOf(query);
+    const after = query.cursor ? (JSON.parse(deps.cursors.decode(query.cursor, ordering)) as Position) : undefined;
+    const rows = await read(em, organizationId, query, query.limit + 1, after);
+    const items = rows.slice(0, query.limit);
+    const last = items.at(-1);
+    const hasMore = rows.length > query.limit && last !== undefined;
+    return { items, hasMore, nextCursor: hasMore ? deps.cursors.encode(JSON.stringify(positionOf(last)), ordering) : null };
+  }
 
-const ORDERING = 'audit:-created_at,-id';
-
-export function createAuditQuery(deps: { cursors: CursorCodec }) {
   return {
-    /** One page, newest first; `organizationId` unset means every organization. */
-    async page(em: EntityManager, filter: AuditFilter) {
-      const where: string[] = [];
-      const params: unknown[] = [];
-      const add = (sql: string, ...values: unknown[]) => { where.push(sql); params.push(...values); };
-      if (filter.organizationId) add('a.organization_id = ?', filter.organizationId);
-      if (filter.actor) add('a.user_id = ?', filter.actor);
-      if (filter.action) add('a.action = ?', filter.action);
-      if (filter.resource_type) add('a.resource_type = ?', filter.resource_type);
-      if (filter.resource_id) add('a.resource_id = ?', filter.resource_id);
-      if (filter.from) add('a.created_at >= ?', new Date(filter.from));
-      if (filter.to) add('a.created_at < ?', new Date(filter.to));
-      if (filter.cursor) {
-        const [createdAt, id] = JSON.parse(deps.cursors.decode(filter.cursor, ORDERING)) as [string, string];
-        add('(a.created_at, a.id) < (?, ?)', new Date(createdAt), id);
+    async list(em: EntityManager, principal: Principal, query: ListAuditInput) {
+      const result = await page(em, principal.organizationId, query);
+      return { ...result, items: result.items.map(view) };
+    },
+
+    /** Every organization's trail, or one organization's (`organizationId`), for platform administrators. */
+    async listPlatform(em: EntityManager, query: ListPlatformAuditInput) {
+      const result = await page(em, query.organizationId, query);
+      return { ...result, items: result.items.map((row): PlatformAuditRecordBody => ({ ...view(row), organizationId: row.organizationId })) };
+    },
+
+    /** The whole filtered trail as CSV or JSON Lines, read and sent one batch at a time. */
+    async export(em: EntityManager, principal: Principal, query: ExportAuditInput): Promise<StreamReply> {
+      // A fixed end: records written while the export runs are not chased.
+      const startedAt = new Date();
+      const filters = { ...query, to: query.to ?? startedAt.toISOString() };
+      // Read before answering: a failure now is still an error response rather than a cut-off download.
+      const first = await read(em, principal.organizationId, filters, EXPORT_BATCH);
+      async function* batches() {
+        let rows = first;
+        for (;;) {
+          yield rows.map(view);
+          if (rows.length < EXPORT_BATCH) return;
+          rows = await read(em, principal.organizationId, filters, EXPORT_BATCH, positionOf(rows.at(-1)!));
+        }
       }
-      const rows = await em.getConnection().execute<RawRow[]>(
-        `SELECT a.id, a.created_at, a.organization_id, a.user_id, u.email AS user_email, a.api_key_id, a.action, a.resource_type,
-                a.resource_id, a.ip_address, a.status_code
-         FROM audit_log a LEFT JOIN "user" u ON u.id = a.user_id
-         ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-         ORDER BY a.created_at DESC, a.id DESC
-         LIMIT ?`,
-        [...params, filter.limit + 1],
-      );
-      const items = rows.slice(0, filter.limit).map(view);
-      const last = items.at(-1);
-      const hasMore = rows.length > filter.limit && last !== undefined;
-      return { items, hasMore, nextCursor: hasMore ? deps.cursors.encode(JSON.stringify([last.createdAt, last.id]), ORDERING) : null };
+      const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
+      return {
+        stream: exportStream(batches(), query.format),
+        contentType: AUDIT_EXPORT_MEDIA_TYPES[query.format],
+        filename: `audit-${principal.organizationId}-${stamp}.${query.format}`,
+      };
     },
   };
 }
 
-interface RawRow {
-  id: string; created_at: Date; organization_id: string; user_id: string; user_email: string | null; api_key_id: string | null;
-  action: string; resource_type: string; resource_id: string | null; ip_address: string; status_code: number;
+export type AuditQueryService = ReturnType<typeof createAuditQueryService>;
+
+/** Named apart from other lists' orderings: a cursor issued by another list is refused here. */
+function orderingOf(query: Pick<AuditFilters, 'sort'>): string {
+  return 'audit:' + query.sort.map(([field, direction]) => (direction === 'desc' ? '-' : '') + field).join(',');
 }
 
-function view(r: RawRow): AuditRecordRow {
+function positionOf(row: Row): Position {
+  return [row.createdAt.toISOString(), row.id];
+}
+
+function view(row: Row): AuditRecordBody {
   return {
-    id: r.id, createdAt: new Date(r.created_at).toISOString(), organizationId: r.organization_id, userId: r.user_id, userEmail: r.user_email,
-    apiKeyId: r.api_key_id, action: r.action, resourceType: r.resource_type, resourceId: r.resource_id, ipAddress: r.ip_address, statusCode: r.status_code,
+    id: row.id, createdAt: row.createdAt.toISOString(), userId: row.userId, apiKeyId: row.apiKeyId, action: row.action,
+    resourceType: row.resourceType, resourceId: row.resourceId, ipAddress: row.ipAddress, statusCode: row.statusCode,
   };
 }
-
-export type AuditQuery = ReturnType<typeof createAuditQuery>;

@@ -2,10 +2,10 @@
 // the single place where the deployment's workflow hears of a change: the desired state is committed first
 // (with a raised generation), then sent; the workflow drives the status from there.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Logger } from 'pino';
 import type { RecoveryAction } from '../recovery/schemas.ts';
 import { DeploymentEventSchema } from './deployment-event.entity.ts';
 import type { DeploymentOrchestrator } from './orchestrator.ts';
+import type { DesiredStateDelivery } from './desired-state-delivery.ts';
 import { findGpuType } from '../../catalog/gpu-types.ts';
 import type { Principal } from '../auth/principal.ts';
 import { newId } from '../database/ids.ts';
@@ -39,8 +39,9 @@ const STATE_LABELS: Record<DeploymentStatus, DeploymentViewBody['state']> = {
 export interface DeploymentServiceDeps {
   endpointDomain: string;
   cursors: CursorCodec;
-  orchestrator: Pick<DeploymentOrchestrator, 'converge' | 'inspect'>;
-  log: Pick<Logger, 'error'>;
+  orchestrator: Pick<DeploymentOrchestrator, 'inspect'>;
+  /** Sends saved desired states to the workflows. */
+  delivery: DesiredStateDelivery;
 }
 
 interface Scaling { replicas?: number | undefined; minReplicas?: number | undefined; maxReplicas?: number | undefined }
@@ -50,16 +51,6 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
     const deployment = await em.findOne(DeploymentSchema, { id, organization: principal.organizationId, deletedAt: null });
     if (!deployment) throw new DeploymentNotFoundError(`Deployment ${id} not found`);
     return deployment;
-  }
-
-  /**
-   * Tells the workflow about a committed desired state. When Temporal cannot be reached the change stays
-   * saved (nothing the user sent is lost) and the next change, or a recovery retry, sends it again.
-   */
-  async function converge(deployment: Deployment): Promise<void> {
-    await deps.orchestrator.converge(deployment).catch((error: unknown) => {
-      deps.log.error({ err: error, deploymentId: deployment.id }, 'could not reach the deployment workflow');
-    });
   }
 
   return {
@@ -117,7 +108,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         if (error instanceof Error && error.name === 'UniqueConstraintViolationException') throw nameTaken(input.name);
         throw error;
       });
-      await converge(deployment);
+      await deps.delivery.send(em, deployment);
       return { id: deployment.id, name: deployment.name, status: deployment.status, endpoint: deployment.endpoint };
     },
 
@@ -131,7 +122,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       Object.assign(deployment, scaling);
       deployment.generation += 1;
       await em.flush();
-      await converge(deployment);
+      await deps.delivery.send(em, deployment);
       return view(deployment);
     },
 
@@ -146,7 +137,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       }
       deployment.generation += 1;
       await em.flush();
-      await converge(deployment);
+      await deps.delivery.send(em, deployment);
       return view(deployment);
     },
 
@@ -172,7 +163,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       }
       deployment.generation += 1;
       await em.flush();
-      await converge(deployment);
+      await deps.delivery.send(em, deployment);
       return view(deployment);
     },
 
@@ -197,7 +188,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         deployment.status = 'deleting';
         await em.flush();
       }
-      await converge(deployment);
+      await deps.delivery.send(em, deployment);
       return { id: deployment.id, status: deployment.status };
     },
   };

@@ -7,6 +7,7 @@ import { reportFile } from '../../workflows/contract/reports.ts';
 import type { Principal } from '../auth/principal.ts';
 import { newId } from '../database/ids.ts';
 import { ConflictError, NotFoundError, ServiceUnavailableError } from '../http/errors.ts';
+import type { StreamReply } from '../http/routes.ts';
 import { ReportSchema, type Report } from './report.entity.ts';
 import type { ReportOrchestrator } from './orchestrator.ts';
 import type { GenerateReportInput, ReportViewBody } from './schemas.ts';
@@ -47,11 +48,11 @@ export function createReportService(deps: ReportServiceDeps) {
 
     get: async (em: EntityManager, id: string) => view(await find(em, id)),
 
-    /** The CSV of a ready report, as a stream. */
-    async download(em: EntityManager, id: string) {
+    /** The CSV of a ready report, streamed from its file. */
+    async download(em: EntityManager, id: string): Promise<StreamReply> {
       const report = await find(em, id);
       if (report.status !== 'ready') throw new ConflictError(`Report ${id} is ${report.status}, not ready`, { field: 'id', status: report.status });
-      return { filename: `${report.kind}-${report.id}.csv`, stream: createReadStream(reportFile(deps.dir, report.id)) };
+      return { stream: createReadStream(reportFile(deps.dir, report.id)), contentType: 'text/csv', filename: `${report.kind}-${report.id}.csv` };
     },
   };
 }

@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { createApp, type AppDeps } from '../../control-plane/app.ts';
 import { openDatabase, type Orm } from '../../control-plane/database/orm.ts';
 import { createDeploymentOrchestrator } from '../../control-plane/deployments/orchestrator.ts';
+import { createLogMailer } from '../../control-plane/mail/mailer.ts';
 import { createReportOrchestrator } from '../../control-plane/reports/orchestrator.ts';
 import type { DesiredDeployment } from '../../workflows/contract/deployment.ts';
 import { createTestDatabase } from './database.ts';
@@ -15,6 +16,8 @@ import { testTemporalAddress } from './temporal.ts';
 
 export interface TestApi {
   readonly url: string;
+  /** The application itself, to look at what it registers. */
+  readonly app: ReturnType<typeof createApp>;
   readonly orm: Orm;
   readonly pool: pg.Pool;
   /** Temporal client of the test run's dev server, to look at the workflows the API started. */
@@ -36,19 +39,25 @@ export interface TestResponse {
   body: any;
 }
 
-export async function startTestApi(
-  testFile: string,
-  overrides: Partial<Pick<AppDeps, 'rateLimits' | 'openCircuits'>> & { config?: Partial<AppDeps['config']> } = {},
-): Promise<TestApi> {
+export interface TestApiOverrides extends Partial<Pick<AppDeps, 'rateLimits' | 'mail' | 'openCircuits'>> {
+  config?: Partial<AppDeps['config']>;
+  /** Where the app's orchestrator finds Temporal (the test run's dev server when absent), e.g. a closed port. */
+  orchestratorTemporalAddress?: string;
+}
+
+export async function startTestApi(testFile: string, overrides: TestApiOverrides = {}): Promise<TestApi> {
   const databaseUrl = await createTestDatabase(testFile);
   const orm = await openDatabase(databaseUrl);
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   const temporal = await Connection.connect({ address: testTemporalAddress() });
   const workflows = new Client({ connection: temporal });
+  const orchestratorConnection = overrides.orchestratorTemporalAddress ? Connection.lazy({ address: overrides.orchestratorTemporalAddress }) : undefined;
+  const log = pino({ level: 'silent' });
   const app = createApp({
-    orchestrator: createDeploymentOrchestrator(workflows),
+    orchestrator: createDeploymentOrchestrator(orchestratorConnection ? new Client({ connection: orchestratorConnection }) : workflows),
     reports: createReportOrchestrator(workflows),
     openCircuits: overrides.openCircuits,
+    mail: overrides.mail ?? { mailer: createLogMailer(log), publicUrl: 'http://kiln.test' },
     config: {
       env: 'development', signingKey: 'test-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.test', trustProxy: false,
       adminEmails: ['admin@kiln.test'], dataDir: join(process.env.KILN_TEST_DATA_DIR ?? tmpdir(), 'api', basename(testFile)), errorTrackerUrl: undefined,
@@ -56,7 +65,7 @@ export async function startTestApi(
     },
     orm,
     pool,
-    log: pino({ level: 'silent' }),
+    log,
     rateLimits: overrides.rateLimits ?? {
       // Generous by default so tests exercise limits only where they mean to.
       free: { perMinute: 10_000, burst: 10_000 },
@@ -70,6 +79,7 @@ export async function startTestApi(
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
+    app,
     orm,
     pool,
     workflows,
@@ -83,13 +93,14 @@ export async function startTestApi(
       }
       const response = await fetch(url + path, { method, headers, body });
       const text = await response.text();
-      return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+      return { status: response.status, headers: response.headers, body: !text ? undefined : response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
     },
     async close() {
       await new Promise((resolve) => server.close(resolve));
       await pool.end();
       await orm.close();
       await temporal.close();
+      await orchestratorConnection?.close();
     },
   };
 }
@@ -122,4 +133,17 @@ export async function desiredStatesSent(api: TestApi, workflowId: string): Promi
   return (history.events ?? [])
     .filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'desiredState')
     .map((e) => converter.fromPayload(e.workflowExecutionSignaledEventAttributes!.input!.payloads![0]!) as DesiredDeployment);
+}
+
+/**
+ * A new user who also belongs to `organizationId` with `role` (built-in name or custom role id), written
+ * directly so tests need no invitation flow; `as` sends their session acting in that organization.
+ */
+export async function addMember(api: TestApi, organizationId: string, role: string, label = role.replace(/_.*/, '')) {
+  const user = await signup(api, label);
+  await api.pool.query(
+    `INSERT INTO membership (id, created_at, organization_id, user_id, role) VALUES ($1, now(), $2, $3, $4)`,
+    [`mem_test_${user.userId.slice(4)}`, organizationId, user.userId, role],
+  );
+  return { ...user, as: { token: user.token, headers: { 'x-organization-id': organizationId } } };
 }
