@@ -4,6 +4,7 @@
 // embedded PostgreSQL under DATA_DIR/bench.
 import { Client, Connection } from '@temporalio/client';
 import { createDeploymentOrchestrator } from '../control-plane/deployments/orchestrator.ts';
+import { createClusterOrchestrator } from '../control-plane/clusters/orchestrator.ts';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
@@ -35,6 +36,7 @@ const app = createApp({
   rateLimits: { free: UNLIMITED, startup: UNLIMITED, growth: UNLIMITED, enterprise: UNLIMITED },
   // The bench only reads: no workflow is ever told anything, so the connection is never opened.
   orchestrator: createDeploymentOrchestrator(new Client({ connection: Connection.lazy({ address: '127.0.0.1:7233' }) })),
+  clusterOrchestrator: createClusterOrchestrator(new Client({ connection: Connection.lazy({ address: '127.0.0.1:7233' }) })),
 });
 const listening = app.listen(0, '127.0.0.1');
 await new Promise((resolve) => listening.once('listening', resolve));

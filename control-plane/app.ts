@@ -1,6 +1,10 @@
 // The Koa application, built from explicit dependencies (no globals), so tests and the bench build it
 // against their own database.
 import { recoveryRoutes } from './recovery/routes.ts';
+import { createCircuitService } from './recovery/circuits.ts';
+import type { ClusterOrchestrator } from './clusters/orchestrator.ts';
+import { clusterRoutes } from './clusters/routes.ts';
+import { createClusterService } from './clusters/service.ts';
 import { createSecretBox } from './auth/secret-box.ts';
 import { createWebhookService } from './webhooks/service.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
@@ -45,6 +49,8 @@ export interface AppDeps {
   rateLimits?: Readonly<Record<Plan, PlanLimit>>;
   /** Sends deployments' desired state to their workflows. */
   orchestrator: DeploymentOrchestrator;
+  /** Sends `aws` GPU clusters' desired state to their workflows. */
+  clusterOrchestrator: ClusterOrchestrator;
 }
 
 export function createApp(deps: AppDeps): Koa<AppState> {
@@ -52,10 +58,18 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const organizations = createOrganizationService({ adminEmails: deps.config.adminEmails });
   const apiKeys = createApiKeyService({ env: deps.config.env, organizations });
   const auth = createAuthService({ accessTokens, organizations, signinFailures: signinFailureLimiter(deps.pool) });
+  const circuits = createCircuitService();
+  const clusters = createClusterService({
+    secrets: createSecretBox(deriveKey(deps.config.signingKey, 'cluster-kubeconfigs')),
+    orchestrator: deps.clusterOrchestrator,
+    circuits,
+    log: deps.log,
+  });
   const deployments = createDeploymentService({
     endpointDomain: deps.config.endpointDomain,
     cursors: createCursorCodec(deriveKey(deps.config.signingKey, 'cursor')),
     orchestrator: deps.orchestrator,
+    placement: clusters,
     log: deps.log,
   });
 
@@ -64,7 +78,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     ...authRoutes(auth),
     ...apiKeyRoutes(apiKeys),
     ...deploymentRoutes(deployments),
-    ...recoveryRoutes(deployments),
+    ...recoveryRoutes(deployments, circuits),
+    ...clusterRoutes(clusters),
     ...gpuTypeRoutes(),
     ...webhookRoutes(createWebhookService({
       secrets: createSecretBox(deriveKey(deps.config.signingKey, 'webhook-secrets')),

@@ -10,6 +10,7 @@ import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './database/orm.ts';
 import { createDeploymentOrchestrator } from './deployments/orchestrator.ts';
+import { createClusterOrchestrator } from './clusters/orchestrator.ts';
 
 
 export interface StartApiOptions {
@@ -34,8 +35,8 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
   // An idle connection the server closes (a restart, a shutdown) is an event, not a crash; the pool reconnects.
   pool.on('error', (error) => log.warn({ err: error }, 'idle database connection closed'));
   const temporal = Connection.lazy({ address: options.temporalAddress });
-  const orchestrator = createDeploymentOrchestrator(new Client({ connection: temporal }));
-  const app = createApp({ config, orm, pool, log, orchestrator });
+  const client = new Client({ connection: temporal });
+  const app = createApp({ config, orm, pool, log, orchestrator: createDeploymentOrchestrator(client), clusterOrchestrator: createClusterOrchestrator(client) });
   const server = app.listen(config.port);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const { port } = server.address() as AddressInfo;

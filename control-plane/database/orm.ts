@@ -13,11 +13,14 @@ import { DeploymentEventSchema } from '../deployments/deployment-event.entity.ts
 import { WebhookSubscriptionSchema } from '../webhooks/webhook-subscription.entity.ts';
 import { WebhookAttemptSchema } from '../webhooks/webhook-attempt.entity.ts';
 import { IdempotencyRecordSchema } from '../http/idempotency.entity.ts';
+import { GpuClusterSchema } from '../clusters/gpu-cluster.entity.ts';
+import { CircuitSchema } from '../recovery/circuit.entity.ts';
 import { BaseSchema } from './base.entity.ts';
 import { Migration20261121000000Initial } from './migrations/Migration20261121000000Initial.ts';
 import { Migration20261121120000Workflows } from './migrations/Migration20261121120000Workflows.ts';
 import { Migration20261121130000Webhooks } from './migrations/Migration20261121130000Webhooks.ts';
 import { Migration20261121140000Recovery } from './migrations/Migration20261121140000Recovery.ts';
+import { Migration20261122010000Clusters } from './migrations/Migration20261122010000Clusters.ts';
 
 export const ENTITIES = [
   BaseSchema,
@@ -32,6 +35,8 @@ export const ENTITIES = [
   WebhookSubscriptionSchema,
   WebhookAttemptSchema,
   IdempotencyRecordSchema,
+  GpuClusterSchema,
+  CircuitSchema,
 ];
 
 export type Orm = MikroORM;
@@ -42,7 +47,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
     entities: ENTITIES,
     extensions: [Migrator],
     migrations: {
-      migrationsList: [Migration20261121000000Initial, Migration20261121120000Workflows, Migration20261121130000Webhooks, Migration20261121140000Recovery],
+      migrationsList: [Migration20261121000000Initial, Migration20261121120000Workflows, Migration20261121130000Webhooks, Migration20261121140000Recovery, Migration20261122010000Clusters],
       snapshot: false,
       silent: true,
     },

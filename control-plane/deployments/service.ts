@@ -8,6 +8,7 @@ import { DeploymentEventSchema } from './deployment-event.entity.ts';
 import type { DeploymentOrchestrator } from './orchestrator.ts';
 import { findGpuType } from '../../catalog/gpu-types.ts';
 import type { Principal } from '../auth/principal.ts';
+import type { ClusterService } from '../clusters/service.ts';
 import { newId } from '../database/ids.ts';
 import {
   ConflictError, DeploymentNotFoundError, InsufficientCreditsError, InvalidModelError, ValidationError,
@@ -40,6 +41,8 @@ export interface DeploymentServiceDeps {
   endpointDomain: string;
   cursors: CursorCodec;
   orchestrator: Pick<DeploymentOrchestrator, 'converge' | 'inspect'>;
+  /** Chooses the GPU cluster a new deployment runs on (503 GPU_UNAVAILABLE when none can take it). */
+  placement: Pick<ClusterService, 'place'>;
   log: Pick<Logger, 'error'>;
 }
 
@@ -108,9 +111,10 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         throw new InsufficientCreditsError('Not enough credits for this deployment', { required_cents: hourlyCents, available_cents: organization.creditsCents });
       }
       if (await em.count(DeploymentSchema, { organization: organization.id, name: input.name, deletedAt: null })) throw nameTaken(input.name);
+      const cluster = await deps.placement.place(em, input.gpu);
       const id = newId('dep');
       const deployment = em.create(DeploymentSchema, {
-        id, organization, name: input.name, model: input.model, runtime: input.runtime, gpu: input.gpu,
+        id, organization, cluster, name: input.name, model: input.model, runtime: input.runtime, gpu: input.gpu,
         status: 'pending', endpoint: `https://${id.slice('dep_'.length)}.${deps.endpointDomain}`, currentReplicas: 0, ...scaling,
       });
       await em.flush().catch((error: unknown) => {

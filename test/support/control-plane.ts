@@ -6,6 +6,9 @@ import { pino } from 'pino';
 import { createApp, type AppDeps } from '../../control-plane/app.ts';
 import { openDatabase, type Orm } from '../../control-plane/database/orm.ts';
 import { createDeploymentOrchestrator } from '../../control-plane/deployments/orchestrator.ts';
+import { createClusterOrchestrator } from '../../control-plane/clusters/orchestrator.ts';
+import { GpuClusterSchema } from '../../control-plane/clusters/gpu-cluster.entity.ts';
+import { GPU_TYPES } from '../../catalog/gpu-types.ts';
 import type { DesiredDeployment } from '../../workflows/contract/deployment.ts';
 import { createTestDatabase } from './database.ts';
 import { testTemporalAddress } from './temporal.ts';
@@ -33,14 +36,24 @@ export interface TestResponse {
   body: any;
 }
 
-export async function startTestApi(testFile: string, overrides: Partial<Pick<AppDeps, 'rateLimits' | 'config'>> = {}): Promise<TestApi> {
+/** The cluster startTestApi registers unless told not to: ready, 64 GPUs of every catalog type, no reachable API. */
+export const TEST_CLUSTER_ID = 'clu_testdefaultcluster0';
+
+export async function startTestApi(testFile: string, overrides: Partial<Pick<AppDeps, 'rateLimits' | 'config'>> & { defaultCluster?: boolean } = {}): Promise<TestApi> {
   const databaseUrl = await createTestDatabase(testFile);
   const orm = await openDatabase(databaseUrl);
+  if (overrides.defaultCluster ?? true) {
+    await orm.em.fork().insert(GpuClusterSchema, {
+      id: TEST_CLUSTER_ID, name: 'test-cluster', provider: 'kubernetes', status: 'ready', gpus: GPU_TYPES.map((g) => ({ gpuType: g.id, count: 64 })),
+      createdAt: new Date(), updatedAt: new Date(),
+    });
+  }
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   const temporal = await Connection.connect({ address: testTemporalAddress() });
   const workflows = new Client({ connection: temporal });
   const app = createApp({
     orchestrator: createDeploymentOrchestrator(workflows),
+    clusterOrchestrator: createClusterOrchestrator(workflows),
     config: { env: 'development', signingKey: 'test-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.test', trustProxy: false, adminEmails: ['admin@kiln.test'], ...overrides.config },
     orm,
     pool,
