@@ -34,19 +34,6 @@ export function createClusterService(deps: ClusterServiceDeps) {
     return cluster;
   }
 
-  /** Reaches the cluster's API with the kubeconfig and reads what its nodes offer. */
-  async function inspect(kubeconfig: string): Promise<ClusterGpus[]> {
-    let credentials;
-    try {
-      credentials = parseKubeconfig(kubeconfig);
-    } catch (error) {
-      throw invalid('kubeconfig', (error as Error).message);
-    }
-    return readClusterGpus(kubeApi(credentials, { timeoutMs: KUBE_API_TIMEOUT_MS })).catch((error: unknown) => {
-      throw invalid('kubeconfig', `could not read the cluster's nodes: ${(error as Error).message}`.slice(0, 500));
-    });
-  }
-
   async function converge(cluster: GpuClusterRecord): Promise<void> {
     await deps.orchestrator.converge(cluster).catch((error: unknown) => {
       deps.log.error({ err: error, clusterId: cluster.id }, 'could not reach the cluster workflow');
@@ -102,14 +89,16 @@ export function createClusterService(deps: ClusterServiceDeps) {
         await flushNamed(em, cluster.name);
         return view(cluster);
       }
+      // New node group sizes scale the stack; any PATCH of a failed cluster tries its stack again.
+      const rollout = input.nodeGroups !== undefined || cluster.status === 'failed';
       if (input.nodeGroups !== undefined) {
         checkNodeGroups(input.nodeGroups);
         cluster.spec = { ...cluster.spec!, nodeGroups: input.nodeGroups };
-        cluster.generation += 1;
         if (cluster.status === 'ready') cluster.status = 'scaling';
       }
+      if (rollout) cluster.generation += 1;
       await flushNamed(em, cluster.name);
-      if (input.nodeGroups !== undefined) await converge(cluster);
+      if (rollout) await converge(cluster);
       return view(cluster);
     },
 
@@ -123,7 +112,8 @@ export function createClusterService(deps: ClusterServiceDeps) {
         await em.flush();
         return view(cluster);
       }
-      if (!cluster.deleteRequested) Object.assign(cluster, { deleteRequested: true, status: 'deleting', generation: cluster.generation + 1 });
+      // A second DELETE after a failed teardown tries it again.
+      if (!cluster.deleteRequested || cluster.status === 'failed') Object.assign(cluster, { deleteRequested: true, status: 'deleting', generation: cluster.generation + 1 });
       await em.flush();
       await converge(cluster);
       return view(cluster);
@@ -152,6 +142,33 @@ export function createClusterService(deps: ClusterServiceDeps) {
       );
     },
   };
+}
+
+/** Reaches the cluster's API with the kubeconfig and reads what its nodes offer (422 naming kubeconfig when it cannot). */
+async function inspect(kubeconfig: string): Promise<ClusterGpus[]> {
+  let credentials;
+  try {
+    credentials = parseKubeconfig(kubeconfig);
+  } catch (error) {
+    throw invalid('kubeconfig', (error as Error).message);
+  }
+  return readClusterGpus(kubeApi(credentials, { timeoutMs: KUBE_API_TIMEOUT_MS })).catch((error: unknown) => {
+    throw invalid('kubeconfig', `could not read the cluster's nodes: ${(error as Error).message}`.slice(0, 500));
+  });
+}
+
+/**
+ * `npm start`: registers the cluster it runs beside under `name`, or brings that record up to date (new
+ * kubeconfig, GPUs read again), so a fresh start can take deployments.
+ */
+export async function syncKubernetesCluster(em: EntityManager, secrets: SecretBox, name: string, kubeconfig: string): Promise<ClusterViewBody> {
+  const gpus = await inspect(kubeconfig);
+  const existing = await em.findOne(GpuClusterSchema, { name, deletedAt: null });
+  const cluster = existing ?? em.create(GpuClusterSchema, { id: newId('clu'), name, provider: 'kubernetes', status: 'ready', gpus, createdAt: new Date() });
+  if (cluster.provider !== 'kubernetes') throw new ConflictError(`GPU cluster ${name} is an ${cluster.provider} cluster`, { field: 'name' });
+  Object.assign(cluster, { gpus, sealedKubeconfig: secrets.seal(kubeconfig) });
+  await em.flush();
+  return view(cluster);
 }
 
 function offered(cluster: GpuClusterRecord, gpuType: string): number {

@@ -92,7 +92,7 @@ export function parseKubeconfig(yaml: string, source = 'kubeconfig'): KubeCreden
   try {
     config = parse(yaml) as typeof config;
   } catch (error) {
-    throw new Error(`${source} is not YAML: ${(error as Error).message}`);
+    throw new Error(`${source} is not YAML: ${(error as Error).message}`, { cause: error });
   }
   const context = config?.contexts?.find((c) => c.name === config['current-context'])?.context;
   const cluster = config?.clusters?.find((c) => c.name === context?.cluster)?.cluster;
