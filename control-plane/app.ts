@@ -80,7 +80,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     ...deploymentRoutes(deployments),
     ...recoveryRoutes(deployments, circuits),
     ...clusterRoutes(clusters),
-    ...gpuTypeRoutes(),
+    ...gpuTypeRoutes(clusters),
     ...webhookRoutes(createWebhookService({
       secrets: createSecretBox(deriveKey(deps.config.signingKey, 'webhook-secrets')),
       allowPrivateUrls: deps.config.env !== 'production',

@@ -119,6 +119,12 @@ export function createClusterService(deps: ClusterServiceDeps) {
       return view(cluster);
     },
 
+    /** GPU types some serving cluster offers (GET /v1/gpu-types `available`). */
+    async offeredGpuTypes(em: EntityManager): Promise<Set<string>> {
+      const clusters = await em.find(GpuClusterSchema, { status: { $in: [...SERVING] }, deletedAt: null, deleteRequested: false });
+      return new Set(clusters.flatMap((c) => c.gpus.filter((g) => g.count > 0).map((g) => g.gpuType)));
+    },
+
     /**
      * The cluster that will serve a new deployment of this GPU type: a ready one offering it (the most GPUs
      * of the type first) whose provider's circuit for the type lets attempts through. 503 GPU_UNAVAILABLE
