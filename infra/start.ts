@@ -59,11 +59,15 @@ async function main(): Promise<void> {
   say(`API: ${api.url} (reference API under /v1, platform API under /api)`);
 
   // Deployments are placed on registered clusters: the one started (or named by KUBECONFIG) is `local`.
+  // A cluster Kiln cannot read (e.g. a kubeconfig that signs in through a command) leaves the rest running:
+  // deployments answer 503 GPU_UNAVAILABLE until an administrator registers one.
   const orm = await openDatabase(postgres.url, { migrate: false });
   try {
     const secrets = createSecretBox(deriveKey(config.signingKey, 'cluster-kubeconfigs'));
     const cluster = await syncKubernetesCluster(orm.em.fork(), secrets, 'local', await readFile(kubeconfig, 'utf8'));
     say(`GPU cluster registered as "local" (${cluster.id}): ${cluster.gpus.map((g) => `${g.count} × ${g.gpuType}`).join(', ') || 'no GPU nodes'}`);
+  } catch (error) {
+    say(`GPU cluster NOT registered: ${(error as Error).message}`);
   } finally {
     await orm.close();
   }
