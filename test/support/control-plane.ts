@@ -37,7 +37,7 @@ export interface TestResponse {
 }
 
 /** The cluster startTestApi registers unless told not to: ready, 64 GPUs of every catalog type, no reachable API. */
-export const TEST_CLUSTER_ID = 'clu_testdefaultcluster0';
+const TEST_CLUSTER_ID = 'clu_testdefaultcluster0';
 
 export async function startTestApi(testFile: string, overrides: Partial<Pick<AppDeps, 'rateLimits' | 'config'>> & { defaultCluster?: boolean } = {}): Promise<TestApi> {
   const databaseUrl = await createTestDatabase(testFile);
