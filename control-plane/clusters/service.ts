@@ -125,6 +125,13 @@ export function createClusterService(deps: ClusterServiceDeps) {
       return new Set(clusters.flatMap((c) => c.gpus.filter((g) => g.count > 0).map((g) => g.gpuType)));
     },
 
+    /** 503 GPU_UNAVAILABLE unless the cluster serving a deployment offers the GPU type it is changed to. */
+    async assertOffers(em: EntityManager, clusterId: string, gpuType: string): Promise<void> {
+      const cluster = await em.findOneOrFail(GpuClusterSchema, clusterId);
+      if (offered(cluster, gpuType) > 0) return;
+      throw new GpuUnavailableError(`GPU cluster ${cluster.name}, which serves this deployment, does not offer ${gpuType}`, { gpu: gpuType });
+    },
+
     /**
      * The cluster that will serve a new deployment of this GPU type: a ready one offering it (the most GPUs
      * of the type first) whose provider's circuit for the type lets attempts through. 503 GPU_UNAVAILABLE

@@ -42,7 +42,7 @@ export interface DeploymentServiceDeps {
   cursors: CursorCodec;
   orchestrator: Pick<DeploymentOrchestrator, 'converge' | 'inspect'>;
   /** Chooses the GPU cluster a new deployment runs on (503 GPU_UNAVAILABLE when none can take it). */
-  placement: Pick<ClusterService, 'place'>;
+  placement: Pick<ClusterService, 'place' | 'assertOffers'>;
   log: Pick<Logger, 'error'>;
 }
 
@@ -130,6 +130,8 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       const deployment = await find(em, principal, id);
       if (deployment.deleteRequested) throw new ConflictError(`Deployment ${id} is being deleted`, { field: 'id' });
       const scaling = resolveScaling(input, replace ? undefined : deployment);
+      // A deployment stays on its cluster: a GPU type that cluster lacks cannot be had.
+      if (input.gpu !== undefined && input.gpu !== deployment.gpu && deployment.cluster) await deps.placement.assertOffers(em, deployment.cluster.id, input.gpu);
       if (input.model !== undefined) deployment.model = input.model;
       if (input.gpu !== undefined) deployment.gpu = input.gpu;
       Object.assign(deployment, scaling);

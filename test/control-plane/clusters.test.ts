@@ -67,6 +67,12 @@ test.serial('an existing cluster registered by kubeconfig offers the GPUs its no
   const a100 = await api.request('POST', '/api/deployments', { token, body: { ...validDeployment('a100'), gpu: 'nvidia-a100-80gb' } });
   t.is(a100.status, 503, 'the local cluster has no A100 nodes');
   t.is(a100.body.error.code, 'GPU_UNAVAILABLE');
+  // A deployment stays on its cluster: it may move to the H100s there, not to A100s it lacks.
+  const moved = await api.request('PATCH', `/api/deployments/${created.body.data.id}`, { token, body: { gpu: 'nvidia-a100-80gb' } });
+  t.is(moved.status, 503);
+  t.is(moved.body.error.message, 'GPU cluster local, which serves this deployment, does not offer nvidia-a100-80gb');
+  t.like((await api.request('GET', `/api/deployments/${created.body.data.id}`, { token })).body.data, { gpu: 'nvidia-l4' });
+  t.like((await api.request('PATCH', `/api/deployments/${created.body.data.id}`, { token, body: { gpu: 'nvidia-h100-80gb' } })).body.data, { gpu: 'nvidia-h100-80gb' });
 });
 
 test.serial('a cluster serving deployments cannot be deleted; an idle one is forgotten', async (t) => {
