@@ -15,6 +15,7 @@ import { createDatabase, startPostgres } from '../infra/servers/postgres.ts';
 import { freePort } from '../infra/servers/process.ts';
 import { createApp } from '../control-plane/app.ts';
 import { openDatabase } from '../control-plane/database/orm.ts';
+import { createLogMailer } from '../control-plane/mail/mailer.ts';
 
 const ROWS = 100_000;
 const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -33,6 +34,7 @@ const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
 const app = createApp({
   config: { env: 'development', signingKey: 'bench-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.bench', trustProxy: false, adminEmails: [] },
   orm, pool, log: pino({ level: 'silent' }),
+  mail: { mailer: createLogMailer(pino({ level: 'silent' })), publicUrl: 'http://kiln.bench' },
   rateLimits: { free: UNLIMITED, startup: UNLIMITED, growth: UNLIMITED, enterprise: UNLIMITED },
   // The bench only reads: no workflow is ever told anything, so the connection is never opened.
   orchestrator: createDeploymentOrchestrator(new Client({ connection: Connection.lazy({ address: '127.0.0.1:7233' }) })),

@@ -17,12 +17,16 @@ import type { Config } from './config.ts';
 import { apiKeyRoutes } from './api-keys/routes.ts';
 import { createApiKeyService } from './api-keys/service.ts';
 import { createAuditService } from './audit/service.ts';
+import { createAnalyticsService } from './audit/analytics.ts';
+import { createAuditQueryService } from './audit/query.ts';
+import { auditRoutes } from './audit/routes.ts';
 import { deriveKey } from './auth/keys.ts';
 import { authRoutes } from './auth/routes.ts';
 import { createAuthService } from './auth/service.ts';
 import { createAccessTokens } from './auth/tokens.ts';
 import { deploymentRoutes } from './deployments/routes.ts';
 import { createDeploymentService } from './deployments/service.ts';
+import { createDesiredStateDelivery } from './deployments/desired-state-delivery.ts';
 import type { DeploymentOrchestrator } from './deployments/orchestrator.ts';
 import { gpuTypeRoutes } from './gpu-types/routes.ts';
 import { healthRoutes } from './health/routes.ts';
@@ -38,6 +42,15 @@ import { requestContext } from './http/request-context.ts';
 import { mountRoutes, type Route } from './http/routes.ts';
 import type { Plan } from './organizations/organization.entity.ts';
 import { createOrganizationService } from './organizations/service.ts';
+import { ssoRoutes } from './sso/routes.ts';
+import { createSsoService } from './sso/service.ts';
+import type { Mailer } from './mail/mailer.ts';
+import { settingsRoutes } from './settings/routes.ts';
+import { createSettingsService } from './settings/service.ts';
+import { teamRoutes } from './team/routes.ts';
+import { createTeamService } from './team/service.ts';
+import { roleRoutes } from './roles/routes.ts';
+import { createRoleService } from './roles/service.ts';
 
 export interface AppDeps {
   config: Pick<Config, 'env' | 'signingKey' | 'endpointDomain' | 'trustProxy' | 'adminEmails'>;
@@ -51,6 +64,8 @@ export interface AppDeps {
   orchestrator: DeploymentOrchestrator;
   /** Sends `aws` GPU clusters' desired state to their workflows. */
   clusterOrchestrator: ClusterOrchestrator;
+  /** Outgoing mail, and the public address its links start with. */
+  mail: { mailer: Mailer; publicUrl: string };
 }
 
 export function createApp(deps: AppDeps): Koa<AppState> {
@@ -65,12 +80,13 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     circuits,
     log: deps.log,
   });
+  const cursors = createCursorCodec(deriveKey(deps.config.signingKey, 'cursor'));
   const deployments = createDeploymentService({
     endpointDomain: deps.config.endpointDomain,
-    cursors: createCursorCodec(deriveKey(deps.config.signingKey, 'cursor')),
+    cursors,
     orchestrator: deps.orchestrator,
     placement: clusters,
-    log: deps.log,
+    delivery: createDesiredStateDelivery({ orchestrator: deps.orchestrator, log: deps.log }),
   });
 
   const routes: Route[] = [
@@ -85,6 +101,18 @@ export function createApp(deps: AppDeps): Koa<AppState> {
       secrets: createSecretBox(deriveKey(deps.config.signingKey, 'webhook-secrets')),
       allowPrivateUrls: deps.config.env !== 'production',
     })),
+    ...ssoRoutes(createSsoService({
+      secrets: createSecretBox(deriveKey(deps.config.signingKey, 'sso-secrets')),
+      auth,
+      allowPrivateIssuers: deps.config.env !== 'production',
+    })),
+    ...settingsRoutes(createSettingsService(deps.mail)),
+    ...teamRoutes(createTeamService({ ...deps.mail, auth })),
+    ...roleRoutes(createRoleService()),
+    ...auditRoutes(
+      createAuditQueryService({ cursors }),
+      createAnalyticsService({ mutatingActions: () => routes.filter((r) => r.method !== 'GET').map((r) => r.operationId) }),
+    ),
   ];
   routes.push(...openApiRoutes(() => routes));
 
@@ -92,6 +120,13 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   mountRoutes(router, routes, { idempotency: idempotency({ key: deriveKey(deps.config.signingKey, 'idempotency') }) });
 
   const app = new Koa<AppState>({ proxy: deps.config.trustProxy });
+  // Failures once an answer has started (a streamed body breaking off, a client leaving mid-download)
+  // reach Koa's error event, not the error handler: into the structured log, not stderr.
+  app.on('error', (error: NodeJS.ErrnoException, ctx?: Koa.ParameterizedContext<AppState>) => {
+    const log = ctx?.state.log ?? deps.log;
+    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE' || error.code === 'ECONNRESET') log.info({ err: error }, 'client closed the connection mid-answer');
+    else log.error({ err: error }, 'answer failed after it started');
+  });
   app.use(requestContext({ log: deps.log, orm: deps.orm }));
   app.use(auditTrail(createAuditService({ orm: deps.orm })));
   app.use(errorHandler());

@@ -16,6 +16,11 @@ const EnvSchema = z.object({
   // Behind a load balancer: take the client address from X-Forwarded-For (per-address rate limits, audit).
   KILN_TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Outgoing mail (invitations, address confirmations). Unset: messages are logged (development only).
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  MAIL_FROM: z.string().min(3).default('Kiln <no-reply@kiln.localhost>'),
+  // Where users reach Kiln: the links in e-mails start with it.
+  KILN_PUBLIC_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8080'),
 });
 
 export interface Config {
@@ -29,6 +34,10 @@ export interface Config {
   readonly endpointDomain: string;
   readonly trustProxy: boolean;
   readonly logLevel: string;
+  /** Unset: mail is written to the log instead of sent (refused in production). */
+  readonly smtpUrl: string | undefined;
+  readonly mailFrom: string;
+  readonly publicUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -43,6 +52,10 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
   if (e.KILN_ENV === 'production' && !e.KILN_SIGNING_KEY) {
     throw new ConfigError('invalid configuration: KILN_SIGNING_KEY is required when KILN_ENV=production');
   }
+  // A logged message would put invitation tokens in production logs.
+  if (e.KILN_ENV === 'production' && !e.SMTP_URL) {
+    throw new ConfigError('invalid configuration: SMTP_URL is required when KILN_ENV=production');
+  }
   return {
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
@@ -53,6 +66,9 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     endpointDomain: e.KILN_ENDPOINT_DOMAIN,
     trustProxy: e.KILN_TRUST_PROXY === 'true',
     logLevel: e.LOG_LEVEL,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    publicUrl: e.KILN_PUBLIC_URL.replace(/\/+$/, ''),
   };
 }
 

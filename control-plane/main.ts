@@ -11,6 +11,8 @@ import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './database/orm.ts';
 import { createDeploymentOrchestrator } from './deployments/orchestrator.ts';
 import { createClusterOrchestrator } from './clusters/orchestrator.ts';
+import { startDesiredStateRedelivery } from './deployments/desired-state-delivery.ts';
+import { createMailer } from './mail/mailer.ts';
 
 
 export interface StartApiOptions {
@@ -36,7 +38,11 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
   pool.on('error', (error) => log.warn({ err: error }, 'idle database connection closed'));
   const temporal = Connection.lazy({ address: options.temporalAddress });
   const client = new Client({ connection: temporal });
-  const app = createApp({ config, orm, pool, log, orchestrator: createDeploymentOrchestrator(client), clusterOrchestrator: createClusterOrchestrator(client) });
+  const orchestrator = createDeploymentOrchestrator(client);
+  const mail = { mailer: createMailer(config, log), publicUrl: config.publicUrl };
+  const app = createApp({ config, orm, pool, log, orchestrator, mail, clusterOrchestrator: createClusterOrchestrator(client) });
+  // Changes saved while Temporal was unreachable reach their workflows once it answers again.
+  const redelivery = startDesiredStateRedelivery({ orm, orchestrator, log });
   const server = app.listen(config.port);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const { port } = server.address() as AddressInfo;
@@ -46,6 +52,7 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
     server,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await redelivery.stop();
       await pool.end();
       await orm.close();
       await temporal.close();

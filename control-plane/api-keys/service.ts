@@ -89,7 +89,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps) {
       if (!access) throw new UnauthenticatedError('Invalid API key');
       return {
         kind: 'api_key', userId: key.user, organizationId: key.organization,
-        plan: access.plan, role: access.role, scope: key.scope, apiKeyId: key.id, platformAdmin: access.platformAdmin,
+        plan: access.plan, role: access.role, permissions: access.permissions, scope: key.scope, apiKeyId: key.id, platformAdmin: access.platformAdmin,
       };
     },
   };

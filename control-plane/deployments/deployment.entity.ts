@@ -30,6 +30,8 @@ export const DeploymentSchema = defineEntity({
     currentReplicas: p.integer(),
     /** Raised by every change of the desired state; the workflow converges on the highest it has seen. */
     generation: p.integer().default(1),
+    /** Highest generation its workflow has received; lower than `generation` while a change waits to be sent. */
+    sentGeneration: p.integer().default(0),
     /** false after `stop`, true after `start`. */
     running: p.boolean().default(true),
     /** Raised by `restart`. */

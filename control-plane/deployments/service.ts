@@ -2,10 +2,10 @@
 // the single place where the deployment's workflow hears of a change: the desired state is committed first
 // (with a raised generation), then sent; the workflow drives the status from there.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Logger } from 'pino';
 import type { RecoveryAction } from '../recovery/schemas.ts';
 import { DeploymentEventSchema } from './deployment-event.entity.ts';
 import type { DeploymentOrchestrator } from './orchestrator.ts';
+import type { DesiredStateDelivery } from './desired-state-delivery.ts';
 import { findGpuType } from '../../catalog/gpu-types.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ClusterService } from '../clusters/service.ts';
@@ -40,10 +40,11 @@ const STATE_LABELS: Record<DeploymentStatus, DeploymentViewBody['state']> = {
 export interface DeploymentServiceDeps {
   endpointDomain: string;
   cursors: CursorCodec;
-  orchestrator: Pick<DeploymentOrchestrator, 'converge' | 'inspect'>;
+  orchestrator: Pick<DeploymentOrchestrator, 'inspect'>;
+  /** Sends saved desired states to the workflows. */
+  delivery: DesiredStateDelivery;
   /** Chooses the GPU cluster a new deployment runs on (503 GPU_UNAVAILABLE when none can take it). */
   placement: Pick<ClusterService, 'place' | 'assertOffers'>;
-  log: Pick<Logger, 'error'>;
 }
 
 interface Scaling { replicas?: number | undefined; minReplicas?: number | undefined; maxReplicas?: number | undefined }
@@ -53,16 +54,6 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
     const deployment = await em.findOne(DeploymentSchema, { id, organization: principal.organizationId, deletedAt: null });
     if (!deployment) throw new DeploymentNotFoundError(`Deployment ${id} not found`);
     return deployment;
-  }
-
-  /**
-   * Tells the workflow about a committed desired state. When Temporal cannot be reached the change stays
-   * saved (nothing the user sent is lost) and the next change, or a recovery retry, sends it again.
-   */
-  async function converge(deployment: Deployment): Promise<void> {
-    await deps.orchestrator.converge(deployment).catch((error: unknown) => {
-      deps.log.error({ err: error, deploymentId: deployment.id }, 'could not reach the deployment workflow');
-    });
   }
 
   return {
@@ -121,7 +112,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         if (error instanceof Error && error.name === 'UniqueConstraintViolationException') throw nameTaken(input.name);
         throw error;
       });
-      await converge(deployment);
+      await deps.delivery.send(em, deployment);
       return { id: deployment.id, name: deployment.name, status: deployment.status, endpoint: deployment.endpoint };
     },
 
@@ -137,7 +128,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       Object.assign(deployment, scaling);
       deployment.generation += 1;
       await em.flush();
-      await converge(deployment);
+      await deps.delivery.send(em, deployment);
       return view(deployment);
     },
 
@@ -152,7 +143,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       }
       deployment.generation += 1;
       await em.flush();
-      await converge(deployment);
+      await deps.delivery.send(em, deployment);
       return view(deployment);
     },
 
@@ -178,7 +169,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       }
       deployment.generation += 1;
       await em.flush();
-      await converge(deployment);
+      await deps.delivery.send(em, deployment);
       return view(deployment);
     },
 
@@ -203,7 +194,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         deployment.status = 'deleting';
         await em.flush();
       }
-      await converge(deployment);
+      await deps.delivery.send(em, deployment);
       return { id: deployment.id, status: deployment.status };
     },
   };

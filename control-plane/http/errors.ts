@@ -31,6 +31,8 @@ export class InsufficientCreditsError extends ApiError {}
 export class NotFoundError extends ApiError {}
 export class DeploymentNotFoundError extends ApiError {}
 export class ConflictError extends ApiError {}
+/** Deleting something still in use (a custom role some members hold). */
+export class InUseError extends ApiError {}
 export class IdempotencyConflictError extends ApiError {}
 export class MethodNotAllowedError extends ApiError {}
 export class PayloadTooLargeError extends ApiError {}
@@ -54,6 +56,7 @@ export const ERROR_TABLE: ReadonlyArray<readonly [ErrorClass, number, string]> =
   [DeploymentNotFoundError, 404, 'DEPLOYMENT_NOT_FOUND'],
   [MethodNotAllowedError, 405, 'METHOD_NOT_ALLOWED'],
   [ConflictError, 409, 'RESOURCE_EXISTS'],
+  [InUseError, 409, 'RESOURCE_IN_USE'],
   [IdempotencyConflictError, 409, 'IDEMPOTENCY_KEY_REUSED'],
   [PayloadTooLargeError, 413, 'PAYLOAD_TOO_LARGE'],
   [UnsupportedMediaTypeError, 415, 'UNSUPPORTED_MEDIA_TYPE'],

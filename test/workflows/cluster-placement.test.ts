@@ -5,6 +5,8 @@
 // - an `aws` cluster's workflow runs the gpu-cluster stack, which cannot work here (no AWS provider plugin),
 //   and ends `failed` with Pulumi's reason.
 // Services are called directly (the API's routes are covered in test/control-plane/).
+import { createDesiredStateDelivery } from '../../control-plane/deployments/desired-state-delivery.ts';
+import { ROLE_PERMISSIONS } from '../../control-plane/http/permissions.ts';
 import anyTest, { type TestFn } from 'ava';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile } from 'node:fs/promises';
@@ -78,7 +80,8 @@ test.before(async (t) => {
   const log = pino({ level: 'silent' });
   const clusters = createClusterService({ secrets: kubeconfigs, orchestrator: createClusterOrchestrator(env.client), circuits, log });
   const deployments = createDeploymentService({
-    endpointDomain: 'endpoints.test', cursors: createCursorCodec(randomBytes(32)), orchestrator: createDeploymentOrchestrator(env.client), placement: clusters, log,
+    endpointDomain: 'endpoints.test', cursors: createCursorCodec(randomBytes(32)), orchestrator: createDeploymentOrchestrator(env.client), placement: clusters,
+    delivery: createDesiredStateDelivery({ orchestrator: createDeploymentOrchestrator(env.client), log }),
   });
   const failing = new Set<string>();
   const pulumi = { backendUrl: `file://${dir}/state`, passphrase: 'test', workspacesDir: join(dir, 'workspaces') };
@@ -114,10 +117,10 @@ test.before(async (t) => {
     },
   });
   const em = orm.em.fork();
-  const organization = em.create(OrganizationSchema, { id: newId('org'), name: 'Placement', plan: 'growth', creditsCents: 1_000_000 });
+  const organization = em.create(OrganizationSchema, { id: newId('org'), name: 'Placement', slug: `placement-${Date.now()}`, defaultRegion: 'us-east-1', plan: 'growth', creditsCents: 1_000_000 });
   await em.flush();
   const principal: Principal = {
-    kind: 'session', userId: 'usr_placement', organizationId: organization.id, plan: 'growth', role: 'owner', scope: 'full_access', platformAdmin: false,
+    kind: 'session', userId: 'usr_placement', organizationId: organization.id, plan: 'growth', role: 'owner', permissions: ROLE_PERMISSIONS.owner, scope: 'full_access', platformAdmin: false,
   };
   // The one cluster deployments can land on: the real local cluster, registered by its kubeconfig.
   await clusters.create(orm.em.fork(), { provider: 'kubernetes', name: 'local', kubeconfig: await readFile(gpu.kubeconfig, 'utf8') });
