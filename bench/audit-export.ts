@@ -15,6 +15,7 @@ import { pino } from 'pino';
 import { createApp } from '../control-plane/app.ts';
 import { openDatabase } from '../control-plane/database/orm.ts';
 import { createDeploymentOrchestrator } from '../control-plane/deployments/orchestrator.ts';
+import { createClusterOrchestrator } from '../control-plane/clusters/orchestrator.ts';
 import { createLogMailer } from '../control-plane/mail/mailer.ts';
 import { createReportOrchestrator } from '../control-plane/reports/orchestrator.ts';
 import { createDatabase, startPostgres } from '../infra/servers/postgres.ts';
@@ -45,6 +46,7 @@ const app = createApp({
   orchestrator: createDeploymentOrchestrator(temporal),
   reports: createReportOrchestrator(temporal),
   mail: { mailer: createLogMailer(pino({ level: 'silent' })), publicUrl: 'http://kiln.bench' },
+  clusterOrchestrator: createClusterOrchestrator(new Client({ connection: Connection.lazy({ address: '127.0.0.1:7233' }) })),
 });
 const listening = app.listen(0, '127.0.0.1');
 await new Promise((resolve) => listening.once('listening', resolve));

@@ -5,6 +5,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { createReportOrchestrator } from '../control-plane/reports/orchestrator.ts';
 import { createDeploymentOrchestrator } from '../control-plane/deployments/orchestrator.ts';
+import { createClusterOrchestrator } from '../control-plane/clusters/orchestrator.ts';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
@@ -40,6 +41,7 @@ const app = createApp({
   // The bench only reads: no workflow is ever told anything, so the connection is never opened.
   orchestrator: createDeploymentOrchestrator(temporal),
   reports: createReportOrchestrator(temporal),
+  clusterOrchestrator: createClusterOrchestrator(temporal),
 });
 const listening = app.listen(0, '127.0.0.1');
 await new Promise((resolve) => listening.once('listening', resolve));

@@ -4,7 +4,7 @@
 //     the workflow's first Pulumi step (the applyStack activity, read from the workflow history);
 //  2. throughput: a batch created at once and deleted once each has settled; deployments per minute one
 //     worker drives from creation to deleted, with how each one settled (running or failed, and why).
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
@@ -24,13 +24,14 @@ await rm(dataDir, { recursive: true, force: true });
 const signingKey = 'bench-signing-key-0123456789abcdefghijklmnop';
 process.env.KILN_SIGNING_KEY = signingKey;
 process.env.LOG_LEVEL ??= 'warn';
+process.env.KILN_ADMIN_EMAILS = 'admin@bench.example';
 console.log(`bench:workflows: servers under ${dataDir}`);
 const postgres = await startPostgres({ dataDir, port: await freePort() });
 const temporal = await startTemporal({ dataDir: join(dataDir, 'temporal'), port: await freePort(), uiPort: await freePort() });
 const cluster = await startGpuCluster({ dataDir: join(dataDir, 'gpu-cluster'), nodePools: [{ gpuType: 'nvidia-l4', nodes: BATCH + LATENCY_SAMPLES, gpusPerNode: 1 }], podReadyDelayMs: 300 });
 const api = await startApi({ databaseUrl: postgres.url, port: 0, dataDir, temporalAddress: temporal.address });
 const worker = await startWorker({
-  temporalAddress: temporal.address, databaseUrl: postgres.url, kubeconfig: cluster.kubeconfig, dataDir,
+  temporalAddress: temporal.address, databaseUrl: postgres.url, dataDir,
   pulumiPassphrase: 'bench-passphrase', signingKey, allowPrivateWebhookUrls: true,
 });
 const db = new pg.Pool({ connectionString: postgres.url, max: 2 });
@@ -91,6 +92,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)]!;
 
 try {
+  // The local cluster is where deployments land: registered by a platform administrator, as in production.
+  const adminToken = await newOrganization('admin');
+  const registered = await call('POST', '/v1/admin/clusters', adminToken, { provider: 'kubernetes', name: 'local', kubeconfig: await readFile(cluster.kubeconfig, 'utf8') });
+  if (registered.status !== 201) throw new Error(`cluster registration failed: ${registered.status} ${JSON.stringify(registered.body)}`);
+
   // 1. Latency, one deployment at a time so each measures an idle worker.
   const latencyToken = await newOrganization('latency');
   const latencies: number[] = [];

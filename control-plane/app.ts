@@ -1,6 +1,10 @@
 // The Koa application, built from explicit dependencies (no globals), so tests and the bench build it
 // against their own database.
 import { recoveryRoutes } from './recovery/routes.ts';
+import { createCircuitService } from './recovery/circuits.ts';
+import type { ClusterOrchestrator } from './clusters/orchestrator.ts';
+import { clusterRoutes } from './clusters/routes.ts';
+import { createClusterService } from './clusters/service.ts';
 import { createSecretBox } from './auth/secret-box.ts';
 import { createWebhookService } from './webhooks/service.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
@@ -49,7 +53,7 @@ import { createTeamService } from './team/service.ts';
 import { roleRoutes } from './roles/routes.ts';
 import { createRoleService } from './roles/service.ts';
 import { adminRoutes } from './admin/routes.ts';
-import { createAdminService, type AdminServiceDeps } from './admin/service.ts';
+import { createAdminService } from './admin/service.ts';
 import { createErrorTracker } from './error-tracker/service.ts';
 import { createFeatureFlags } from './feature-flags/flags.ts';
 import { createFeatureFlagService } from './feature-flags/service.ts';
@@ -68,8 +72,8 @@ export interface AppDeps {
   orchestrator: DeploymentOrchestrator;
   /** Starts report workflows (platform administration). */
   reports: ReportOrchestrator;
-  /** Open circuits of the GPU clusters, for the operations overview. */
-  openCircuits?: AdminServiceDeps['openCircuits'];
+  /** Sends `aws` GPU clusters' desired state to their workflows. */
+  clusterOrchestrator: ClusterOrchestrator;
   /** Outgoing mail, and the public address its links start with. */
   mail: { mailer: Mailer; publicUrl: string };
 }
@@ -79,11 +83,19 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const organizations = createOrganizationService({ adminEmails: deps.config.adminEmails });
   const apiKeys = createApiKeyService({ env: deps.config.env, organizations });
   const auth = createAuthService({ accessTokens, organizations, signinFailures: signinFailureLimiter(deps.pool) });
+  const circuits = createCircuitService();
+  const clusters = createClusterService({
+    secrets: createSecretBox(deriveKey(deps.config.signingKey, 'cluster-kubeconfigs')),
+    orchestrator: deps.clusterOrchestrator,
+    circuits,
+    log: deps.log,
+  });
   const cursors = createCursorCodec(deriveKey(deps.config.signingKey, 'cursor'));
   const deployments = createDeploymentService({
     endpointDomain: deps.config.endpointDomain,
     cursors,
     orchestrator: deps.orchestrator,
+    placement: clusters,
     delivery: createDesiredStateDelivery({ orchestrator: deps.orchestrator, log: deps.log }),
   });
   // The one reader of feature flags (flags.ts): services that branch on a flag take it as a dependency.
@@ -97,8 +109,9 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     ...authRoutes(auth),
     ...apiKeyRoutes(apiKeys),
     ...deploymentRoutes(deployments),
-    ...recoveryRoutes(deployments),
-    ...gpuTypeRoutes(),
+    ...recoveryRoutes(deployments, circuits),
+    ...clusterRoutes(clusters),
+    ...gpuTypeRoutes(clusters),
     ...webhookRoutes(createWebhookService({
       secrets: createSecretBox(deriveKey(deps.config.signingKey, 'webhook-secrets')),
       allowPrivateUrls: deps.config.env !== 'production',
@@ -117,7 +130,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     ),
     ...adminRoutes({
       admin: createAdminService({
-        cursors, deployments, orchestrator: deps.orchestrator, log: deps.log, openCircuits: deps.openCircuits,
+        cursors, deployments, orchestrator: deps.orchestrator, log: deps.log,
+        openCircuits: async (em) => (await circuits.list(em)).filter((c) => c.state !== 'closed'),
       }),
       audit: auditQuery,
       featureFlags: createFeatureFlagService({ flags: featureFlags }),

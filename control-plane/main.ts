@@ -10,6 +10,7 @@ import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './database/orm.ts';
 import { createDeploymentOrchestrator } from './deployments/orchestrator.ts';
+import { createClusterOrchestrator } from './clusters/orchestrator.ts';
 import { startDesiredStateRedelivery } from './deployments/desired-state-delivery.ts';
 import { createMailer } from './mail/mailer.ts';
 import { createReportOrchestrator } from './reports/orchestrator.ts';
@@ -40,7 +41,7 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
   const client = new Client({ connection: temporal });
   const orchestrator = createDeploymentOrchestrator(client);
   const mail = { mailer: createMailer(config, log), publicUrl: config.publicUrl };
-  const app = createApp({ config, orm, pool, log, orchestrator, reports: createReportOrchestrator(client), mail });
+  const app = createApp({ config, orm, pool, log, orchestrator, mail, reports: createReportOrchestrator(client), clusterOrchestrator: createClusterOrchestrator(client) });
   // Changes saved while Temporal was unreachable reach their workflows once it answers again.
   const redelivery = startDesiredStateRedelivery({ orm, orchestrator, log });
   const server = app.listen(config.port);

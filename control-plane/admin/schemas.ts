@@ -1,3 +1,4 @@
+import { CircuitView } from '../recovery/schemas.ts';
 import { z } from 'zod';
 import { DEPLOYMENT_STATUSES } from '../deployments/deployment.entity.ts';
 import { PLANS } from '../organizations/organization.entity.ts';
@@ -59,7 +60,7 @@ export const OperationsOverview = z.object({
       pendingActivities: z.array(z.object({ activity: z.string(), attempt: z.number().int(), lastFailure: z.string().nullable() })),
     }).nullable().meta({ description: 'What Temporal reports of the deployment\'s workflow; null when it cannot tell.' }),
   })),
-  openCircuits: z.array(z.record(z.string(), z.unknown())).nullable().meta({ description: 'Open circuit breakers of the GPU clusters; null when not tracked.' }),
+  openCircuits: z.array(CircuitView).meta({ description: 'Provisioning circuits (per provider and GPU type) that are open or half-open: see GET /v1/recovery/circuits.' }),
 }).meta({ id: 'AdminOperations' });
 
 const day = z.iso.date().meta({ description: 'YYYY-MM-DD (UTC).' });

@@ -1,6 +1,7 @@
 // Platform administration: views across every organization (customers, security, operations,
 // analytics) and bulk deployment actions. Only platform administrators reach it (admin:* permissions);
 // it reads with plain SQL aggregates rather than loading entities, since it spans the whole platform.
+import type { CircuitView } from '../recovery/circuits.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal.ts';
@@ -20,15 +21,14 @@ const INSPECT_TIMEOUT_MS = 2_000;
 const DAY_MS = 86_400_000;
 
 /** An open circuit breaker as the GPU-cluster area reports it. */
-export type OpenCircuit = Record<string, unknown>;
 
 export interface AdminServiceDeps {
   cursors: CursorCodec;
   deployments: Pick<DeploymentService, 'act' | 'remove'>;
   orchestrator: Pick<DeploymentOrchestrator, 'inspect'>;
   log: Pick<Logger, 'error'>;
-  /** Open circuits of the GPU clusters; without it operations reports `openCircuits: null` (not tracked). */
-  openCircuits?: (em: EntityManager) => Promise<OpenCircuit[]>;
+  /** The provisioning circuits that are not closed (open or half-open). */
+  openCircuits: (em: EntityManager) => Promise<CircuitView[]>;
 }
 
 const CUSTOMERS_ORDERING = 'customers:-created_at,-id';
@@ -121,7 +121,7 @@ export function createAdminService(deps: AdminServiceDeps) {
       return {
         deployments: { total: counts.reduce((a, c) => a + c.n, 0), byStatus },
         failedWorkflows,
-        openCircuits: deps.openCircuits ? await deps.openCircuits(em) : null,
+        openCircuits: await deps.openCircuits(em),
       };
     },
 

@@ -16,6 +16,8 @@ import { IdempotencyRecordSchema } from '../http/idempotency.entity.ts';
 import { FeatureFlagSchema } from '../feature-flags/feature-flag.entity.ts';
 import { ErrorIssueSchema } from '../error-tracker/error-issue.entity.ts';
 import { ReportSchema } from '../reports/report.entity.ts';
+import { GpuClusterSchema } from '../clusters/gpu-cluster.entity.ts';
+import { CircuitSchema } from '../recovery/circuit.entity.ts';
 import { SsoConfigurationSchema } from '../sso/sso-configuration.entity.ts';
 import { SsoLoginSchema } from '../sso/sso-login.entity.ts';
 import { InvitationSchema } from '../team/invitation.entity.ts';
@@ -27,6 +29,7 @@ import { Migration20261121120000Workflows } from './migrations/Migration20261121
 import { Migration20261121130000Webhooks } from './migrations/Migration20261121130000Webhooks.ts';
 import { Migration20261121140000Recovery } from './migrations/Migration20261121140000Recovery.ts';
 import { Migration20261122060000Admin } from './migrations/Migration20261122060000Admin.ts';
+import { Migration20261122010000Clusters } from './migrations/Migration20261122010000Clusters.ts';
 import { Migration20261122080000DesiredStateDelivery } from './migrations/Migration20261122080000DesiredStateDelivery.ts';
 import { Migration20261122050000Sso } from './migrations/Migration20261122050000Sso.ts';
 import { Migration20261122030000Team } from './migrations/Migration20261122030000Team.ts';
@@ -49,6 +52,8 @@ export const ENTITIES = [
   FeatureFlagSchema,
   ErrorIssueSchema,
   ReportSchema,
+  GpuClusterSchema,
+  CircuitSchema,
   SsoConfigurationSchema,
   SsoLoginSchema,
   InvitationSchema,
@@ -70,6 +75,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
         Migration20261121120000Workflows,
         Migration20261121130000Webhooks,
         Migration20261121140000Recovery,
+        Migration20261122010000Clusters,
         Migration20261122020000Roles,
         Migration20261122030000Team,
         Migration20261122040000Audit,

@@ -1,5 +1,6 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import { BaseSchema } from '../database/base.entity.ts';
+import { GpuClusterSchema } from '../clusters/gpu-cluster.entity.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
 
 export const DEPLOYMENT_STATUSES = [
@@ -19,6 +20,8 @@ export const DeploymentSchema = defineEntity({
     model: p.string(),
     runtime: p.string(),
     gpu: p.string(),
+    /** The cluster serving the deployment, chosen from its GPU type at creation; null for deployments older than clusters. */
+    cluster: () => p.manyToOne(GpuClusterSchema).ref().nullable(),
     status: p.string().$type<DeploymentStatus>(),
     endpoint: p.string(),
     replicas: p.integer(),

@@ -8,6 +8,7 @@ import type { DeploymentOrchestrator } from './orchestrator.ts';
 import type { DesiredStateDelivery } from './desired-state-delivery.ts';
 import { findGpuType } from '../../catalog/gpu-types.ts';
 import type { Principal } from '../auth/principal.ts';
+import type { ClusterService } from '../clusters/service.ts';
 import { newId } from '../database/ids.ts';
 import {
   ConflictError, DeploymentNotFoundError, InsufficientCreditsError, InvalidModelError, ValidationError,
@@ -42,6 +43,8 @@ export interface DeploymentServiceDeps {
   orchestrator: Pick<DeploymentOrchestrator, 'inspect'>;
   /** Sends saved desired states to the workflows. */
   delivery: DesiredStateDelivery;
+  /** Chooses the GPU cluster a new deployment runs on (503 GPU_UNAVAILABLE when none can take it). */
+  placement: Pick<ClusterService, 'place' | 'assertOffers'>;
 }
 
 interface Scaling { replicas?: number | undefined; minReplicas?: number | undefined; maxReplicas?: number | undefined }
@@ -99,9 +102,10 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         throw new InsufficientCreditsError('Not enough credits for this deployment', { required_cents: hourlyCents, available_cents: organization.creditsCents });
       }
       if (await em.count(DeploymentSchema, { organization: organization.id, name: input.name, deletedAt: null })) throw nameTaken(input.name);
+      const cluster = await deps.placement.place(em, input.gpu);
       const id = newId('dep');
       const deployment = em.create(DeploymentSchema, {
-        id, organization, name: input.name, model: input.model, runtime: input.runtime, gpu: input.gpu,
+        id, organization, cluster, name: input.name, model: input.model, runtime: input.runtime, gpu: input.gpu,
         status: 'pending', endpoint: `https://${id.slice('dep_'.length)}.${deps.endpointDomain}`, currentReplicas: 0, ...scaling,
       });
       await em.flush().catch((error: unknown) => {
@@ -117,6 +121,8 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       const deployment = await find(em, principal, id);
       if (deployment.deleteRequested) throw new ConflictError(`Deployment ${id} is being deleted`, { field: 'id' });
       const scaling = resolveScaling(input, replace ? undefined : deployment);
+      // A deployment stays on its cluster: a GPU type that cluster lacks cannot be had.
+      if (input.gpu !== undefined && input.gpu !== deployment.gpu && deployment.cluster) await deps.placement.assertOffers(em, deployment.cluster.id, input.gpu);
       if (input.model !== undefined) deployment.model = input.model;
       if (input.gpu !== undefined) deployment.gpu = input.gpu;
       Object.assign(deployment, scaling);

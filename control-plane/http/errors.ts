@@ -39,6 +39,8 @@ export class PayloadTooLargeError extends ApiError {}
 export class UnsupportedMediaTypeError extends ApiError {}
 export class RateLimitedError extends ApiError {}
 export class ServiceUnavailableError extends ApiError {}
+/** No ready cluster offers the GPU type, or its provisioning circuit is open. */
+export class GpuUnavailableError extends ApiError {}
 
 type ErrorClass = abstract new (...args: never[]) => ApiError;
 
@@ -61,6 +63,7 @@ export const ERROR_TABLE: ReadonlyArray<readonly [ErrorClass, number, string]> =
   [ValidationError, 422, 'VALIDATION_ERROR'],
   [RateLimitedError, 429, 'RATE_LIMIT_EXCEEDED'],
   [ServiceUnavailableError, 503, 'SERVICE_UNAVAILABLE'],
+  [GpuUnavailableError, 503, 'GPU_UNAVAILABLE'],
 ];
 
 export interface ErrorDescription {

@@ -8,6 +8,9 @@ import { pino } from 'pino';
 import { createApp, type AppDeps } from '../../control-plane/app.ts';
 import { openDatabase, type Orm } from '../../control-plane/database/orm.ts';
 import { createDeploymentOrchestrator } from '../../control-plane/deployments/orchestrator.ts';
+import { createClusterOrchestrator } from '../../control-plane/clusters/orchestrator.ts';
+import { GpuClusterSchema } from '../../control-plane/clusters/gpu-cluster.entity.ts';
+import { GPU_TYPES } from '../../catalog/gpu-types.ts';
 import { createLogMailer } from '../../control-plane/mail/mailer.ts';
 import { createReportOrchestrator } from '../../control-plane/reports/orchestrator.ts';
 import type { DesiredDeployment } from '../../workflows/contract/deployment.ts';
@@ -39,15 +42,26 @@ export interface TestResponse {
   body: any;
 }
 
-export interface TestApiOverrides extends Partial<Pick<AppDeps, 'rateLimits' | 'mail' | 'openCircuits'>> {
+/** The cluster startTestApi registers unless told not to: ready, 64 GPUs of every catalog type, no reachable API. */
+const TEST_CLUSTER_ID = 'clu_testdefaultcluster0';
+
+export interface TestApiOverrides extends Partial<Pick<AppDeps, 'rateLimits' | 'mail'>> {
   config?: Partial<AppDeps['config']>;
   /** Where the app's orchestrator finds Temporal (the test run's dev server when absent), e.g. a closed port. */
   orchestratorTemporalAddress?: string;
+  /** false: no GPU cluster is registered, so every creation is 503 GPU_UNAVAILABLE. */
+  defaultCluster?: boolean;
 }
 
 export async function startTestApi(testFile: string, overrides: TestApiOverrides = {}): Promise<TestApi> {
   const databaseUrl = await createTestDatabase(testFile);
   const orm = await openDatabase(databaseUrl);
+  if (overrides.defaultCluster ?? true) {
+    await orm.em.fork().insert(GpuClusterSchema, {
+      id: TEST_CLUSTER_ID, name: 'test-cluster', provider: 'kubernetes', status: 'ready', gpus: GPU_TYPES.map((g) => ({ gpuType: g.id, count: 64 })),
+      createdAt: new Date(), updatedAt: new Date(),
+    });
+  }
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   const temporal = await Connection.connect({ address: testTemporalAddress() });
   const workflows = new Client({ connection: temporal });
@@ -56,8 +70,8 @@ export async function startTestApi(testFile: string, overrides: TestApiOverrides
   const app = createApp({
     orchestrator: createDeploymentOrchestrator(orchestratorConnection ? new Client({ connection: orchestratorConnection }) : workflows),
     reports: createReportOrchestrator(workflows),
-    openCircuits: overrides.openCircuits,
     mail: overrides.mail ?? { mailer: createLogMailer(log), publicUrl: 'http://kiln.test' },
+    clusterOrchestrator: createClusterOrchestrator(workflows),
     config: {
       env: 'development', signingKey: 'test-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.test', trustProxy: false,
       adminEmails: ['admin@kiln.test'], dataDir: join(process.env.KILN_TEST_DATA_DIR ?? tmpdir(), 'api', basename(testFile)), errorTrackerUrl: undefined,
