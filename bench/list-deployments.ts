@@ -3,7 +3,9 @@
 // one indexed query of the same shape on the same database. Uses DATABASE_URL when set, else an
 // embedded PostgreSQL under DATA_DIR/bench.
 import { Client, Connection } from '@temporalio/client';
+import { createReportOrchestrator } from '../control-plane/reports/orchestrator.ts';
 import { createDeploymentOrchestrator } from '../control-plane/deployments/orchestrator.ts';
+import { createClusterOrchestrator } from '../control-plane/clusters/orchestrator.ts';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
@@ -14,6 +16,7 @@ import { createDatabase, startPostgres } from '../infra/servers/postgres.ts';
 import { freePort } from '../infra/servers/process.ts';
 import { createApp } from '../control-plane/app.ts';
 import { openDatabase } from '../control-plane/database/orm.ts';
+import { createLogMailer } from '../control-plane/mail/mailer.ts';
 
 const ROWS = 100_000;
 const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -28,13 +31,17 @@ const databaseUrl = await createDatabase(process.env.DATABASE_URL ?? server!.url
 const orm = await openDatabase(databaseUrl);
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
 
+const temporal = new Client({ connection: Connection.lazy({ address: '127.0.0.1:7233' }) });
 // The limiter and audit still run on every request; only the limits are lifted.
 const app = createApp({
-  config: { env: 'development', signingKey: 'bench-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.bench', trustProxy: false, adminEmails: [] },
+  config: { env: 'development', signingKey: 'bench-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.bench', trustProxy: false, adminEmails: [], dataDir: join(process.env.DATA_DIR ?? '.data', 'bench'), errorTrackerUrl: undefined },
   orm, pool, log: pino({ level: 'silent' }),
+  mail: { mailer: createLogMailer(pino({ level: 'silent' })), publicUrl: 'http://kiln.bench' },
   rateLimits: { free: UNLIMITED, startup: UNLIMITED, growth: UNLIMITED, enterprise: UNLIMITED },
   // The bench only reads: no workflow is ever told anything, so the connection is never opened.
-  orchestrator: createDeploymentOrchestrator(new Client({ connection: Connection.lazy({ address: '127.0.0.1:7233' }) })),
+  orchestrator: createDeploymentOrchestrator(temporal),
+  reports: createReportOrchestrator(temporal),
+  clusterOrchestrator: createClusterOrchestrator(temporal),
 });
 const listening = app.listen(0, '127.0.0.1');
 await new Promise((resolve) => listening.once('listening', resolve));

@@ -15,7 +15,14 @@ const EnvSchema = z.object({
   KILN_ENDPOINT_DOMAIN: z.string().regex(/^[a-z0-9.-]+$/).default('endpoints.kiln.localhost'),
   // Behind a load balancer: take the client address from X-Forwarded-For (per-address rate limits, audit).
   KILN_TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  // An external error tracker: each unhandled error is also POSTed there as JSON.
+  ERROR_TRACKER_URL: z.url({ protocol: /^https?$/ }).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Outgoing mail (invitations, address confirmations). Unset: messages are logged (development only).
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  MAIL_FROM: z.string().min(3).default('Kiln <no-reply@kiln.localhost>'),
+  // Where users reach Kiln: the links in e-mails start with it.
+  KILN_PUBLIC_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8080'),
 });
 
 export interface Config {
@@ -29,6 +36,11 @@ export interface Config {
   readonly endpointDomain: string;
   readonly trustProxy: boolean;
   readonly logLevel: string;
+  readonly errorTrackerUrl: string | undefined;
+  /** Unset: mail is written to the log instead of sent (refused in production). */
+  readonly smtpUrl: string | undefined;
+  readonly mailFrom: string;
+  readonly publicUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -43,6 +55,10 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
   if (e.KILN_ENV === 'production' && !e.KILN_SIGNING_KEY) {
     throw new ConfigError('invalid configuration: KILN_SIGNING_KEY is required when KILN_ENV=production');
   }
+  // A logged message would put invitation tokens in production logs.
+  if (e.KILN_ENV === 'production' && !e.SMTP_URL) {
+    throw new ConfigError('invalid configuration: SMTP_URL is required when KILN_ENV=production');
+  }
   return {
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
@@ -53,6 +69,10 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     endpointDomain: e.KILN_ENDPOINT_DOMAIN,
     trustProxy: e.KILN_TRUST_PROXY === 'true',
     logLevel: e.LOG_LEVEL,
+    errorTrackerUrl: e.ERROR_TRACKER_URL,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    publicUrl: e.KILN_PUBLIC_URL.replace(/\/+$/, ''),
   };
 }
 

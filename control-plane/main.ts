@@ -10,6 +10,10 @@ import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './database/orm.ts';
 import { createDeploymentOrchestrator } from './deployments/orchestrator.ts';
+import { createClusterOrchestrator } from './clusters/orchestrator.ts';
+import { startDesiredStateRedelivery } from './deployments/desired-state-delivery.ts';
+import { createMailer } from './mail/mailer.ts';
+import { createReportOrchestrator } from './reports/orchestrator.ts';
 
 
 export interface StartApiOptions {
@@ -34,8 +38,12 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
   // An idle connection the server closes (a restart, a shutdown) is an event, not a crash; the pool reconnects.
   pool.on('error', (error) => log.warn({ err: error }, 'idle database connection closed'));
   const temporal = Connection.lazy({ address: options.temporalAddress });
-  const orchestrator = createDeploymentOrchestrator(new Client({ connection: temporal }));
-  const app = createApp({ config, orm, pool, log, orchestrator });
+  const client = new Client({ connection: temporal });
+  const orchestrator = createDeploymentOrchestrator(client);
+  const mail = { mailer: createMailer(config, log), publicUrl: config.publicUrl };
+  const app = createApp({ config, orm, pool, log, orchestrator, mail, reports: createReportOrchestrator(client), clusterOrchestrator: createClusterOrchestrator(client) });
+  // Changes saved while Temporal was unreachable reach their workflows once it answers again.
+  const redelivery = startDesiredStateRedelivery({ orm, orchestrator, log });
   const server = app.listen(config.port);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const { port } = server.address() as AddressInfo;
@@ -45,6 +53,7 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
     server,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await redelivery.stop();
       await app.close();
       await pool.end();
       await orm.close();

@@ -1,11 +1,17 @@
 // `npm start`: everything Kiln needs on one machine, in order, with a log line each; Ctrl-C stops them all.
 // DATABASE_URL, TEMPORAL_ADDRESS and KUBECONFIG replace the embedded PostgreSQL, Temporal dev server and
 // local GPU cluster with existing ones.
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { deriveKey } from '../control-plane/auth/keys.ts';
+import { createSecretBox } from '../control-plane/auth/secret-box.ts';
+import { syncKubernetesCluster } from '../control-plane/clusters/service.ts';
 import { developmentSecret, loadConfig } from '../control-plane/config.ts';
+import { openDatabase } from '../control-plane/database/orm.ts';
 import { startApi } from '../control-plane/main.ts';
 import { DEPLOYMENTS_TASK_QUEUE } from '../workflows/contract/deployment.ts';
 import { WEBHOOKS_TASK_QUEUE } from '../workflows/contract/webhooks.ts';
+import { REPORTS_TASK_QUEUE } from '../workflows/contract/reports.ts';
 import { startWorker } from '../workflows/worker.ts';
 import { DEV_POSTGRES_PORT, externalPostgres, startPostgres } from './servers/postgres.ts';
 import { externalTemporal, startTemporal } from './servers/temporal.ts';
@@ -42,16 +48,30 @@ async function main(): Promise<void> {
 
   const config = await loadConfig({ ...process.env, DATA_DIR: dataDir });
   const worker = await startWorker({
-    temporalAddress: temporal.address, databaseUrl: postgres.url, kubeconfig, dataDir,
+    temporalAddress: temporal.address, databaseUrl: postgres.url, dataDir,
     pulumiBackendUrl: process.env.PULUMI_BACKEND_URL, pulumiPassphrase: process.env.PULUMI_CONFIG_PASSPHRASE ?? (await developmentSecret(dataDir, 'pulumi-passphrase')),
     signingKey: config.signingKey, allowPrivateWebhookUrls: config.env !== 'production',
   });
   stops.push(() => worker.stop());
-  say(`worker: polling task queues ${DEPLOYMENTS_TASK_QUEUE} and ${WEBHOOKS_TASK_QUEUE}`);
+  say(`worker: polling task queues ${DEPLOYMENTS_TASK_QUEUE}, ${WEBHOOKS_TASK_QUEUE} and ${REPORTS_TASK_QUEUE}`);
 
   const api = await startApi({ databaseUrl: postgres.url, port: Number(process.env.PORT ?? 8080), dataDir, temporalAddress: temporal.address });
   stops.push(() => api.close());
   say(`API: ${api.url} (reference API under /v1, platform API under /api)`);
+
+  // Deployments are placed on registered clusters: the one started (or named by KUBECONFIG) is `local`.
+  // A cluster Kiln cannot read (e.g. a kubeconfig that signs in through a command) leaves the rest running:
+  // deployments answer 503 GPU_UNAVAILABLE until an administrator registers one.
+  const orm = await openDatabase(postgres.url, { migrate: false });
+  try {
+    const secrets = createSecretBox(deriveKey(config.signingKey, 'cluster-kubeconfigs'));
+    const cluster = await syncKubernetesCluster(orm.em.fork(), secrets, 'local', await readFile(kubeconfig, 'utf8'));
+    say(`GPU cluster registered as "local" (${cluster.id}): ${cluster.gpus.map((g) => `${g.count} × ${g.gpuType}`).join(', ') || 'no GPU nodes'}`);
+  } catch (error) {
+    say(`GPU cluster NOT registered: ${(error as Error).message}`);
+  } finally {
+    await orm.close();
+  }
   say('ready; Ctrl-C stops everything');
 }
 

@@ -18,6 +18,8 @@ export const ApiKeySchema = defineEntity({
     /** SHA-256 of the value: keys are 190-bit random, so a fast hash is safe and lookups stay O(1). */
     keyHash: p.string().unique(),
     lastUsedAt: p.datetime().nullable(),
+    /** Last rotation (null: never rotated since creation); keys unrotated for 90 days show in /v1/admin/security. */
+    rotatedAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),
   },
 });

@@ -67,6 +67,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps) {
       const key = await find(em, principal, id);
       const value = newValue();
       setValue(key, value);
+      key.rotatedAt = new Date();
       await em.flush();
       deps.credentials.forget({ apiKeyId: key.id });
       return { ...view(key), key: value };
@@ -95,7 +96,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps) {
       if (!access) throw new UnauthenticatedError('Invalid API key');
       return {
         kind: 'api_key', userId: key.user, organizationId: key.organization,
-        plan: access.plan, role: access.role, scope: key.scope, apiKeyId: key.id, platformAdmin: access.platformAdmin,
+        plan: access.plan, role: access.role, permissions: access.permissions, scope: key.scope, apiKeyId: key.id, platformAdmin: access.platformAdmin,
       };
     },
   };

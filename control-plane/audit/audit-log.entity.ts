@@ -5,6 +5,7 @@ import { BaseSchema } from '../database/base.entity.ts';
 export const AuditLogSchema = defineEntity({
   name: 'AuditLog',
   extends: BaseSchema,
+  // The audit filters' indexes (user, API key, resource id) are written in Migration20261122040000Audit.
   indexes: [{ properties: ['organizationId', 'createdAt'] }],
   properties: {
     organizationId: p.string(),

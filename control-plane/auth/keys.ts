@@ -2,6 +2,6 @@
 // deployment manages a single secret and no two uses share a key.
 import { hkdfSync } from 'node:crypto';
 
-export function deriveKey(secret: string, purpose: 'jwt' | 'cursor' | 'idempotency' | 'webhook-secrets'): Buffer {
+export function deriveKey(secret: string, purpose: 'jwt' | 'cursor' | 'idempotency' | 'webhook-secrets' | 'sso-secrets' | 'cluster-kubeconfigs'): Buffer {
   return Buffer.from(hkdfSync('sha256', secret, 'kiln', `kiln/${purpose}/v1`, 32));
 }

@@ -1,4 +1,4 @@
-import type { Role, Scope } from '../http/permissions.ts';
+import type { OrganizationPermission, RoleId, Scope } from '../http/permissions.ts';
 import type { Plan } from '../organizations/organization.entity.ts';
 
 /** The authenticated caller, acting in one organization. */
@@ -7,7 +7,9 @@ export interface Principal {
   readonly userId: string;
   readonly organizationId: string;
   readonly plan: Plan;
-  readonly role: Role;
+  readonly role: RoleId;
+  /** What the role grants (built-in or custom), resolved with the membership; the scope narrows it. */
+  readonly permissions: readonly OrganizationPermission[];
   /** A login session acts with full access, an API key with its own scope. */
   readonly scope: Scope;
   readonly apiKeyId?: string;

@@ -48,12 +48,40 @@ export function createAuthService(deps: AuthServiceDeps) {
     return { ...pair, user: { id: user.id, email: user.email, organization_id: organizationId } };
   }
 
+  /** The user whose email and password these are; failures count towards the per-account lock-out. */
+  async function verifyPassword(em: EntityManager, input: SigninInput): Promise<User> {
+    const email = input.email.toLowerCase();
+    const failures = await deps.signinFailures.get(email);
+    if (failures && failures.remainingPoints <= 0) throw tooManyAttempts(failures);
+    const user = await em.findOne(UserSchema, { email });
+    const valid = await argon2.verify(user?.passwordHash ?? DUMMY_HASH, input.password);
+    if (!user || !valid) {
+      await deps.signinFailures.consume(email).catch((rejection: unknown) => {
+        if (rejection instanceof RateLimiterRes) throw tooManyAttempts(rejection);
+        throw rejection;
+      });
+      throw new InvalidCredentialsError('Invalid email or password');
+    }
+    await deps.signinFailures.delete(email);
+    return user;
+  }
+
+  /** Persists (without flushing) a user with an argon2id password hash; `email` is lower-cased by the caller. */
+  async function createUser(em: EntityManager, input: { email: string; name: string; password: string }): Promise<User> {
+    const passwordHash = await argon2.hash(input.password, { type: argon2.argon2id });
+    return em.create(UserSchema, { id: newId('usr'), email: input.email, name: input.name, passwordHash });
+  }
+
   return {
+    /** A login session for a user already authenticated another way (SSO). */
+    session,
+    verifyPassword,
+    createUser,
+
     async signup(em: EntityManager, input: SignupInput): Promise<LoginSessionBody> {
       const email = input.email.toLowerCase();
       if (await em.count(UserSchema, { email })) throw new ConflictError('An account with this email already exists', { field: 'email' });
-      const passwordHash = await argon2.hash(input.password, { type: argon2.argon2id });
-      const user = em.create(UserSchema, { id: newId('usr'), email, name: input.name, passwordHash });
+      const user = await createUser(em, { email, name: input.name, password: input.password });
       const organization = deps.organizations.create(em, { name: input.organizationName, ownerId: user.id });
       // The unique index settles a race between two sign-ups with one email.
       await em.flush().catch((error: unknown) => {
@@ -66,19 +94,7 @@ export function createAuthService(deps: AuthServiceDeps) {
     },
 
     async signin(em: EntityManager, input: SigninInput): Promise<LoginSessionBody> {
-      const email = input.email.toLowerCase();
-      const failures = await deps.signinFailures.get(email);
-      if (failures && failures.remainingPoints <= 0) throw tooManyAttempts(failures);
-      const user = await em.findOne(UserSchema, { email });
-      const valid = await argon2.verify(user?.passwordHash ?? DUMMY_HASH, input.password);
-      if (!user || !valid) {
-        await deps.signinFailures.consume(email).catch((rejection: unknown) => {
-          if (rejection instanceof RateLimiterRes) throw tooManyAttempts(rejection);
-          throw rejection;
-        });
-        throw new InvalidCredentialsError('Invalid email or password');
-      }
-      await deps.signinFailures.delete(email);
+      const user = await verifyPassword(em, input);
       const membership = await em.findOne(MembershipSchema, { user: user.id }, { orderBy: { createdAt: 'asc' } });
       if (!membership) throw new InvalidCredentialsError('Invalid email or password');
       return session(em, user, membership.organization.id);

@@ -50,3 +50,8 @@ export function newRefreshToken(): string {
 export function sha256(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }
+
+/** A single-use token sent by e-mail (invitations, address confirmations): 256 random bits, stored hashed. */
+export function newMailedToken(kind: 'invite' | 'verify'): string {
+  return `${kind}_${randomBytes(32).toString('base64url')}`;
+}

@@ -13,11 +13,28 @@ import { DeploymentEventSchema } from '../deployments/deployment-event.entity.ts
 import { WebhookSubscriptionSchema } from '../webhooks/webhook-subscription.entity.ts';
 import { WebhookAttemptSchema } from '../webhooks/webhook-attempt.entity.ts';
 import { IdempotencyRecordSchema } from '../http/idempotency.entity.ts';
+import { FeatureFlagSchema } from '../feature-flags/feature-flag.entity.ts';
+import { ErrorIssueSchema } from '../error-tracker/error-issue.entity.ts';
+import { ReportSchema } from '../reports/report.entity.ts';
+import { GpuClusterSchema } from '../clusters/gpu-cluster.entity.ts';
+import { CircuitSchema } from '../recovery/circuit.entity.ts';
+import { SsoConfigurationSchema } from '../sso/sso-configuration.entity.ts';
+import { SsoLoginSchema } from '../sso/sso-login.entity.ts';
+import { InvitationSchema } from '../team/invitation.entity.ts';
+import { EmailVerificationSchema } from '../settings/email-verification.entity.ts';
+import { CustomRoleSchema } from '../roles/custom-role.entity.ts';
 import { BaseSchema } from './base.entity.ts';
 import { Migration20261121000000Initial } from './migrations/Migration20261121000000Initial.ts';
 import { Migration20261121120000Workflows } from './migrations/Migration20261121120000Workflows.ts';
 import { Migration20261121130000Webhooks } from './migrations/Migration20261121130000Webhooks.ts';
 import { Migration20261121140000Recovery } from './migrations/Migration20261121140000Recovery.ts';
+import { Migration20261122060000Admin } from './migrations/Migration20261122060000Admin.ts';
+import { Migration20261122010000Clusters } from './migrations/Migration20261122010000Clusters.ts';
+import { Migration20261122080000DesiredStateDelivery } from './migrations/Migration20261122080000DesiredStateDelivery.ts';
+import { Migration20261122050000Sso } from './migrations/Migration20261122050000Sso.ts';
+import { Migration20261122030000Team } from './migrations/Migration20261122030000Team.ts';
+import { Migration20261122020000Roles } from './migrations/Migration20261122020000Roles.ts';
+import { Migration20261122040000Audit } from './migrations/Migration20261122040000Audit.ts';
 
 export const ENTITIES = [
   BaseSchema,
@@ -32,6 +49,16 @@ export const ENTITIES = [
   WebhookSubscriptionSchema,
   WebhookAttemptSchema,
   IdempotencyRecordSchema,
+  FeatureFlagSchema,
+  ErrorIssueSchema,
+  ReportSchema,
+  GpuClusterSchema,
+  CircuitSchema,
+  SsoConfigurationSchema,
+  SsoLoginSchema,
+  InvitationSchema,
+  EmailVerificationSchema,
+  CustomRoleSchema,
 ];
 
 export type Orm = MikroORM;
@@ -42,7 +69,20 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
     entities: ENTITIES,
     extensions: [Migrator],
     migrations: {
-      migrationsList: [Migration20261121000000Initial, Migration20261121120000Workflows, Migration20261121130000Webhooks, Migration20261121140000Recovery],
+      // In timestamp order, one a line.
+      migrationsList: [
+        Migration20261121000000Initial,
+        Migration20261121120000Workflows,
+        Migration20261121130000Webhooks,
+        Migration20261121140000Recovery,
+        Migration20261122010000Clusters,
+        Migration20261122020000Roles,
+        Migration20261122030000Team,
+        Migration20261122040000Audit,
+        Migration20261122050000Sso,
+        Migration20261122060000Admin,
+        Migration20261122080000DesiredStateDelivery,
+      ],
       snapshot: false,
       silent: true,
     },

@@ -1,5 +1,6 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import { BaseSchema } from '../database/base.entity.ts';
+import { GpuClusterSchema } from '../clusters/gpu-cluster.entity.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
 
 export const DEPLOYMENT_STATUSES = [
@@ -19,6 +20,8 @@ export const DeploymentSchema = defineEntity({
     model: p.string(),
     runtime: p.string(),
     gpu: p.string(),
+    /** The cluster serving the deployment, chosen from its GPU type at creation; null for deployments older than clusters. */
+    cluster: () => p.manyToOne(GpuClusterSchema).ref().nullable(),
     status: p.string().$type<DeploymentStatus>(),
     endpoint: p.string(),
     replicas: p.integer(),
@@ -27,6 +30,8 @@ export const DeploymentSchema = defineEntity({
     currentReplicas: p.integer(),
     /** Raised by every change of the desired state; the workflow converges on the highest it has seen. */
     generation: p.integer().default(1),
+    /** Highest generation its workflow has received; lower than `generation` while a change waits to be sent. */
+    sentGeneration: p.integer().default(0),
     /** false after `stop`, true after `start`. */
     running: p.boolean().default(true),
     /** Raised by `restart`. */

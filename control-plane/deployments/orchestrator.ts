@@ -8,6 +8,8 @@ import {
 import { KilnGpuType, KilnOrganizationId, KilnStatus } from '../../workflows/contract/search-attributes.ts';
 import type { Deployment } from './deployment.entity.ts';
 
+const SEND_DEADLINE_MS = 3_000;
+
 export function createDeploymentOrchestrator(client: Client) {
   return {
     async converge(deployment: Deployment): Promise<void> {
@@ -25,7 +27,8 @@ export function createDeploymentOrchestrator(client: Client) {
         forceDelete: deployment.forceDelete,
       };
       const input: DeploymentWorkflowInput = { deploymentId: deployment.id, organizationId: deployment.organization.id, name: deployment.name, desired };
-      await client.workflow.signalWithStart(DEPLOYMENT_WORKFLOW, {
+      // A request never waits long on Temporal: past the deadline the change stays saved for redelivery.
+      await client.withDeadline(Date.now() + SEND_DEADLINE_MS, () => client.workflow.signalWithStart(DEPLOYMENT_WORKFLOW, {
         workflowId: deployment.id,
         taskQueue: DEPLOYMENTS_TASK_QUEUE,
         args: [input],
@@ -37,7 +40,7 @@ export function createDeploymentOrchestrator(client: Client) {
           { key: KilnStatus, value: deployment.status },
           { key: KilnGpuType, value: deployment.gpu },
         ],
-      });
+      }));
     },
 
     /** What Temporal knows of a deployment's workflow: its state and the activities it is retrying. */

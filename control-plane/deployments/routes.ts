@@ -21,7 +21,7 @@ export function deploymentRoutes(deployments: DeploymentService): Route[] {
   });
   const create = (path: string, operationId: string) => defineRoute({
     ...common, method: 'POST', path, operationId, summary: 'Create a deployment (it starts as pending)',
-    body: CreateDeploymentRequest, response: CreatedDeployment, successStatus: 201, idempotent: true, errors: [402, 409, 422],
+    body: CreateDeploymentRequest, response: CreatedDeployment, successStatus: 201, idempotent: true, errors: [402, 409, 422, 503],
     async handle({ body, state }) {
       const created = await deployments.create(state.em, state.principal!, body);
       state.resourceId = created.id;
@@ -31,7 +31,7 @@ export function deploymentRoutes(deployments: DeploymentService): Route[] {
   const update = (method: 'PATCH' | 'PUT', body: typeof UpdateDeploymentRequest | typeof ReplaceDeploymentRequest) => defineRoute({
     ...common, method, path: '/api/deployments/{id}', operationId: method === 'PUT' ? 'replaceDeployment' : 'updateDeployment',
     summary: method === 'PUT' ? 'Replace a deployment\'s configuration' : 'Change part of a deployment\'s configuration',
-    params: DeploymentIdParams, body, response: DeploymentView, errors: [404, 422],
+    params: DeploymentIdParams, body, response: DeploymentView, errors: [404, 422, 503],
     handle: async ({ params, body, state }) => ({ data: await deployments.update(state.em, state.principal!, params.id, body, method === 'PUT') }),
   });
 

@@ -2,12 +2,13 @@
 // the single place where the deployment's workflow hears of a change: the desired state is committed first
 // (with a raised generation), then sent; the workflow drives the status from there.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Logger } from 'pino';
 import type { RecoveryAction } from '../recovery/schemas.ts';
 import { DeploymentEventSchema } from './deployment-event.entity.ts';
 import type { DeploymentOrchestrator } from './orchestrator.ts';
+import type { DesiredStateDelivery } from './desired-state-delivery.ts';
 import { findGpuType } from '../../catalog/gpu-types.ts';
 import type { Principal } from '../auth/principal.ts';
+import type { ClusterService } from '../clusters/service.ts';
 import { newId } from '../database/ids.ts';
 import {
   ConflictError, DeploymentNotFoundError, InsufficientCreditsError, InvalidModelError, ValidationError,
@@ -39,8 +40,11 @@ const STATE_LABELS: Record<DeploymentStatus, DeploymentViewBody['state']> = {
 export interface DeploymentServiceDeps {
   endpointDomain: string;
   cursors: CursorCodec;
-  orchestrator: Pick<DeploymentOrchestrator, 'converge' | 'inspect'>;
-  log: Pick<Logger, 'error'>;
+  orchestrator: Pick<DeploymentOrchestrator, 'inspect'>;
+  /** Sends saved desired states to the workflows. */
+  delivery: DesiredStateDelivery;
+  /** Chooses the GPU cluster a new deployment runs on (503 GPU_UNAVAILABLE when none can take it). */
+  placement: Pick<ClusterService, 'place' | 'assertOffers'>;
 }
 
 /** The deployment table's columns the list reads, as Kysely sees them. */
@@ -61,16 +65,6 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
     const deployment = await em.findOne(DeploymentSchema, { id, organization: principal.organizationId, deletedAt: null });
     if (!deployment) throw new DeploymentNotFoundError(`Deployment ${id} not found`);
     return deployment;
-  }
-
-  /**
-   * Tells the workflow about a committed desired state. When Temporal cannot be reached the change stays
-   * saved (nothing the user sent is lost) and the next change, or a recovery retry, sends it again.
-   */
-  async function converge(deployment: Deployment): Promise<void> {
-    await deps.orchestrator.converge(deployment).catch((error: unknown) => {
-      deps.log.error({ err: error, deploymentId: deployment.id }, 'could not reach the deployment workflow');
-    });
   }
 
   return {
@@ -129,16 +123,17 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         throw new InsufficientCreditsError('Not enough credits for this deployment', { required_cents: hourlyCents, available_cents: organization.creditsCents });
       }
       if (await em.count(DeploymentSchema, { organization: organization.id, name: input.name, deletedAt: null })) throw nameTaken(input.name);
+      const cluster = await deps.placement.place(em, input.gpu);
       const id = newId('dep');
       const deployment = em.create(DeploymentSchema, {
-        id, organization, name: input.name, model: input.model, runtime: input.runtime, gpu: input.gpu,
+        id, organization, cluster, name: input.name, model: input.model, runtime: input.runtime, gpu: input.gpu,
         status: 'pending', endpoint: `https://${id.slice('dep_'.length)}.${deps.endpointDomain}`, currentReplicas: 0, ...scaling,
       });
       await em.flush().catch((error: unknown) => {
         if (error instanceof Error && error.name === 'UniqueConstraintViolationException') throw nameTaken(input.name);
         throw error;
       });
-      await converge(deployment);
+      await deps.delivery.send(em, deployment);
       return { id: deployment.id, name: deployment.name, status: deployment.status, endpoint: deployment.endpoint };
     },
 
@@ -147,12 +142,14 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       const deployment = await find(em, principal, id);
       if (deployment.deleteRequested) throw new ConflictError(`Deployment ${id} is being deleted`, { field: 'id' });
       const scaling = resolveScaling(input, replace ? undefined : deployment);
+      // A deployment stays on its cluster: a GPU type that cluster lacks cannot be had.
+      if (input.gpu !== undefined && input.gpu !== deployment.gpu && deployment.cluster) await deps.placement.assertOffers(em, deployment.cluster.id, input.gpu);
       if (input.model !== undefined) deployment.model = input.model;
       if (input.gpu !== undefined) deployment.gpu = input.gpu;
       Object.assign(deployment, scaling);
       deployment.generation += 1;
       await em.flush();
-      await converge(deployment);
+      await deps.delivery.send(em, deployment);
       return view(deployment);
     },
 
@@ -167,7 +164,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       }
       deployment.generation += 1;
       await em.flush();
-      await converge(deployment);
+      await deps.delivery.send(em, deployment);
       return view(deployment);
     },
 
@@ -193,7 +190,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       }
       deployment.generation += 1;
       await em.flush();
-      await converge(deployment);
+      await deps.delivery.send(em, deployment);
       return view(deployment);
     },
 
@@ -218,7 +215,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         deployment.status = 'deleting';
         await em.flush();
       }
-      await converge(deployment);
+      await deps.delivery.send(em, deployment);
       return { id: deployment.id, status: deployment.status };
     },
   };

@@ -1,6 +1,7 @@
 // GET /v1/gpu-types: the GPU catalog (catalog/gpu-types.ts), the only values `gpu` accepts.
 import { z } from 'zod';
 import { GPU_TYPES } from '../../catalog/gpu-types.ts';
+import type { ClusterService } from '../clusters/service.ts';
 import { defineRoute, type Route } from '../http/routes.ts';
 
 const GpuTypeView = z.object({
@@ -9,14 +10,16 @@ const GpuTypeView = z.object({
   vendor: z.string(),
   memoryGb: z.number(),
   hourlyPriceUsd: z.number(),
-  available: z.boolean(),
+  available: z.boolean().meta({ description: 'Whether a ready GPU cluster offers this type now.' }),
 }).meta({ id: 'GpuType' });
 
-export function gpuTypeRoutes(): Route[] {
+export function gpuTypeRoutes(clusters: Pick<ClusterService, 'offeredGpuTypes'>): Route[] {
   return [defineRoute({
     method: 'GET', path: '/v1/gpu-types', operationId: 'listGpuTypes', summary: 'List the GPU types a deployment can use',
     tag: 'Catalog', resourceType: 'gpu_type', query: z.object({ orgId: z.string().optional() }), response: z.array(GpuTypeView),
-    // Every catalog type can be requested; per-cluster capacity arrives with the GPU clusters.
-    handle: async () => ({ data: GPU_TYPES.map((g) => ({ ...g, available: true })) }),
+    async handle({ state }) {
+      const offered = await clusters.offeredGpuTypes(state.em);
+      return { data: GPU_TYPES.map((g) => ({ ...g, available: offered.has(g.id) })) };
+    },
   })];
 }

@@ -32,7 +32,7 @@ export function authenticate(deps: AuthenticateDeps): Middleware<AppState> {
       if (organizationId === claims.organizationId) throw new UnauthenticatedError('Invalid API key');
       throw new ForbiddenError('Insufficient permissions');
     }
-    return { kind: 'session', userId: claims.userId, organizationId, plan: access.plan, role: access.role, scope: 'full_access', platformAdmin: access.platformAdmin };
+    return { kind: 'session', userId: claims.userId, organizationId, plan: access.plan, role: access.role, permissions: access.permissions, scope: 'full_access', platformAdmin: access.platformAdmin };
   }
 
   return async (ctx, next) => {

@@ -11,7 +11,12 @@ const STATUS_ONLY: Record<number, Pick<ErrorDescription, 'code' | 'message'>> = 
   501: { code: 'NOT_IMPLEMENTED', message: 'Method not implemented' },
 };
 
-export function errorHandler(): Middleware<AppState> {
+export interface ErrorHandlerDeps {
+  /** Told of every unhandled error (answered as 500), for the error tracker. */
+  onUnhandled?: (error: unknown, context: { method: string; path: string; requestId: string }) => Promise<void>;
+}
+
+export function errorHandler(deps: ErrorHandlerDeps = {}): Middleware<AppState> {
   return async (ctx, next) => {
     try {
       await next();
@@ -24,6 +29,7 @@ export function errorHandler(): Middleware<AppState> {
     } catch (error) {
       const e = describeError(error);
       if (e.status >= 500) ctx.state.log.error({ err: error }, 'request failed');
+      if (e.status === 500) await deps.onUnhandled?.(error, { method: ctx.method, path: ctx.path, requestId: ctx.state.requestId });
       ctx.status = e.status;
       ctx.set(e.headers);
       ctx.body = errorBody(ctx.state.surface, e);

@@ -31,12 +31,16 @@ export class InsufficientCreditsError extends ApiError {}
 export class NotFoundError extends ApiError {}
 export class DeploymentNotFoundError extends ApiError {}
 export class ConflictError extends ApiError {}
+/** Deleting something still in use (a custom role some members hold). */
+export class InUseError extends ApiError {}
 export class IdempotencyConflictError extends ApiError {}
 export class MethodNotAllowedError extends ApiError {}
 export class PayloadTooLargeError extends ApiError {}
 export class UnsupportedMediaTypeError extends ApiError {}
 export class RateLimitedError extends ApiError {}
 export class ServiceUnavailableError extends ApiError {}
+/** No ready cluster offers the GPU type, or its provisioning circuit is open. */
+export class GpuUnavailableError extends ApiError {}
 
 type ErrorClass = abstract new (...args: never[]) => ApiError;
 
@@ -52,12 +56,14 @@ export const ERROR_TABLE: ReadonlyArray<readonly [ErrorClass, number, string]> =
   [DeploymentNotFoundError, 404, 'DEPLOYMENT_NOT_FOUND'],
   [MethodNotAllowedError, 405, 'METHOD_NOT_ALLOWED'],
   [ConflictError, 409, 'RESOURCE_EXISTS'],
+  [InUseError, 409, 'RESOURCE_IN_USE'],
   [IdempotencyConflictError, 409, 'IDEMPOTENCY_KEY_REUSED'],
   [PayloadTooLargeError, 413, 'PAYLOAD_TOO_LARGE'],
   [UnsupportedMediaTypeError, 415, 'UNSUPPORTED_MEDIA_TYPE'],
   [ValidationError, 422, 'VALIDATION_ERROR'],
   [RateLimitedError, 429, 'RATE_LIMIT_EXCEEDED'],
   [ServiceUnavailableError, 503, 'SERVICE_UNAVAILABLE'],
+  [GpuUnavailableError, 503, 'GPU_UNAVAILABLE'],
 ];
 
 export interface ErrorDescription {

@@ -27,14 +27,20 @@ const RATE_LIMIT_HEADERS = {
   'X-Request-Id': { description: 'Request id, also in the logs', schema: { type: 'string' as const } },
 };
 
-function successSchema(route: Route, platform: boolean): z.ZodType {
-  if (!platform) return route.list ? z.object({ data: route.response, pagination: PaginationSchema }) : route.response;
+function successSchema(route: Route, response: z.ZodType, platform: boolean): z.ZodType {
+  if (!platform) return route.list ? z.object({ data: response, pagination: PaginationSchema }) : response;
   return z.object({
     success: z.literal(true),
-    data: route.response,
+    data: response,
     ...(route.list ? { pagination: PaginationSchema } : {}),
     error: z.null(),
   });
+}
+
+/** A streamed answer in each of its media types; otherwise JSON in the surface's shape. */
+function successContent(route: Route, platform: boolean) {
+  if (route.streams) return Object.fromEntries(Object.entries(route.streams).map(([type, schema]) => [type, { schema }]));
+  return { 'application/json': { schema: successSchema(route, route.response!, platform) } };
 }
 
 function operation(route: Route, path: string): ZodOpenApiOperationObject {
@@ -55,7 +61,13 @@ function operation(route: Route, path: string): ZodOpenApiOperationObject {
     },
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
     responses: {
-      [success]: { description: reasonPhrase(success), headers: RATE_LIMIT_HEADERS, content: { 'application/json': { schema: successSchema(route, platform) } } },
+      [success]: success === 302
+        ? { description: reasonPhrase(success), headers: { ...RATE_LIMIT_HEADERS, Location: { description: 'Where the client goes next', schema: { type: 'string' as const } } } }
+        : {
+          description: reasonPhrase(success),
+          headers: route.streams ? { ...RATE_LIMIT_HEADERS, 'Content-Disposition': { description: 'attachment; filename=...', schema: { type: 'string' as const } } } : RATE_LIMIT_HEADERS,
+          content: successContent(route, platform),
+        },
       ...Object.fromEntries([...statuses].sort().map((status) => [status, {
         description: reasonPhrase(status),
         ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' as const } } } } : {}),

@@ -119,6 +119,8 @@ export function rateLimit(deps: { pool: pg.Pool; limits?: Readonly<Record<Plan, 
 }
 
 /** Failed sign-ins per account: five in fifteen minutes, then sign-in waits out the window. */
+export const SIGNIN_FAILURES = { keyPrefix: 'signin_failures', points: 5, duration: 15 * 60 } as const;
+
 export function signinFailureLimiter(pool: pg.Pool): RateLimiterPostgres {
-  return new RateLimiterPostgres({ storeClient: pool, storeType: 'pool', tableName: RATE_LIMIT_TABLE, tableCreated: true, keyPrefix: 'signin_failures', points: 5, duration: 15 * 60 });
+  return new RateLimiterPostgres({ storeClient: pool, storeType: 'pool', tableName: RATE_LIMIT_TABLE, tableCreated: true, ...SIGNIN_FAILURES });
 }

@@ -1,6 +1,7 @@
 // Routes are declared once (method, path, schemas, handler) and mounted here: the permission comes from
 // the permission table, body parsing, validation and idempotency are applied uniformly, and the same
 // declarations produce the OpenAPI document (http/openapi.ts).
+import type { Readable } from 'node:stream';
 import type Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import type { Middleware } from 'koa';
@@ -15,11 +16,24 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
-export interface Reply {
+export type Reply = JsonReply | StreamReply;
+
+export interface JsonReply {
   data: unknown;
   pagination?: { hasMore: boolean; nextCursor: string | null };
   /** Answer `data` as the whole body, outside either surface's shape (the OpenAPI document). */
   raw?: boolean;
+  /** Answer 302 to this URL instead of a body (a browser sent on to an identity provider). */
+  redirect?: string;
+}
+
+/** A body of any size, piped to the client with backpressure (a route declaring `streams`). */
+export interface StreamReply {
+  stream: Readable;
+  /** One of the route's `streams` media types. */
+  contentType: string;
+  /** Offered as a download under this name (Content-Disposition: attachment). */
+  filename?: string;
 }
 
 export interface RouteSpec<Q extends z.ZodType | undefined, P extends z.ZodType | undefined, B extends z.ZodType | undefined> {
@@ -34,15 +48,18 @@ export interface RouteSpec<Q extends z.ZodType | undefined, P extends z.ZodType 
   query?: Q;
   params?: P;
   body?: B;
-  /** Schema of `data` in a successful answer; lists also carry `pagination`. */
-  response: z.ZodType;
-  successStatus?: 200 | 201;
+  /** Schema of `data` in a successful JSON answer; lists also carry `pagination`. */
+  response?: z.ZodType;
+  /** Instead of `response`: the media types of a streamed answer, each with the schema the OpenAPI document shows. */
+  streams?: Readonly<Record<string, z.ZodType>>;
+  successStatus?: 200 | 201 | 302;
   list?: boolean;
   /** Failure statuses beyond those every route may answer. */
   errors?: number[];
   /** A creating POST: honours Idempotency-Key. */
   idempotent?: boolean;
-  handle(input: { query: Out<Q>; params: Out<P>; body: Out<B>; state: AppState }): Promise<Reply>;
+  /** `origin`: scheme and host as the client sees them (X-Forwarded-* when proxies are trusted). */
+  handle(input: { query: Out<Q>; params: Out<P>; body: Out<B>; state: AppState; origin: string }): Promise<Reply>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of routes with differing schemas
@@ -51,6 +68,7 @@ export type Route = RouteSpec<any, any, any>;
 export function defineRoute<Q extends z.ZodType | undefined = undefined, P extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(
   spec: RouteSpec<Q, P, B>,
 ): Route {
+  if (!spec.response === !spec.streams) throw new Error(`${spec.operationId} needs exactly one of response and streams`);
   return spec;
 }
 
@@ -86,7 +104,7 @@ function authorize(permission: Permission): Middleware<AppState> {
       if (ctx.state.authError) throw ctx.state.authError;
       const principal = ctx.state.principal;
       if (!principal) throw new UnauthenticatedError('Invalid API key');
-      if (!isAllowed(permission, principal.role, principal.scope, principal.platformAdmin)) throw new ForbiddenError('Insufficient permissions');
+      if (!isAllowed(permission, principal.permissions, principal.scope, principal.platformAdmin)) throw new ForbiddenError('Insufficient permissions');
     }
     await next();
   };
@@ -120,9 +138,17 @@ export function mountRoutes(router: Router<AppState>, routes: readonly Route[], 
     });
     if (route.idempotent) chain.push(extra.idempotency);
     chain.push(async (ctx) => {
-      const reply = await route.handle({ ...ctx.state.input!, state: ctx.state });
+      const reply = await route.handle({ ...ctx.state.input!, state: ctx.state, origin: `${ctx.protocol}://${ctx.host}` });
+      if ('redirect' in reply && reply.redirect) return ctx.redirect(reply.redirect);
       ctx.status = route.successStatus ?? 200;
-      ctx.body = reply.raw ? reply.data : successBody(ctx.state.surface, reply.data, reply.pagination ? { pagination: reply.pagination } : {});
+      if ('stream' in reply) {
+        if (!route.streams?.[reply.contentType]) throw new Error(`${route.operationId} answered ${reply.contentType}, which it does not declare`);
+        if (reply.filename) ctx.attachment(reply.filename);
+        ctx.type = reply.contentType;
+        ctx.body = reply.stream;
+      } else {
+        ctx.body = reply.raw ? reply.data : successBody(ctx.state.surface, reply.data, reply.pagination ? { pagination: reply.pagination } : {});
+      }
     });
     for (const path of servedPaths(route.path)) {
       router.register(path.replace(/\{(\w+)\}/g, ':$1'), [route.method], chain);

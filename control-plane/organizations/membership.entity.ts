@@ -2,7 +2,8 @@ import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import { BaseSchema } from '../database/base.entity.ts';
 import { OrganizationSchema } from './organization.entity.ts';
 import { UserSchema } from '../auth/user.entity.ts';
-import type { Role } from '../http/permissions.ts';
+import { CustomRoleSchema } from '../roles/custom-role.entity.ts';
+import type { RoleId } from '../http/permissions.ts';
 
 export const MembershipSchema = defineEntity({
   name: 'Membership',
@@ -11,7 +12,10 @@ export const MembershipSchema = defineEntity({
   properties: {
     organization: () => p.manyToOne(OrganizationSchema).ref(),
     user: () => p.manyToOne(UserSchema).ref(),
-    role: p.string().$type<Role>(),
+    /** A built-in role's name or a custom role's id. */
+    role: p.string().$type<RoleId>(),
+    /** `role` when it names a custom role; computed by the database (see the Roles migration). */
+    customRole: () => p.manyToOne(CustomRoleSchema).ref().nullable().generated(`(case when starts_with("role", 'role_') then "role" end) stored`),
   },
 });
 

@@ -1,9 +1,20 @@
 // Organizations and memberships: created at sign-up; looked up when a credential is resolved.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../database/ids.ts';
-import type { Role } from '../http/permissions.ts';
+import { isBuiltInRole, ROLE_PERMISSIONS, type OrganizationPermission, type Role, type RoleId } from '../http/permissions.ts';
 import { MembershipSchema } from './membership.entity.ts';
-import { OrganizationSchema, type Organization, type Plan } from './organization.entity.ts';
+import { OrganizationSchema, type Organization, type Plan, type Region } from './organization.entity.ts';
+
+export const DEFAULT_REGION: Region = 'us-east-1';
+
+/**
+ * A slug from the name plus the id's random part: unique without a look-up, and at most 63 characters
+ * (a DNS label). Owners can change it in the organization settings.
+ */
+function defaultSlug(name: string, id: string): string {
+  const base = name.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 42).replace(/^-+|-+$/g, '');
+  return `${base || 'org'}-${id.slice('org_'.length)}`;
+}
 
 /** A new organization's free-plan grant, in US cents: enough to try a deployment at once. */
 export const FREE_PLAN_CREDITS_CENTS = 2_500;
@@ -13,9 +24,12 @@ export function createOrganizationService(deps: { adminEmails: readonly string[]
   return {
     /** Persists (without flushing) an organization on the free plan with its owner. */
     create(em: EntityManager, input: { name: string; ownerId: string }): Organization {
+      const id = newId('org');
       const organization = em.create(OrganizationSchema, {
-        id: newId('org'),
+        id,
         name: input.name,
+        slug: defaultSlug(input.name, id),
+        defaultRegion: DEFAULT_REGION,
         plan: 'free',
         creditsCents: FREE_PLAN_CREDITS_CENTS,
       });
@@ -24,25 +38,29 @@ export function createOrganizationService(deps: { adminEmails: readonly string[]
     },
 
     /**
-     * The user's role in the organization and the organization's plan; null when not a member. Runs on
-     * every authenticated request, so it reads one joined row without hydrating entities.
+     * The user's role in the organization with what it grants, and the organization's plan; null when not
+     * a member. Runs on every authenticated request, so it reads one joined row without hydrating entities.
      */
     async access(em: EntityManager, userId: string, organizationId: string): Promise<OrganizationAccess | null> {
       const row = await em.createQueryBuilder(MembershipSchema, 'm')
         .join('m.organization', 'o')
         .join('m.user', 'u')
-        .select(['m.role', 'o.plan', 'u.email'])
+        .leftJoin('m.customRole', 'r')
+        .select(['m.role', 'o.plan', 'u.email', 'r.permissions'])
         .where({ user: userId, organization: organizationId })
-        .execute<{ role: Role; plan: Plan; email: string } | undefined>('get');
+        .execute<{ role: RoleId; plan: Plan; email: string; permissions: OrganizationPermission[] | null } | undefined>('get');
       if (!row) return null;
-      return { role: row.role, plan: row.plan, platformAdmin: admins.has(row.email.toLowerCase()) };
+      // A custom role's row is there (foreign key on membership.custom_role_id); any other value grants nothing.
+      const permissions = isBuiltInRole(row.role) ? ROLE_PERMISSIONS[row.role] : row.permissions ?? [];
+      return { role: row.role, permissions, plan: row.plan, platformAdmin: admins.has(row.email.toLowerCase()) };
     },
   };
 }
 
 /** What a user may do in one organization; `platformAdmin` comes from KILN_ADMIN_EMAILS, not the organization. */
 export interface OrganizationAccess {
-  role: Role;
+  role: RoleId;
+  permissions: readonly OrganizationPermission[];
   plan: Plan;
   platformAdmin: boolean;
 }

@@ -1,16 +1,18 @@
 // /v1/recovery: inspect a failed deployment and what its workflow is retrying, retry it (optionally after
 // `pulumi refresh`), force its deletion, clear its failure; an organization overview and a bulk retry.
+import { z } from 'zod';
 import { defineRoute, type Route } from '../http/routes.ts';
 import { ConflictError, DeploymentNotFoundError } from '../http/errors.ts';
 import type { DeploymentService } from '../deployments/service.ts';
 import { DeploymentView } from '../deployments/schemas.ts';
+import type { CircuitService } from './circuits.ts';
 import {
-  BulkRetryRequest, BulkRetryResult, DeploymentRecovery, RecoveryActionRequest, RecoveryIdParams, RecoveryOverview, RecoveryOverviewQuery,
+  BulkRetryRequest, CircuitActionRequest, CircuitQuery, CircuitView, BulkRetryResult, DeploymentRecovery, RecoveryActionRequest, RecoveryIdParams, RecoveryOverview, RecoveryOverviewQuery,
 } from './schemas.ts';
 
 const common = { tag: 'Recovery', resourceType: 'deployment' } as const;
 
-export function recoveryRoutes(deployments: DeploymentService): Route[] {
+export function recoveryRoutes(deployments: DeploymentService, circuits: CircuitService): Route[] {
   return [
     defineRoute({
       ...common, method: 'GET', path: '/v1/recovery/deployments/{id}', operationId: 'inspectDeploymentRecovery',
@@ -50,6 +52,18 @@ export function recoveryRoutes(deployments: DeploymentService): Route[] {
         }
         return { data: { results } };
       },
+    }),
+    defineRoute({
+      ...common, method: 'GET', path: '/v1/recovery/circuits', operationId: 'listCircuits', resourceType: 'circuit',
+      summary: 'Provisioning circuits per provider and GPU type: state, consecutive failures, when opened and when half-open',
+      query: CircuitQuery, response: z.array(CircuitView),
+      handle: async ({ state }) => ({ data: await circuits.list(state.em) }),
+    }),
+    defineRoute({
+      ...common, method: 'POST', path: '/v1/recovery/circuits', operationId: 'resetCircuit', resourceType: 'circuit',
+      summary: 'Reset a provisioning circuit: closed, its failures forgotten',
+      body: CircuitActionRequest, response: CircuitView, errors: [422],
+      handle: async ({ body, state }) => ({ data: await circuits.reset(state.em, { provider: body.provider, gpuType: body.gpuType }) }),
     }),
   ];
 }

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { GPU_TYPES } from '../../catalog/gpu-types.ts';
+import { CLUSTER_PROVIDERS } from '../clusters/gpu-cluster.entity.ts';
 import { DEPLOYMENT_STATUSES } from '../deployments/deployment.entity.ts';
 
 export const RECOVERY_ACTIONS = ['retry', 'refresh_and_retry', 'force_delete'] as const;
@@ -39,3 +41,23 @@ export const RecoveryOverview = z.object({
 export const BulkRetryResult = z.object({
   results: z.array(z.object({ id: z.string(), outcome: z.enum(['retried', 'not_failed', 'not_found']) })),
 }).meta({ id: 'BulkRetryResult' });
+
+export const CircuitQuery = z.object({ orgId: z.string().optional() });
+
+export const CircuitActionRequest = z.strictObject({
+  provider: z.enum(CLUSTER_PROVIDERS),
+  gpuType: z.enum(GPU_TYPES.map((g) => g.id) as [string, ...string[]]),
+  action: z.enum(['reset']).meta({ description: 'reset: close the circuit and forget its failures.' }),
+}).meta({ id: 'CircuitActionRequest' });
+
+export const CircuitView = z.object({
+  provider: z.string(),
+  gpuType: z.string(),
+  state: z.enum(['closed', 'open', 'half_open']),
+  failures: z.number().int().meta({ description: 'Consecutive failed provisioning attempts.' }),
+  lastFailure: z.string().nullable(),
+  openedAt: z.iso.datetime().nullable(),
+  halfOpensAt: z.iso.datetime().nullable().meta({ description: 'When an open circuit lets one trial attempt through.' }),
+  trialStartedAt: z.iso.datetime().nullable(),
+  updatedAt: z.iso.datetime(),
+}).meta({ id: 'Circuit' });

@@ -7,7 +7,10 @@ import { parse } from 'yaml';
 export interface KubeCredentials {
   readonly server: string;
   readonly ca: string;
-  readonly token: string;
+  /** Bearer token; or a client certificate and key (PEM). */
+  readonly token?: string;
+  readonly cert?: string;
+  readonly key?: string;
 }
 
 export class KubeApiError extends Error {
@@ -27,7 +30,7 @@ export interface KubeApi {
   ensure(path: string, object: unknown): Promise<void>;
 }
 
-export function kubeApi(credentials: KubeCredentials): KubeApi {
+export function kubeApi(credentials: KubeCredentials, options: { timeoutMs?: number } = {}): KubeApi {
   const call = <T>(method: string, path: string, body?: unknown, contentType = 'application/json') =>
     new Promise<T>((resolve, reject) => {
       const url = new URL(path, credentials.server);
@@ -35,12 +38,14 @@ export function kubeApi(credentials: KubeCredentials): KubeApi {
       const req = request(url, {
         method,
         ca: credentials.ca,
+        cert: credentials.cert,
+        key: credentials.key,
         headers: {
-          authorization: `Bearer ${credentials.token}`,
+          ...(credentials.token ? { authorization: `Bearer ${credentials.token}` } : {}),
           accept: 'application/json',
           ...(payload ? { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) } : {}),
         },
-        timeout: 30_000,
+        timeout: options.timeoutMs ?? 30_000,
       }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -67,20 +72,40 @@ export function kubeApi(credentials: KubeCredentials): KubeApi {
   };
 }
 
-/** Reads the server, CA and bearer token of a kubeconfig's current context (token auth only). */
+/** Reads the server, CA and credentials of a kubeconfig file's current context. */
 export async function credentialsFromKubeconfig(path: string): Promise<KubeCredentials> {
+  return parseKubeconfig(await readFile(path, 'utf8'), path);
+}
+
+/**
+ * The server, CA and credentials (a bearer token or a client certificate) of a kubeconfig's current
+ * context. Commands (`exec`, auth plugins) are refused: Kiln never runs a program a kubeconfig names.
+ */
+export function parseKubeconfig(yaml: string, source = 'kubeconfig'): KubeCredentials {
   interface Named<T> { name: string; [key: string]: unknown; cluster?: T; user?: T; context?: T }
-  const config = parse(await readFile(path, 'utf8')) as {
+  let config: {
     'current-context'?: string;
     contexts?: Named<{ cluster: string; user: string }>[];
     clusters?: Named<{ server: string; 'certificate-authority-data'?: string }>[];
-    users?: Named<{ token?: string }>[];
-  };
-  const context = config.contexts?.find((c) => c.name === config['current-context'])?.context;
-  const cluster = config.clusters?.find((c) => c.name === context?.cluster)?.cluster;
-  const user = config.users?.find((u) => u.name === context?.user)?.user;
-  if (!cluster?.server || !cluster['certificate-authority-data'] || !user?.token) {
-    throw new Error(`${path}: the current context needs a server, certificate-authority-data and a token`);
+    users?: Named<{ token?: string; 'client-certificate-data'?: string; 'client-key-data'?: string }>[];
+  } | null;
+  try {
+    config = parse(yaml) as typeof config;
+  } catch (error) {
+    throw new Error(`${source} is not YAML: ${(error as Error).message}`, { cause: error });
   }
-  return { server: cluster.server, ca: Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8'), token: user.token };
+  const context = config?.contexts?.find((c) => c.name === config['current-context'])?.context;
+  const cluster = config?.clusters?.find((c) => c.name === context?.cluster)?.cluster;
+  const user = config?.users?.find((u) => u.name === context?.user)?.user;
+  const cert = user?.['client-certificate-data'];
+  const key = user?.['client-key-data'];
+  if (!cluster?.server || !cluster['certificate-authority-data'] || !(user?.token || (cert && key))) {
+    throw new Error(`${source}: the current context needs a server, certificate-authority-data and a token or client certificate data`);
+  }
+  const pem = (data: string) => Buffer.from(data, 'base64').toString('utf8');
+  return {
+    server: cluster.server,
+    ca: pem(cluster['certificate-authority-data']),
+    ...(user.token ? { token: user.token } : { cert: pem(cert!), key: pem(key!) }),
+  };
 }

@@ -9,7 +9,7 @@ import { POLICIES, serviceRole } from './iam.ts';
 import { instanceTypeFor } from './instance-types.ts';
 import { eksKubeconfig } from './kubeconfig.ts';
 
-export { INSTANCE_TYPES } from './instance-types.ts';
+export { GPUS_PER_INSTANCE, INSTANCE_TYPES, instanceTypeFor } from './instance-types.ts';
 export { StackArgsError } from '../args-error.ts';
 
 export interface GpuNodeGroupArgs {

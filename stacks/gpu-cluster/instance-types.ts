@@ -11,6 +11,15 @@ export const INSTANCE_TYPES: Readonly<Record<string, string>> = {
   'nvidia-t4': 'g4dn.xlarge',
 };
 
+/** GPUs on one machine of each instance type above. */
+export const GPUS_PER_INSTANCE: Readonly<Record<string, number>> = {
+  'p5.48xlarge': 8,
+  'p4de.24xlarge': 8,
+  'g5.xlarge': 1,
+  'g6.xlarge': 1,
+  'g4dn.xlarge': 1,
+};
+
 export function instanceTypeFor(gpuType: string): string {
   const instanceType = INSTANCE_TYPES[gpuType];
   if (!instanceType) {

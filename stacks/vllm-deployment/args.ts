@@ -36,6 +36,8 @@ export interface VllmDeploymentArgs {
   readonly image?: pulumi.Input<string>;
   /** Size limit of the model cache volume (Kubernetes quantity); DEFAULT_MODEL_CACHE_SIZE when absent. */
   readonly modelCacheSize?: pulumi.Input<string>;
+  /** Annotations of the pod template; changing one rolls the pods (Kiln's restart raises `kiln.dev/restarts`). */
+  readonly podAnnotations?: pulumi.Input<Record<string, pulumi.Input<string>>>;
 }
 
 /** The arguments once known, defaults applied and every rule checked. */
@@ -51,6 +53,7 @@ export interface VllmSpec {
   readonly serverArgs: string[];
   readonly image: string;
   readonly modelCacheSize: string;
+  readonly podAnnotations: Record<string, string>;
 }
 
 const isKnown = <T>(value: pulumi.Input<T>): value is T => !pulumi.Output.isInstance(value) && !(value instanceof Promise);
@@ -92,5 +95,6 @@ export function vllmSpec(args: pulumi.Unwrap<VllmDeploymentArgs>): VllmSpec {
     ],
     image: args.image ?? DEFAULT_VLLM_IMAGE,
     modelCacheSize: args.modelCacheSize ?? DEFAULT_MODEL_CACHE_SIZE,
+    podAnnotations: args.podAnnotations ?? {},
   };
 }

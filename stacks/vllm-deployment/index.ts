@@ -75,7 +75,7 @@ function labels(s: VllmSpec): Record<string, string> {
 function podTemplate(s: VllmSpec): k8s.types.input.core.v1.PodTemplateSpec {
   const health = { httpGet: { path: '/health', port: VLLM_PORT } };
   return {
-    metadata: { labels: labels(s) },
+    metadata: { labels: labels(s), annotations: s.podAnnotations },
     spec: {
       nodeSelector: { [GPU_TYPE_LABEL]: s.gpuType },
       tolerations: [{ key: GPU_TAINT.key, operator: 'Equal', value: GPU_TAINT.value, effect: GPU_TAINT.effect }],

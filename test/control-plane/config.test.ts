@@ -22,12 +22,22 @@ test('defaults suit a laptop; the development signing key is generated once and 
 test('production requires a signing key', async (t) => {
   const dataDir = await tempDir();
   await t.throwsAsync(loadConfig({ DATA_DIR: dataDir, KILN_ENV: 'production' }), { message: /KILN_SIGNING_KEY is required/ });
-  const config = await loadConfig({ DATA_DIR: dataDir, KILN_ENV: 'production', KILN_SIGNING_KEY: 'p'.repeat(40), KILN_ADMIN_EMAILS: 'Ops@Example.com, root@example.com' });
+  const config = await loadConfig({
+    DATA_DIR: dataDir, KILN_ENV: 'production', KILN_SIGNING_KEY: 'p'.repeat(40), KILN_ADMIN_EMAILS: 'Ops@Example.com, root@example.com', SMTP_URL: 'smtps://u:p@mail.example:465',
+  });
   t.like(config, { env: 'production', signingKey: 'p'.repeat(40), adminEmails: ['ops@example.com', 'root@example.com'] });
 });
 
+test('mail: unset SMTP_URL logs messages in development and stops a production start; links start with KILN_PUBLIC_URL', async (t) => {
+  const development = await loadConfig({ DATA_DIR: await tempDir() });
+  t.like(development, { smtpUrl: undefined, mailFrom: 'Kiln <no-reply@kiln.localhost>', publicUrl: 'http://127.0.0.1:8080' });
+  await t.throwsAsync(loadConfig({ DATA_DIR: await tempDir(), KILN_ENV: 'production', KILN_SIGNING_KEY: 'p'.repeat(40) }), { message: /SMTP_URL is required/ });
+  const configured = await loadConfig({ DATA_DIR: await tempDir(), SMTP_URL: 'smtp://mail.example:587', MAIL_FROM: 'Ops <ops@example.com>', KILN_PUBLIC_URL: 'https://kiln.example/' });
+  t.like(configured, { smtpUrl: 'smtp://mail.example:587', mailFrom: 'Ops <ops@example.com>', publicUrl: 'https://kiln.example' });
+});
+
 test('invalid values stop start-up naming the variable', async (t) => {
-  for (const [name, value] of [['PORT', 'eighty'], ['KILN_ENV', 'staging'], ['DATABASE_URL', 'mysql://x'], ['KILN_SIGNING_KEY', 'short']] as const) {
+  for (const [name, value] of [['PORT', 'eighty'], ['KILN_ENV', 'staging'], ['DATABASE_URL', 'mysql://x'], ['KILN_SIGNING_KEY', 'short'], ['SMTP_URL', 'http://mail.example'], ['KILN_PUBLIC_URL', 'kiln.example']] as const) {
     await t.throwsAsync(loadConfig({ DATA_DIR: await tempDir(), [name]: value }), { message: new RegExp(name) }, name);
   }
 });

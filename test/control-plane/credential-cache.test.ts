@@ -1,5 +1,6 @@
 // The per-replica credential cache: a hit skips the lookup; forget() drops what a change touches at once,
 // and a lookup that raced a change is not kept.
+import { ROLE_PERMISSIONS } from '../../control-plane/http/permissions.ts';
 import test from 'ava';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../../control-plane/auth/principal.ts';
@@ -12,9 +13,9 @@ const KEY = 'sk_test_0123456789abcdefghijklmnopqrstuv';
 function setup(options: { keyLookup?: () => Promise<Principal> } = {}) {
   const calls = { keys: 0, access: 0 };
   const principal: Principal = {
-    kind: 'api_key', userId: 'usr_a', organizationId: 'org_a', plan: 'free', role: 'owner', scope: 'full_access', apiKeyId: 'key_a', platformAdmin: false,
+    kind: 'api_key', userId: 'usr_a', organizationId: 'org_a', plan: 'free', role: 'owner', permissions: ROLE_PERMISSIONS.owner, scope: 'full_access', apiKeyId: 'key_a', platformAdmin: false,
   };
-  const access: OrganizationAccess = { role: 'member', plan: 'free', platformAdmin: false };
+  const access: OrganizationAccess = { role: 'member', permissions: ROLE_PERMISSIONS.member, plan: 'free', platformAdmin: false };
   const cache = createCredentialCache();
   const wrapped = cache.wrap({
     apiKeys: { resolve: async () => { calls.keys++; return options.keyLookup ? options.keyLookup() : principal; } },

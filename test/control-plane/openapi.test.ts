@@ -1,5 +1,6 @@
 // The OpenAPI document: valid OpenAPI 3.1, served on both surfaces, listing every route that exists.
 import test from 'ava';
+import type Router from '@koa/router';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { ROUTE_PERMISSIONS } from '../../control-plane/http/permissions.ts';
 import { startTestApi, type TestApi } from '../support/control-plane.ts';
@@ -25,6 +26,21 @@ test('every route in the permission table is documented, with its /api/v1 alias'
     .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
   const expected = Object.keys(ROUTE_PERMISSIONS).flatMap((route) => route.includes(' /api/') ? [route, route.replace(' /api/', ' /api/v1/')] : [route]);
   t.deepEqual(documented.sort(), expected.sort());
+});
+
+test('every route the app registers is in the permission table and documented, and each of those is registered', async (t) => {
+  const routers = api.app.middleware.flatMap((m) => (m as { router?: Router }).router ?? []);
+  t.true(routers.length > 0);
+  // HEAD is the router's automatic twin of GET; layers without methods are middleware, not routes.
+  const registered = new Set(routers.flatMap((router) => router.stack.flatMap((layer) =>
+    layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${String(layer.path).replace(/:(\w+)/g, '{$1}')}`))));
+  const { paths } = (await api.request('GET', '/api/openapi.json')).body;
+  const documented = new Set(Object.entries(paths as Record<string, Record<string, unknown>>)
+    .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`)));
+  const inTable = new Set(Object.keys(ROUTE_PERMISSIONS).flatMap((route) => route.includes(' /api/') ? [route, route.replace(' /api/', ' /api/v1/')] : [route]));
+  t.deepEqual([...registered].filter((r) => !inTable.has(r)), [], 'registered, missing from the permission table');
+  t.deepEqual([...registered].filter((r) => !documented.has(r)), [], 'registered, missing from the OpenAPI document');
+  t.deepEqual([...inTable].filter((r) => !registered.has(r)), [], 'in the permission table, not registered');
 });
 
 test('every documented operation exists: none answers 404 Not found or 405', async (t) => {

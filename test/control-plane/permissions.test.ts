@@ -1,44 +1,76 @@
 // The permission table, as data: scopes and roles grant what DESIGN.md says.
 import test from 'ava';
-import { isAllowed, ROLES, ROUTE_PERMISSIONS, SCOPES } from '../../control-plane/http/permissions.ts';
+import { isAllowed, ROLE_PERMISSIONS, ROLES, ROUTE_PERMISSIONS, SCOPES } from '../../control-plane/http/permissions.ts';
 
 const routes = Object.entries(ROUTE_PERMISSIONS);
 const writes = routes.filter(([route]) => !route.startsWith('GET '));
 
-test('public routes are only those DESIGN.md names: health, OpenAPI and the sign-in family', (t) => {
+test('public routes are only those DESIGN.md names: health, OpenAPI, the sign-in family, the SSO login with its callback and the invitee\'s side by token', (t) => {
   const publicRoutes = routes.filter(([, p]) => p === 'public').map(([r]) => r).sort();
   t.deepEqual(publicRoutes, [
-    'GET /api/health', 'GET /api/openapi.json', 'GET /v1/health', 'GET /v1/openapi',
+    'GET /api/health', 'GET /api/openapi.json', 'GET /v1/auth/sso/callback/{provider}', 'GET /v1/auth/sso/login', 'GET /v1/health', 'GET /v1/openapi',
+    // Invitation look-up by token; accepting or declining is the invitee's own act, the mailed token their credential.
+    'GET /v1/team/invite/{token}',
     'POST /api/auth/login', 'POST /api/auth/refresh', 'POST /v1/auth/signin', 'POST /v1/auth/signup',
+    'POST /v1/team/invite/{token}/accept', 'POST /v1/team/invite/{token}/decline',
   ]);
 });
 
+// Scopes are checked for an owner who is also a platform administrator, so admin routes count too.
 test('read only: every GET, no write', (t) => {
   for (const [route, permission] of routes) {
-    t.is(isAllowed(permission, 'owner', 'read_only'), route.startsWith('GET ') || permission === 'public', route);
+    t.is(isAllowed(permission, ROLE_PERMISSIONS.owner, 'read_only', true), route.startsWith('GET ') || permission === 'public', route);
   }
 });
 
 test('deployments only: deployment operations (recovery included) and the catalog, nothing of API keys or webhooks', (t) => {
   for (const [route, permission] of routes) {
-    const expected = permission === 'public' || route.includes('/deployments') || route.includes('/recovery') || route.includes('/gpu-types');
-    t.is(isAllowed(permission, 'owner', 'deployments_only'), expected, route);
+    const expected = permission === 'public' || (!route.includes('/admin/') && (route.includes('/deployments') || route.includes('/recovery') || route.includes('/gpu-types')));
+    t.is(isAllowed(permission, ROLE_PERMISSIONS.owner, 'deployments_only', true), expected, route);
   }
 });
 
-test('full access: everything the role allows; members cannot manage API keys, viewers cannot write', (t) => {
-  for (const [route, permission] of routes) t.true(isAllowed(permission, 'owner', 'full_access'), route);
-  for (const [route, permission] of writes.filter(([r]) => r.includes('/api-keys'))) t.false(isAllowed(permission, 'member', 'full_access'), route);
-  for (const [route, permission] of writes.filter(([, p]) => p !== 'public')) t.false(isAllowed(permission, 'viewer', 'full_access'), route);
-  t.true(isAllowed('deployments:write', 'member', 'full_access'));
+test('full access: everything the role allows; members cannot manage API keys, viewers cannot write but their own profile', (t) => {
+  for (const [route, permission] of routes) t.true(isAllowed(permission, ROLE_PERMISSIONS.owner, 'full_access', true), route);
+  for (const [route, permission] of writes.filter(([r]) => r.includes('/api-keys'))) t.false(isAllowed(permission, ROLE_PERMISSIONS.member, 'full_access'), route);
+  for (const [route, permission] of writes.filter(([, p]) => p !== 'public')) {
+    t.is(isAllowed(permission, ROLE_PERMISSIONS.viewer, 'full_access'), route.includes('/v1/settings/profile'), route);
+  }
+  t.true(isAllowed('deployments:write', ROLE_PERMISSIONS.member, 'full_access'));
 });
 
 test('a credential never exceeds its role, whatever its scope', (t) => {
   for (const role of ROLES) {
     for (const scope of SCOPES) {
       for (const [route, permission] of routes) {
-        if (isAllowed(permission, role, scope)) t.true(isAllowed(permission, role, 'full_access'), `${role} ${scope} ${route}`);
+        if (isAllowed(permission, ROLE_PERMISSIONS[role], scope)) t.true(isAllowed(permission, ROLE_PERMISSIONS[role], 'full_access'), `${role} ${scope} ${route}`);
       }
     }
   }
+});
+
+test('platform administration needs a platform administrator: no organization role or scope grants it', (t) => {
+  const admin = routes.filter(([route]) => route.includes(' /v1/admin/'));
+  t.true(admin.length > 0);
+  for (const [route, permission] of admin) {
+    t.is(permission, route.startsWith('GET ') ? 'admin:read' : 'admin:write', route);
+    for (const role of ROLES) for (const scope of SCOPES) t.false(isAllowed(permission, ROLE_PERMISSIONS[role], scope, false), `${role} ${scope} ${route}`);
+    t.true(isAllowed(permission, ROLE_PERMISSIONS.viewer, 'full_access', true), route);
+    t.is(isAllowed(permission, ROLE_PERMISSIONS.owner, 'read_only', true), route.startsWith('GET '), route);
+    t.false(isAllowed(permission, ROLE_PERMISSIONS.owner, 'deployments_only', true), route);
+  }
+});
+
+test('a custom role grants what it lists, narrowed by the scope; platform administration only with KILN_ADMIN_EMAILS', (t) => {
+  const auditor = ['audit:read', 'deployments:read'] as const;
+  t.true(isAllowed('audit:read', auditor, 'full_access'));
+  t.true(isAllowed('audit:read', auditor, 'read_only'));
+  t.false(isAllowed('audit:read', auditor, 'deployments_only'));
+  t.false(isAllowed('deployments:write', auditor, 'full_access'));
+  t.false(isAllowed('admin:read', ['admin:read'], 'full_access'));
+  t.true(isAllowed('admin:read', [], 'full_access', true));
+});
+
+test('built-in roles hold organization permissions only', (t) => {
+  for (const role of ROLES) t.false(ROLE_PERMISSIONS[role].some((p) => p.startsWith('admin:')), role);
 });

@@ -109,6 +109,13 @@ test('defaults: one GPU, fixed replica bounds, the default namespace and cache s
   t.is(await valueOf(small.endpoint), 'http://small.default.svc.cluster.local');
 });
 
+test('pod annotations go on the pod template, so changing one rolls the pods', async (t) => {
+  new VllmDeployment('annotated', { name: 'annotated', model: 'Qwen/Qwen2.5-0.5B', gpuType: 'nvidia-l4', gpusPerReplica: 1, replicas: 1, podAnnotations: { 'kiln.dev/restarts': '3' } });
+  const d = (await mocks.resource('kubernetes:apps/v1:Deployment', 'annotated-deployment')).inputs;
+  t.deepEqual(d.spec.template.metadata.annotations, { 'kiln.dev/restarts': '3' });
+  t.false('kiln.dev/restarts' in d.metadata.annotations);
+});
+
 test('arguments that break a rule fail construction before any object is registered', (t) => {
   t.throws(() => new VllmDeployment('broken', { name: 'broken', model: 'm', gpuType: 'nvidia-b300', gpusPerReplica: 1, replicas: 1 }), {
     name: 'StackArgsError',

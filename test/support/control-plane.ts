@@ -1,11 +1,18 @@
 // A control plane on its own fresh database for one test file, plus small helpers that act like a client.
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { pino } from 'pino';
 import { createApp, type AppDeps } from '../../control-plane/app.ts';
 import { openDatabase, type Orm } from '../../control-plane/database/orm.ts';
 import { createDeploymentOrchestrator } from '../../control-plane/deployments/orchestrator.ts';
+import { createClusterOrchestrator } from '../../control-plane/clusters/orchestrator.ts';
+import { GpuClusterSchema } from '../../control-plane/clusters/gpu-cluster.entity.ts';
+import { GPU_TYPES } from '../../catalog/gpu-types.ts';
+import { createLogMailer } from '../../control-plane/mail/mailer.ts';
+import { createReportOrchestrator } from '../../control-plane/reports/orchestrator.ts';
 import type { DesiredDeployment } from '../../workflows/contract/deployment.ts';
 import { createTestDatabase } from './database.ts';
 import { testTemporalAddress } from './temporal.ts';
@@ -13,6 +20,8 @@ import { testTemporalAddress } from './temporal.ts';
 export interface TestApi {
   readonly url: string;
   readonly databaseUrl: string;
+  /** The application itself, to look at what it registers. */
+  readonly app: ReturnType<typeof createApp>;
   readonly orm: Orm;
   readonly pool: pg.Pool;
   /** Temporal client of the test run's dev server, to look at the workflows the API started. */
@@ -34,22 +43,47 @@ export interface TestResponse {
   body: any;
 }
 
-export async function startTestApi(
-  testFile: string,
-  // `databaseUrl`: another test API's, to run a second replica on the same database.
-  overrides: Partial<Pick<AppDeps, 'rateLimits' | 'config'>> & { databaseUrl?: string } = {},
-): Promise<TestApi> {
+/** The cluster startTestApi registers unless told not to: ready, 64 GPUs of every catalog type, no reachable API. */
+const TEST_CLUSTER_ID = 'clu_testdefaultcluster0';
+
+export interface TestApiOverrides extends Partial<Pick<AppDeps, 'rateLimits' | 'mail'>> {
+  config?: Partial<AppDeps['config']>;
+  /** Where the app's orchestrator finds Temporal (the test run's dev server when absent), e.g. a closed port. */
+  orchestratorTemporalAddress?: string;
+  /** false: no GPU cluster is registered, so every creation is 503 GPU_UNAVAILABLE. */
+  defaultCluster?: boolean;
+  /** Another test API's database, to run a second replica on it. */
+  databaseUrl?: string;
+}
+
+export async function startTestApi(testFile: string, overrides: TestApiOverrides = {}): Promise<TestApi> {
   const databaseUrl = overrides.databaseUrl ?? await createTestDatabase(testFile);
   const orm = await openDatabase(databaseUrl);
+  // A second replica shares the first one's database, cluster included.
+  if ((overrides.defaultCluster ?? true) && !overrides.databaseUrl) {
+    await orm.em.fork().insert(GpuClusterSchema, {
+      id: TEST_CLUSTER_ID, name: 'test-cluster', provider: 'kubernetes', status: 'ready', gpus: GPU_TYPES.map((g) => ({ gpuType: g.id, count: 64 })),
+      createdAt: new Date(), updatedAt: new Date(),
+    });
+  }
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   const temporal = await Connection.connect({ address: testTemporalAddress() });
   const workflows = new Client({ connection: temporal });
+  const orchestratorConnection = overrides.orchestratorTemporalAddress ? Connection.lazy({ address: overrides.orchestratorTemporalAddress }) : undefined;
+  const log = pino({ level: 'silent' });
   const app = createApp({
-    orchestrator: createDeploymentOrchestrator(workflows),
-    config: { env: 'development', signingKey: 'test-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.test', trustProxy: false, adminEmails: ['admin@kiln.test'], ...overrides.config },
+    orchestrator: createDeploymentOrchestrator(orchestratorConnection ? new Client({ connection: orchestratorConnection }) : workflows),
+    reports: createReportOrchestrator(workflows),
+    mail: overrides.mail ?? { mailer: createLogMailer(log), publicUrl: 'http://kiln.test' },
+    clusterOrchestrator: createClusterOrchestrator(workflows),
+    config: {
+      env: 'development', signingKey: 'test-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.test', trustProxy: false,
+      adminEmails: ['admin@kiln.test'], dataDir: join(process.env.KILN_TEST_DATA_DIR ?? tmpdir(), 'api', basename(testFile)), errorTrackerUrl: undefined,
+      ...overrides.config,
+    },
     orm,
     pool,
-    log: pino({ level: 'silent' }),
+    log,
     rateLimits: overrides.rateLimits ?? {
       // Generous by default so tests exercise limits only where they mean to.
       free: { perMinute: 10_000, burst: 10_000 },
@@ -64,6 +98,7 @@ export async function startTestApi(
   return {
     url,
     databaseUrl,
+    app,
     orm,
     pool,
     workflows,
@@ -77,7 +112,7 @@ export async function startTestApi(
       }
       const response = await fetch(url + path, { method, headers, body });
       const text = await response.text();
-      return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+      return { status: response.status, headers: response.headers, body: !text ? undefined : response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
     },
     async close() {
       await new Promise((resolve) => server.close(resolve));
@@ -85,6 +120,7 @@ export async function startTestApi(
       await pool.end();
       await orm.close();
       await temporal.close();
+      await orchestratorConnection?.close();
     },
   };
 }
@@ -117,4 +153,17 @@ export async function desiredStatesSent(api: TestApi, workflowId: string): Promi
   return (history.events ?? [])
     .filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'desiredState')
     .map((e) => converter.fromPayload(e.workflowExecutionSignaledEventAttributes!.input!.payloads![0]!) as DesiredDeployment);
+}
+
+/**
+ * A new user who also belongs to `organizationId` with `role` (built-in name or custom role id), written
+ * directly so tests need no invitation flow; `as` sends their session acting in that organization.
+ */
+export async function addMember(api: TestApi, organizationId: string, role: string, label = role.replace(/_.*/, '')) {
+  const user = await signup(api, label);
+  await api.pool.query(
+    `INSERT INTO membership (id, created_at, organization_id, user_id, role) VALUES ($1, now(), $2, $3, $4)`,
+    [`mem_test_${user.userId.slice(4)}`, organizationId, user.userId, role],
+  );
+  return { ...user, as: { token: user.token, headers: { 'x-organization-id': organizationId } } };
 }

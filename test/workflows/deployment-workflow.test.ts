@@ -48,6 +48,9 @@ function harness(t: { context: Context; title: string }, options: { applyDelayMs
       programInput: { name: target.name, replicas: target.desired.replicas, model: target.desired.model, delayMs: options.applyDelayMs } satisfies TestProgramInput,
     }),
     check: checkDeployment,
+    // The cluster and its circuits are not what these tests look at (see cluster-placement.test.ts).
+    clusters: { accessFor: async () => ({ clusterId: 'clu_test', provider: 'kubernetes', kubeconfig: '' }) },
+    circuits: { acquire: async () => undefined, recordSuccess: async () => {}, recordFailure: async () => {} },
     statuses: { record: async (update) => { statuses.push(update); } },
     readiness: {
       probe: async () => {

@@ -36,6 +36,12 @@ test('a running deployment is a vLLM component on the cluster, in its organizati
   t.is(await valueOf((outputs as { endpoint: Output<string> }).endpoint), 'http://llama.kiln-org-a1.svc.cluster.local');
 });
 
+test('a restart changes only the pod template annotation that counts restarts', async (t) => {
+  await deploymentProgram({ target: { deploymentId: 'dep_3', organizationId: 'org_C3', name: 'qwen', desired: { ...desired, restarts: 2 } }, cluster: { kubeconfig: KUBECONFIG } })();
+  const template = (await mocks.resource('kubernetes:apps/v1:Deployment', 'qwen-deployment')).inputs.spec.template;
+  t.deepEqual(template.metadata.annotations, { 'kiln.dev/restarts': '2' });
+});
+
 test('a stopped deployment declares nothing but keeps its endpoint', async (t) => {
   const outputs = await deploymentProgram({
     target: { deploymentId: 'dep_2', organizationId: 'org_B2', name: 'mistral', desired: { ...desired, running: false } },

@@ -3,6 +3,7 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { DeploymentEvent, DeploymentLifecycleStatus, DesiredDeployment } from '../contract/deployment.ts';
 import { runStackOperation, type ProgramRef, type PulumiSettings } from '../pulumi/automation.ts';
+import type { ClusterAccess } from './program.ts';
 
 export interface StatusUpdate {
   readonly deploymentId: string;
@@ -28,17 +29,39 @@ export interface Readiness {
   readonly unschedulableReason?: string;
 }
 
+/** The GPU cluster a deployment was placed on at creation. */
+export interface ServingCluster extends ClusterAccess {
+  readonly clusterId: string;
+  readonly provider: string;
+}
+
+/** One provisioning circuit per (cluster provider, GPU type); see control-plane/recovery/circuits.ts. */
+export interface CircuitKey {
+  readonly provider: string;
+  readonly gpuType: string;
+}
+
+export interface ProvisioningCircuits {
+  /** undefined: the attempt may go ahead; otherwise why it may not. */
+  acquire(key: CircuitKey): Promise<{ readonly reason: string } | undefined>;
+  recordSuccess(key: CircuitKey): Promise<void>;
+  recordFailure(key: CircuitKey, reason: string): Promise<void>;
+}
+
 export interface DeploymentActivityDeps {
   readonly pulumi: PulumiSettings;
   /**
-   * The Pulumi program of one deployment (the vllm-deployment component on the cluster serving its GPU),
-   * named by module and export: it runs in a process of its own.
+   * The Pulumi program of one deployment (the vllm-deployment component on the cluster serving it), named
+   * by module and export: it runs in a process of its own.
    */
-  readonly programFor: (target: StackTarget) => ProgramRef;
+  readonly programFor: (target: StackTarget, cluster: ClusterAccess) => ProgramRef;
   /** Checks a target against the stack's rules before Pulumi runs; what it throws is not worth a retry. */
   readonly check?: (target: StackTarget) => void;
+  /** The cluster serving a deployment, with its kubeconfig. */
+  readonly clusters: { accessFor(deploymentId: string): Promise<ServingCluster> };
+  readonly circuits: ProvisioningCircuits;
   readonly statuses: { record(update: StatusUpdate): Promise<void> };
-  readonly readiness: { probe(target: { organizationId: string; name: string }): Promise<Readiness> };
+  readonly readiness: { probe(target: { organizationId: string; name: string }, cluster: ClusterAccess): Promise<Readiness> };
   /** How long pods may stay unschedulable before the deployment fails (the cluster lacks GPUs). */
   readonly unschedulableGraceMs?: number;
   readonly pollIntervalMs?: number;
@@ -57,18 +80,29 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps) {
       await deps.statuses.record(update);
     },
 
-    /** `pulumi up` of the deployment's stack; answers with the serving endpoint. */
+    /**
+     * `pulumi up` of the deployment's stack on its cluster; answers with the serving endpoint. A rollout
+     * that places pods is a provisioning attempt: its circuit must let it through, and its outcome is recorded.
+     */
     async applyStack(target: StackTarget): Promise<{ endpoint: string }> {
       try {
         deps.check?.(target);
       } catch (error) {
         throw ApplicationFailure.nonRetryable((error as Error).message, 'InvalidDeployment');
       }
+      const cluster = await deps.clusters.accessFor(target.deploymentId);
+      const circuit = target.desired.running ? { provider: cluster.provider, gpuType: target.desired.gpu } : undefined;
+      const refused = circuit && await deps.circuits.acquire(circuit);
+      if (refused) throw ApplicationFailure.nonRetryable(refused.reason, 'CircuitOpen');
       const outputs = await cancellable(runStackOperation(deps.pulumi, {
         project: DEPLOYMENT_PROJECT,
         stackName: target.deploymentId,
-        ...deps.programFor(target),
-      }, 'up', operationHooks()));
+        ...deps.programFor(target, cluster),
+      }, 'up', operationHooks())).catch(async (error: unknown) => {
+        if (circuit && !(error instanceof CancelledFailure)) await deps.circuits.recordFailure(circuit, (error as Error).message);
+        throw error;
+      });
+      if (circuit) await deps.circuits.recordSuccess(circuit);
       const endpoint = outputs.endpoint?.value;
       if (typeof endpoint !== 'string') throw ApplicationFailure.nonRetryable('the deployment stack did not output an endpoint', 'StackOutputMissing');
       return { endpoint };
@@ -76,7 +110,8 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps) {
 
     /** `pulumi refresh`: reads what really exists into the stack's state (recovery's refresh-and-retry). */
     async refreshStack(target: StackTarget): Promise<void> {
-      await cancellable(runStackOperation(deps.pulumi, { project: DEPLOYMENT_PROJECT, stackName: target.deploymentId, ...deps.programFor(target) }, 'refresh', operationHooks()));
+      const cluster = await deps.clusters.accessFor(target.deploymentId);
+      await cancellable(runStackOperation(deps.pulumi, { project: DEPLOYMENT_PROJECT, stackName: target.deploymentId, ...deps.programFor(target, cluster) }, 'refresh', operationHooks()));
     },
 
     /** `pulumi destroy` and removal of the deployment's stack. */
@@ -85,11 +120,12 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps) {
     },
 
     /** Polls until every replica is Ready, heartbeating; fails for good when pods cannot be placed. */
-    async waitUntilReady(target: { organizationId: string; name: string; replicas: number }): Promise<void> {
+    async waitUntilReady(target: { deploymentId: string; organizationId: string; name: string; replicas: number }): Promise<void> {
       const context = Context.current();
+      const cluster = await deps.clusters.accessFor(target.deploymentId);
       let unschedulableSince: number | undefined;
       for (;;) {
-        const readiness = await deps.readiness.probe(target);
+        const readiness = await deps.readiness.probe(target, cluster);
         context.heartbeat(readiness);
         if (readiness.readyReplicas >= target.replicas) return;
         if (readiness.unschedulableReason) {

@@ -7,6 +7,9 @@ import { VllmDeployment, vllmSpec } from '../../stacks/vllm-deployment/index.ts'
 import type { ProgramRef } from '../pulumi/automation.ts';
 import type { StackTarget } from './activities.ts';
 
+/** Pod-template annotation carrying the deployment's restart count. */
+export const RESTARTS_ANNOTATION = 'kiln.dev/restarts';
+
 export interface ClusterAccess {
   /** Kubeconfig (YAML) of the cluster serving the deployment's GPU type. */
   readonly kubeconfig: string;
@@ -48,5 +51,7 @@ function vllmArgs(target: StackTarget, namespace: string) {
   return {
     name: target.name, namespace, model: desired.model, gpuType: desired.gpu, gpusPerReplica: 1,
     replicas: desired.replicas, minReplicas: desired.minReplicas, maxReplicas: desired.maxReplicas,
+    // A new value changes the pod template, so Kubernetes replaces the pods one by one: a rolling restart.
+    podAnnotations: { [RESTARTS_ANNOTATION]: String(desired.restarts) },
   };
 }

@@ -54,7 +54,7 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
     }
     const { endpoint } = await applyStack({ deploymentId, organizationId, name, desired: target });
     progress = { ...progress, endpoint };
-    if (target.running) await waitUntilReady({ organizationId, name, replicas: target.replicas });
+    if (target.running) await waitUntilReady({ deploymentId, organizationId, name, replicas: target.replicas });
     applied = appliedOf(target);
     await edge(target.running ? 'running' : 'stopped', target.generation, change.event);
   };

@@ -1,0 +1,136 @@
+// /v1/admin/...: the spec's Administration rows, for platform administrators (KILN_ADMIN_EMAILS) only;
+// the permission table gives every route admin:read or admin:write. Reports also answer on
+// GET /v1/admin/reports/{id} and /download (not in the spec: where the generated CSV is fetched).
+import { z } from 'zod';
+import type { AuditQueryService } from '../audit/query.ts';
+import { ListPlatformAuditQuery, PlatformAuditRecordView } from '../audit/schemas.ts';
+import { defineRoute, type Route } from '../http/routes.ts';
+import type { ErrorTracker } from '../error-tracker/service.ts';
+import type { FeatureFlagService } from '../feature-flags/service.ts';
+import {
+  CreateFeatureFlagRequest, DeletedFeatureFlag, FeatureFlagIdParams, FeatureFlagView, UpdateFeatureFlagRequest,
+} from '../feature-flags/schemas.ts';
+import type { ReportService } from '../reports/service.ts';
+import { GenerateReportRequest, ReportIdParams, ReportView } from '../reports/schemas.ts';
+import type { AdminService } from './service.ts';
+import {
+  AnalyticsOverview, AnalyticsQuery, BulkActionRequest, BulkActionResponse, Customer, ErrorIssue,
+  ListCustomersQuery, ListIssuesQuery, OperationsOverview, SecurityOverview,
+} from './schemas.ts';
+
+const common = { tag: 'Administration' } as const;
+
+export interface AdminRouteDeps {
+  admin: AdminService;
+  audit: Pick<AuditQueryService, 'listPlatform'>;
+  featureFlags: FeatureFlagService;
+  errors: Pick<ErrorTracker, 'issues'>;
+  reports: ReportService;
+}
+
+export function adminRoutes({ admin, audit, featureFlags, errors, reports }: AdminRouteDeps): Route[] {
+  const flag = { ...common, resourceType: 'feature_flag' } as const;
+  const report = { ...common, resourceType: 'report' } as const;
+  return [
+    defineRoute({
+      ...flag, method: 'GET', path: '/v1/admin/feature-flags', operationId: 'listFeatureFlags', summary: 'List feature flags',
+      response: z.array(FeatureFlagView),
+      handle: async ({ state }) => ({ data: await featureFlags.list(state.em) }),
+    }),
+    defineRoute({
+      ...flag, method: 'POST', path: '/v1/admin/feature-flags', operationId: 'createFeatureFlag',
+      summary: 'Create a feature flag (default, per-organization overrides, percentage rollout)',
+      body: CreateFeatureFlagRequest, response: FeatureFlagView, successStatus: 201, idempotent: true, errors: [409, 422],
+      async handle({ body, state }) {
+        const created = await featureFlags.create(state.em, body);
+        state.resourceId = created.id;
+        return { data: created };
+      },
+    }),
+    defineRoute({
+      ...flag, method: 'PATCH', path: '/v1/admin/feature-flags/{id}', operationId: 'updateFeatureFlag', summary: 'Change a feature flag',
+      params: FeatureFlagIdParams, body: UpdateFeatureFlagRequest, response: FeatureFlagView, errors: [404, 422],
+      handle: async ({ params, body, state }) => ({ data: await featureFlags.update(state.em, params.id, body) }),
+    }),
+    defineRoute({
+      ...flag, method: 'DELETE', path: '/v1/admin/feature-flags/{id}', operationId: 'deleteFeatureFlag', summary: 'Delete a feature flag',
+      params: FeatureFlagIdParams, response: DeletedFeatureFlag, errors: [404],
+      handle: async ({ params, state }) => ({ data: await featureFlags.remove(state.em, params.id) }),
+    }),
+    defineRoute({
+      ...common, resourceType: 'organization', method: 'GET', path: '/v1/admin/customers', operationId: 'listCustomers',
+      summary: 'Organizations with plan, members, deployments by status and usage (cursor pagination)',
+      query: ListCustomersQuery, response: z.array(Customer), list: true,
+      async handle({ query, state }) {
+        const page = await admin.customers(state.em, query);
+        return { data: page.items, pagination: { hasMore: page.hasMore, nextCursor: page.nextCursor } };
+      },
+    }),
+    defineRoute({
+      ...common, resourceType: 'audit_log', method: 'GET', path: '/v1/admin/audit', operationId: 'listPlatformAudit',
+      summary: 'The audit trail of every organization (or of one), with the filters of the organization audit (cursor pagination)',
+      query: ListPlatformAuditQuery, response: z.array(PlatformAuditRecordView), list: true,
+      async handle({ query, state }) {
+        const page = await audit.listPlatform(state.em, query);
+        return { data: page.items, pagination: { hasMore: page.hasMore, nextCursor: page.nextCursor } };
+      },
+    }),
+    defineRoute({
+      ...common, resourceType: 'security', method: 'GET', path: '/v1/admin/security', operationId: 'getSecurityOverview',
+      summary: 'Failed sign-ins, locked accounts, API keys not rotated for 90 days and keys never used',
+      response: SecurityOverview,
+      handle: async ({ state }) => ({ data: await admin.security(state.em) }),
+    }),
+    defineRoute({
+      ...common, resourceType: 'operations', method: 'GET', path: '/v1/admin/operations', operationId: 'getOperationsOverview',
+      summary: 'Deployments by status, failed deployment workflows with their reason, open circuits',
+      response: OperationsOverview,
+      handle: async ({ state }) => ({ data: await admin.operations(state.em) }),
+    }),
+    defineRoute({
+      ...common, resourceType: 'analytics', method: 'GET', path: '/v1/admin/analytics', operationId: 'getPlatformAnalytics',
+      summary: 'Sign-ups, active organizations and new deployments by GPU type, in daily buckets (UTC)',
+      query: AnalyticsQuery, response: AnalyticsOverview,
+      handle: async ({ query, state }) => ({ data: await admin.analytics(state.em, query) }),
+    }),
+    defineRoute({
+      ...common, resourceType: 'error_issue', method: 'GET', path: '/v1/admin/errortracker/issues', operationId: 'listErrorIssues',
+      summary: 'Unhandled errors grouped by fingerprint, most recently seen first (cursor pagination)',
+      query: ListIssuesQuery, response: z.array(ErrorIssue), list: true,
+      async handle({ query, state }) {
+        const page = await errors.issues(state.em, query);
+        return { data: page.items, pagination: { hasMore: page.hasMore, nextCursor: page.nextCursor } };
+      },
+    }),
+    defineRoute({
+      ...report, method: 'POST', path: '/v1/admin/reports/generate', operationId: 'generateReport',
+      summary: 'Start writing a CSV report; answers at once with its id and where to fetch it',
+      body: GenerateReportRequest, response: ReportView, successStatus: 201, idempotent: true, errors: [422, 503],
+      async handle({ body, state }) {
+        const created = await reports.generate(state.em, state.principal!, body);
+        state.resourceId = created.id;
+        return { data: created };
+      },
+    }),
+    defineRoute({
+      ...report, method: 'GET', path: '/v1/admin/reports/{id}', operationId: 'getReport', summary: 'A report\'s status (pending, running, ready, failed)',
+      params: ReportIdParams, response: ReportView, errors: [404],
+      handle: async ({ params, state }) => ({ data: await reports.get(state.em, params.id) }),
+    }),
+    defineRoute({
+      ...report, method: 'GET', path: '/v1/admin/reports/{id}/download', operationId: 'downloadReport', summary: 'A ready report\'s CSV file',
+      params: ReportIdParams, streams: { 'text/csv': z.string().meta({ description: 'CSV with a header row.' }) }, errors: [404, 409],
+      handle: async ({ params, state }) => reports.download(state.em, params.id),
+    }),
+    defineRoute({
+      ...common, resourceType: 'deployment', method: 'POST', path: '/v1/admin/deployments/bulk', operationId: 'bulkDeploymentAction',
+      summary: 'Stop, start or delete up to 100 deployments of any organization through their workflows, with a result per deployment',
+      body: BulkActionRequest, response: BulkActionResponse, errors: [422],
+      async handle({ body, state }) {
+        const results = await admin.bulk(state.em, state.principal!, body);
+        const count = (result: string) => results.filter((r) => r.result === result).length;
+        return { data: { action: body.action, results, summary: { ok: count('ok'), notFound: count('not_found'), error: count('error') } } };
+      },
+    }),
+  ];
+}

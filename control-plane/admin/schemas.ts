@@ -1,0 +1,131 @@
+import { CircuitView } from '../recovery/schemas.ts';
+import { z } from 'zod';
+import { DEPLOYMENT_STATUSES } from '../deployments/deployment.entity.ts';
+import { PLANS } from '../organizations/organization.entity.ts';
+
+const limit = z.coerce.number().int().min(1).max(100).default(20).meta({ description: 'Page size, 1 to 100.' });
+const cursor = z.string().max(2048).optional().meta({ description: 'pagination.nextCursor of the previous page.' });
+const timestamp = z.iso.datetime();
+
+export const ListCustomersQuery = z.object({
+  limit,
+  cursor,
+  plan: z.enum(PLANS).optional().meta({ description: 'Only organizations on this plan.' }),
+});
+export type ListCustomersInput = z.output<typeof ListCustomersQuery>;
+
+export const Customer = z.object({
+  id: z.string(),
+  name: z.string(),
+  plan: z.enum(PLANS),
+  createdAt: timestamp,
+  members: z.number().int(),
+  deployments: z.object({
+    total: z.number().int(),
+    byStatus: z.record(z.string(), z.number().int()).meta({ description: 'Live (not deleted) deployments per status.' }),
+  }),
+  usage: z.object({
+    requestsLast30Days: z.number().int().meta({ description: 'Audited requests (every API-key call and every change) in the last 30 days.' }),
+    lastActivityAt: timestamp.nullable(),
+    creditsCents: z.number().int().meta({ description: 'Prepaid balance in US cents.' }),
+  }),
+}).meta({ id: 'AdminCustomer' });
+
+const KeyView = z.object({
+  id: z.string(), name: z.string(), prefix: z.string(), scope: z.string(), organizationId: z.string(), organizationName: z.string(), userId: z.string(),
+  createdAt: timestamp, rotatedAt: timestamp.nullable(), lastUsedAt: timestamp.nullable(),
+});
+
+export const SecurityOverview = z.object({
+  failedSignins: z.object({
+    windowMinutes: z.number().int(),
+    lockAfter: z.number().int().meta({ description: 'Failures in the window after which sign-in is refused until it ends.' }),
+    accounts: z.array(z.object({ email: z.string(), failures: z.number().int(), locked: z.boolean(), windowEndsAt: timestamp.nullable() })),
+  }),
+  lockedAccounts: z.array(z.object({ email: z.string(), lockedUntil: timestamp.nullable() })),
+  keysNotRotated: z.object({ olderThanDays: z.number().int(), total: z.number().int(), items: z.array(KeyView) }),
+  keysNeverUsed: z.object({ total: z.number().int(), items: z.array(KeyView) }),
+}).meta({ id: 'AdminSecurity' });
+
+export const OperationsOverview = z.object({
+  deployments: z.object({ total: z.number().int(), byStatus: z.record(z.string(), z.number().int()) }),
+  failedWorkflows: z.array(z.object({
+    deploymentId: z.string(),
+    name: z.string(),
+    organizationId: z.string(),
+    failureReason: z.string().nullable(),
+    failedAt: timestamp,
+    workflow: z.object({
+      status: z.string(),
+      pendingActivities: z.array(z.object({ activity: z.string(), attempt: z.number().int(), lastFailure: z.string().nullable() })),
+    }).nullable().meta({ description: 'What Temporal reports of the deployment\'s workflow; null when it cannot tell.' }),
+  })),
+  openCircuits: z.array(CircuitView).meta({ description: 'Provisioning circuits (per provider and GPU type) that are open or half-open: see GET /v1/recovery/circuits.' }),
+}).meta({ id: 'AdminOperations' });
+
+const day = z.iso.date().meta({ description: 'YYYY-MM-DD (UTC).' });
+const DAY_MS = 86_400_000;
+export const MAX_ANALYTICS_DAYS = 366;
+export const AnalyticsQuery = z.object({
+  from: day.optional().meta({ description: 'First day (default: 29 days before `to`).' }),
+  to: day.optional().meta({ description: 'Last day, included (default: today, UTC).' }),
+}).transform((q, ctx) => {
+  const to = q.to ?? new Date().toISOString().slice(0, 10);
+  const from = q.from ?? new Date(Date.parse(to) - 29 * DAY_MS).toISOString().slice(0, 10);
+  const days = (Date.parse(to) - Date.parse(from)) / DAY_MS + 1;
+  if (days < 1 || days > MAX_ANALYTICS_DAYS) {
+    ctx.addIssue({ code: 'custom', path: ['to'], message: days < 1 ? 'must not be before from' : `the window may span at most ${MAX_ANALYTICS_DAYS} days` });
+    return z.NEVER;
+  }
+  return { from, to, days };
+});
+export type AnalyticsInput = z.output<typeof AnalyticsQuery>;
+
+export const AnalyticsOverview = z.object({
+  from: day,
+  to: day,
+  days: z.array(z.object({
+    day,
+    signups: z.number().int(),
+    activeOrganizations: z.number().int().meta({ description: 'Organizations with at least one audited request that day.' }),
+    deploymentsByGpu: z.record(z.string(), z.number().int()).meta({ description: 'Deployments created that day, per GPU type.' }),
+  })),
+  totals: z.object({ signups: z.number().int(), activeOrganizations: z.number().int(), deploymentsByGpu: z.record(z.string(), z.number().int()) }),
+}).meta({ id: 'AdminAnalytics' });
+
+export const ListIssuesQuery = z.object({ limit, cursor });
+
+export const ErrorIssue = z.object({
+  id: z.string(),
+  fingerprint: z.string().meta({ description: 'Hash of the error name and its top stack frames.' }),
+  name: z.string(),
+  message: z.string().meta({ description: 'Message of the latest occurrence.' }),
+  stack: z.string().meta({ description: 'Top stack frames of the latest occurrence.' }),
+  count: z.number().int(),
+  firstSeenAt: timestamp,
+  lastSeenAt: timestamp,
+  lastRequest: z.string().meta({ description: 'Method, path and request id of the latest occurrence.' }),
+}).meta({ id: 'ErrorIssue' });
+
+export const BULK_ACTIONS = ['stop', 'start', 'delete'] as const;
+export const BulkActionRequest = z.strictObject({
+  action: z.enum(BULK_ACTIONS),
+  ids: z.array(z.string().min(1).max(64)).min(1).max(100)
+    .refine((ids) => new Set(ids).size === ids.length, 'must not repeat an id')
+    .meta({ description: '1 to 100 deployment ids, of any organization.' }),
+}).meta({ id: 'BulkDeploymentActionRequest' });
+export type BulkActionInput = z.output<typeof BulkActionRequest>;
+
+export const BulkItemResult = z.object({
+  id: z.string(),
+  result: z.enum(['ok', 'not_found', 'error']),
+  status: z.enum(DEPLOYMENT_STATUSES).optional().meta({ description: 'The deployment\'s status after the request (ok only).' }),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+}).meta({ id: 'BulkDeploymentActionResult' });
+export type BulkItemResultBody = z.infer<typeof BulkItemResult>;
+
+export const BulkActionResponse = z.object({
+  action: z.enum(BULK_ACTIONS),
+  results: z.array(BulkItemResult),
+  summary: z.object({ ok: z.number().int(), notFound: z.number().int(), error: z.number().int() }),
+}).meta({ id: 'BulkDeploymentActionResponse' });

@@ -1,0 +1,57 @@
+import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { BaseSchema } from '../database/base.entity.ts';
+
+/** `aws`: an EKS cluster Kiln provisions with the gpu-cluster stack; `kubernetes`: an existing cluster registered by kubeconfig. */
+export const CLUSTER_PROVIDERS = ['aws', 'kubernetes'] as const;
+export type ClusterProvider = (typeof CLUSTER_PROVIDERS)[number];
+
+export const CLUSTER_STATUSES = ['provisioning', 'ready', 'scaling', 'failed', 'deleting', 'deleted'] as const;
+export type ClusterStatus = (typeof CLUSTER_STATUSES)[number];
+
+/** GPUs a cluster offers: how many of one catalog type. */
+export interface ClusterGpus {
+  readonly gpuType: string;
+  readonly count: number;
+}
+
+/** One managed node group of an `aws` cluster (the gpu-cluster stack's GpuNodeGroupArgs). */
+export interface ClusterNodeGroup {
+  readonly gpuType: string;
+  readonly minSize: number;
+  readonly desiredSize: number;
+  readonly maxSize: number;
+}
+
+/** What the gpu-cluster stack of an `aws` cluster is asked to build. */
+export interface AwsClusterSpec {
+  readonly region: string;
+  readonly subnetIds: readonly string[];
+  readonly kubernetesVersion?: string;
+  readonly nodeGroups: readonly ClusterNodeGroup[];
+}
+
+/**
+ * A GPU cluster deployments run on. Platform infrastructure, shared by every organization. Its kubeconfig
+ * (given at registration, or the gpu-cluster stack's output) is sealed at rest.
+ */
+export const GpuClusterSchema = defineEntity({
+  name: 'GpuCluster',
+  extends: BaseSchema,
+  properties: {
+    name: p.string(),
+    provider: p.string().$type<ClusterProvider>(),
+    status: p.string().$type<ClusterStatus>(),
+    sealedKubeconfig: p.text().nullable(),
+    gpus: p.json<ClusterGpus[]>(),
+    /** `aws` clusters only. */
+    spec: p.json<AwsClusterSpec>().nullable(),
+    /** Raised by every change of an `aws` cluster's spec; its workflow converges on the highest it has seen. */
+    generation: p.integer().default(1),
+    deleteRequested: p.boolean().default(false),
+    failureReason: p.text().nullable(),
+    updatedAt: p.datetime(3).onCreate(() => new Date()).onUpdate(() => new Date()),
+    deletedAt: p.datetime().nullable(),
+  },
+});
+
+export type GpuClusterRecord = InferEntity<typeof GpuClusterSchema>;

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { GPU_TYPES } from '../../catalog/gpu-types.ts';
+import { CLUSTER_PROVIDERS, CLUSTER_STATUSES } from './gpu-cluster.entity.ts';
+
+const GPU_IDS = GPU_TYPES.map((g) => g.id) as [string, ...string[]];
+
+const name = z.string().max(63).regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label: lower-case letters, digits and hyphens, starting and ending with a letter or digit')
+  .meta({ example: 'gpu-east' });
+const kubeconfig = z.string().min(1).max(65_536).meta({
+  description: 'Kubeconfig (YAML) whose current context reaches the cluster with a bearer token or a client certificate. Stored encrypted, never shown again.',
+});
+const size = z.number().int().min(0).max(1000);
+const NodeGroup = z.strictObject({
+  gpuType: z.enum(GPU_IDS),
+  minSize: size,
+  desiredSize: size,
+  maxSize: size.min(1),
+}).meta({ id: 'ClusterNodeGroup' });
+const nodeGroups = z.array(NodeGroup).min(1).max(GPU_IDS.length);
+
+export const CreateClusterRequest = z.discriminatedUnion('provider', [
+  z.strictObject({ provider: z.literal('kubernetes'), name, kubeconfig }),
+  z.strictObject({
+    provider: z.literal('aws'),
+    name,
+    region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be an AWS region such as us-east-1'),
+    subnetIds: z.array(z.string().regex(/^subnet-[0-9a-f]{8,17}$/, 'must be a subnet id such as subnet-0123abcd')).min(2).max(16),
+    kubernetesVersion: z.string().regex(/^1\.\d+$/, 'must be a Kubernetes minor version such as 1.33').optional(),
+    nodeGroups,
+  }),
+]).meta({ id: 'CreateClusterRequest' });
+
+/** kubeconfig: `kubernetes` clusters (the GPUs are read again); nodeGroups: `aws` clusters (a scale). */
+export const UpdateClusterRequest = z.strictObject({ name: name.optional(), kubeconfig: kubeconfig.optional(), nodeGroups: nodeGroups.optional() })
+  .meta({ id: 'UpdateClusterRequest' });
+
+export const ClusterIdParams = z.object({ id: z.string().max(64) });
+
+export const ClusterView = z.object({
+  id: z.string().meta({ example: 'clu_0123456789abcdefghij' }),
+  name: z.string(),
+  provider: z.enum(CLUSTER_PROVIDERS),
+  status: z.enum(CLUSTER_STATUSES),
+  gpus: z.array(z.object({ gpuType: z.string(), count: z.number().int() })).meta({ description: 'GPUs the cluster offers, per type.' }),
+  region: z.string().nullable(),
+  nodeGroups: z.array(NodeGroup).nullable(),
+  failureReason: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+}).meta({ id: 'GpuCluster' });
+
+export type CreateClusterInput = z.infer<typeof CreateClusterRequest>;
+export type UpdateClusterInput = z.infer<typeof UpdateClusterRequest>;
+export type ClusterViewBody = z.infer<typeof ClusterView>;

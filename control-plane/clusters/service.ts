@@ -1,0 +1,217 @@
+// GPU clusters: platform infrastructure shared by every organization, managed by platform administrators.
+// A `kubernetes` cluster is registered by kubeconfig: Kiln reaches its API and reads the GPUs its nodes
+// offer, and it is ready at once. An `aws` cluster is built by its workflow (the gpu-cluster stack); the
+// desired state is committed first, then sent. `place` picks the cluster that serves a new deployment.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import { kubeApi, parseKubeconfig } from '../../infra/servers/kube-api.ts';
+import type { SecretBox } from '../auth/secret-box.ts';
+import { newId } from '../database/ids.ts';
+import { DeploymentSchema } from '../deployments/deployment.entity.ts';
+import { ConflictError, GpuUnavailableError, NotFoundError, ValidationError } from '../http/errors.ts';
+import type { CircuitService } from '../recovery/circuits.ts';
+import { GpuClusterSchema, type ClusterGpus, type ClusterNodeGroup, type GpuClusterRecord } from './gpu-cluster.entity.ts';
+import type { ClusterOrchestrator } from './orchestrator.ts';
+import { readClusterGpus } from './nodes.ts';
+import type { ClusterViewBody, CreateClusterInput, UpdateClusterInput } from './schemas.ts';
+
+export interface ClusterServiceDeps {
+  secrets: SecretBox;
+  orchestrator: Pick<ClusterOrchestrator, 'converge'>;
+  circuits: Pick<CircuitService, 'refusing'>;
+  log: Pick<Logger, 'error'>;
+}
+
+/** A registration must not hold a request for long: an unreachable API server fails it after this. */
+const KUBE_API_TIMEOUT_MS = 10_000;
+/** Clusters that can take deployments. */
+const SERVING = ['ready', 'scaling'] as const;
+
+export function createClusterService(deps: ClusterServiceDeps) {
+  async function find(em: EntityManager, id: string): Promise<GpuClusterRecord> {
+    const cluster = await em.findOne(GpuClusterSchema, { id, deletedAt: null });
+    if (!cluster) throw new NotFoundError(`GPU cluster ${id} not found`);
+    return cluster;
+  }
+
+  async function converge(cluster: GpuClusterRecord): Promise<void> {
+    await deps.orchestrator.converge(cluster).catch((error: unknown) => {
+      deps.log.error({ err: error, clusterId: cluster.id }, 'could not reach the cluster workflow');
+    });
+  }
+
+  async function flushNamed(em: EntityManager, name: string): Promise<void> {
+    await em.flush().catch((error: unknown) => {
+      if (error instanceof Error && error.name === 'UniqueConstraintViolationException') throw nameTaken(name);
+      throw error;
+    });
+  }
+
+  return {
+    async list(em: EntityManager) {
+      const clusters = await em.find(GpuClusterSchema, { deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+      return clusters.map(view);
+    },
+
+    get: async (em: EntityManager, id: string) => view(await find(em, id)),
+
+    async create(em: EntityManager, input: CreateClusterInput) {
+      if (await em.count(GpuClusterSchema, { name: input.name, deletedAt: null })) throw nameTaken(input.name);
+      const base = { id: newId('clu'), name: input.name, provider: input.provider, createdAt: new Date() };
+      if (input.provider === 'kubernetes') {
+        const gpus = await inspect(input.kubeconfig);
+        const cluster = em.create(GpuClusterSchema, { ...base, status: 'ready', sealedKubeconfig: deps.secrets.seal(input.kubeconfig), gpus });
+        await flushNamed(em, input.name);
+        return view(cluster);
+      }
+      checkNodeGroups(input.nodeGroups);
+      const cluster = em.create(GpuClusterSchema, {
+        ...base, status: 'provisioning', gpus: [],
+        spec: { region: input.region, subnetIds: input.subnetIds, kubernetesVersion: input.kubernetesVersion, nodeGroups: input.nodeGroups },
+      });
+      await flushNamed(em, input.name);
+      await converge(cluster);
+      return view(cluster);
+    },
+
+    async update(em: EntityManager, id: string, input: UpdateClusterInput) {
+      const cluster = await find(em, id);
+      if (cluster.deleteRequested) throw new ConflictError(`GPU cluster ${id} is being deleted`, { field: 'id' });
+      if (input.kubeconfig !== undefined && cluster.provider !== 'kubernetes') throw invalid('kubeconfig', 'only a kubernetes cluster takes a kubeconfig; an aws cluster\'s comes from its stack');
+      if (input.nodeGroups !== undefined && cluster.provider !== 'aws') throw invalid('nodeGroups', 'only an aws cluster has node groups Kiln can scale');
+      if (input.name !== undefined && input.name !== cluster.name && await em.count(GpuClusterSchema, { name: input.name, deletedAt: null })) throw nameTaken(input.name);
+      if (input.name !== undefined) cluster.name = input.name;
+      if (cluster.provider === 'kubernetes') {
+        // Any PATCH reads the GPUs again: with the new kubeconfig, or the one kept.
+        const kubeconfig = input.kubeconfig ?? deps.secrets.open(cluster.sealedKubeconfig!);
+        cluster.gpus = await inspect(kubeconfig);
+        cluster.sealedKubeconfig = deps.secrets.seal(kubeconfig);
+        await flushNamed(em, cluster.name);
+        return view(cluster);
+      }
+      // New node group sizes scale the stack; any PATCH of a failed cluster tries its stack again.
+      const rollout = input.nodeGroups !== undefined || cluster.status === 'failed';
+      if (input.nodeGroups !== undefined) {
+        checkNodeGroups(input.nodeGroups);
+        cluster.spec = { ...cluster.spec!, nodeGroups: input.nodeGroups };
+        if (cluster.status === 'ready') cluster.status = 'scaling';
+      }
+      if (rollout) cluster.generation += 1;
+      await flushNamed(em, cluster.name);
+      if (rollout) await converge(cluster);
+      return view(cluster);
+    },
+
+    async remove(em: EntityManager, id: string) {
+      const cluster = await find(em, id);
+      const serving = await em.count(DeploymentSchema, { cluster: id, deletedAt: null });
+      if (serving) throw new ConflictError(`GPU cluster ${id} still serves ${serving} deployment(s); delete them first`, { field: 'id' });
+      if (cluster.provider === 'kubernetes') {
+        // Kiln did not make it, so it only forgets it.
+        Object.assign(cluster, { status: 'deleted', deletedAt: new Date(), sealedKubeconfig: null });
+        await em.flush();
+        return view(cluster);
+      }
+      // A second DELETE after a failed teardown tries it again.
+      if (!cluster.deleteRequested || cluster.status === 'failed') Object.assign(cluster, { deleteRequested: true, status: 'deleting', generation: cluster.generation + 1 });
+      await em.flush();
+      await converge(cluster);
+      return view(cluster);
+    },
+
+    /** GPU types some serving cluster offers (GET /v1/gpu-types `available`). */
+    async offeredGpuTypes(em: EntityManager): Promise<Set<string>> {
+      const clusters = await em.find(GpuClusterSchema, { status: { $in: [...SERVING] }, deletedAt: null, deleteRequested: false });
+      return new Set(clusters.flatMap((c) => c.gpus.filter((g) => g.count > 0).map((g) => g.gpuType)));
+    },
+
+    /** 503 GPU_UNAVAILABLE unless the cluster serving a deployment offers the GPU type it is changed to. */
+    async assertOffers(em: EntityManager, clusterId: string, gpuType: string): Promise<void> {
+      const cluster = await em.findOneOrFail(GpuClusterSchema, clusterId);
+      if (offered(cluster, gpuType) > 0) return;
+      throw new GpuUnavailableError(`GPU cluster ${cluster.name}, which serves this deployment, does not offer ${gpuType}`, { gpu: gpuType });
+    },
+
+    /**
+     * The cluster that will serve a new deployment of this GPU type: a ready one offering it (the most GPUs
+     * of the type first) whose provider's circuit for the type lets attempts through. 503 GPU_UNAVAILABLE
+     * otherwise, naming the open circuit and when it half-opens.
+     */
+    async place(em: EntityManager, gpuType: string): Promise<GpuClusterRecord> {
+      const clusters = await em.find(GpuClusterSchema, { status: { $in: [...SERVING] }, deletedAt: null, deleteRequested: false }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+      const offering = clusters.filter((c) => offered(c, gpuType) > 0).sort((a, b) => offered(b, gpuType) - offered(a, gpuType));
+      if (!offering.length) throw new GpuUnavailableError(`No GPU cluster offers ${gpuType} at the moment`, { gpu: gpuType });
+      let refusing;
+      for (const cluster of offering) {
+        refusing = await deps.circuits.refusing(em, { provider: cluster.provider, gpuType });
+        if (!refusing) return cluster;
+      }
+      const halfOpensAt = refusing!.halfOpensAt ? new Date(refusing!.halfOpensAt) : undefined;
+      const when = refusing!.state === 'open' ? `it half-opens at ${refusing!.halfOpensAt}` : 'it is half-open and its trial attempt is under way';
+      throw new GpuUnavailableError(
+        `${gpuType} is unavailable: the ${refusing!.provider}/${gpuType} provisioning circuit is ${refusing!.state} after ${refusing!.failures} failed attempts; ${when}`,
+        { gpu: gpuType, circuit: refusing },
+        halfOpensAt ? { 'Retry-After': String(Math.max(1, Math.ceil((halfOpensAt.getTime() - Date.now()) / 1000))) } : {},
+      );
+    },
+  };
+}
+
+/** Reaches the cluster's API with the kubeconfig and reads what its nodes offer (422 naming kubeconfig when it cannot). */
+async function inspect(kubeconfig: string): Promise<ClusterGpus[]> {
+  let credentials;
+  try {
+    credentials = parseKubeconfig(kubeconfig);
+  } catch (error) {
+    throw invalid('kubeconfig', (error as Error).message);
+  }
+  return readClusterGpus(kubeApi(credentials, { timeoutMs: KUBE_API_TIMEOUT_MS })).catch((error: unknown) => {
+    throw invalid('kubeconfig', `could not read the cluster's nodes: ${(error as Error).message}`.slice(0, 500));
+  });
+}
+
+/**
+ * `npm start`: registers the cluster it runs beside under `name`, or brings that record up to date (new
+ * kubeconfig, GPUs read again), so a fresh start can take deployments.
+ */
+export async function syncKubernetesCluster(em: EntityManager, secrets: SecretBox, name: string, kubeconfig: string): Promise<ClusterViewBody> {
+  const gpus = await inspect(kubeconfig);
+  const existing = await em.findOne(GpuClusterSchema, { name, deletedAt: null });
+  const cluster = existing ?? em.create(GpuClusterSchema, { id: newId('clu'), name, provider: 'kubernetes', status: 'ready', gpus, createdAt: new Date() });
+  if (cluster.provider !== 'kubernetes') throw new ConflictError(`GPU cluster ${name} is an ${cluster.provider} cluster`, { field: 'name' });
+  Object.assign(cluster, { gpus, sealedKubeconfig: secrets.seal(kubeconfig) });
+  await em.flush();
+  return view(cluster);
+}
+
+function offered(cluster: GpuClusterRecord, gpuType: string): number {
+  return cluster.gpus.find((g) => g.gpuType === gpuType)?.count ?? 0;
+}
+
+/** min <= desired <= max, and one node group per GPU type. */
+function checkNodeGroups(groups: readonly ClusterNodeGroup[]): void {
+  const seen = new Set<string>();
+  groups.forEach((group, i) => {
+    if (!(group.minSize <= group.desiredSize && group.desiredSize <= group.maxSize)) throw invalid(`nodeGroups.${i}`, 'must satisfy minSize <= desiredSize <= maxSize');
+    if (seen.has(group.gpuType)) throw invalid(`nodeGroups.${i}.gpuType`, `${group.gpuType} has more than one node group`);
+    seen.add(group.gpuType);
+  });
+}
+
+function invalid(field: string, message: string): ValidationError {
+  return new ValidationError(`Invalid field ${field}: ${message}`, { fields: [{ field, message }] });
+}
+
+function nameTaken(name: string): ConflictError {
+  return new ConflictError(`A GPU cluster named ${name} already exists`, { field: 'name' });
+}
+
+function view(c: GpuClusterRecord): ClusterViewBody {
+  return {
+    id: c.id, name: c.name, provider: c.provider, status: c.status, gpus: c.gpus.map((g) => ({ gpuType: g.gpuType, count: g.count })),
+    region: c.spec?.region ?? null, nodeGroups: c.spec ? c.spec.nodeGroups.map((g) => ({ ...g })) : null,
+    failureReason: c.failureReason ?? null, createdAt: c.createdAt.toISOString(), updatedAt: c.updatedAt.toISOString(),
+  };
+}
+
+export type ClusterService = ReturnType<typeof createClusterService>;

@@ -1,0 +1,69 @@
+// CSV reports for platform administrators: the request is recorded, its workflow started, and the answer
+// given at once; the worker writes the file (workflows/reports) and the administrator polls, then downloads.
+import { createReadStream } from 'node:fs';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import { reportFile } from '../../workflows/contract/reports.ts';
+import type { Principal } from '../auth/principal.ts';
+import { newId } from '../database/ids.ts';
+import { ConflictError, NotFoundError, ServiceUnavailableError } from '../http/errors.ts';
+import type { StreamReply } from '../http/routes.ts';
+import { ReportSchema, type Report } from './report.entity.ts';
+import type { ReportOrchestrator } from './orchestrator.ts';
+import type { GenerateReportInput, ReportViewBody } from './schemas.ts';
+
+export interface ReportServiceDeps {
+  /** DATA_DIR/reports: where the worker writes the files. */
+  dir: string;
+  orchestrator: ReportOrchestrator;
+  log: Pick<Logger, 'error'>;
+}
+
+export function createReportService(deps: ReportServiceDeps) {
+  async function find(em: EntityManager, id: string): Promise<Report> {
+    const report = await em.findOne(ReportSchema, { id });
+    if (!report) throw new NotFoundError(`Report ${id} not found`);
+    return report;
+  }
+
+  return {
+    async generate(em: EntityManager, principal: Principal, input: GenerateReportInput): Promise<ReportViewBody> {
+      const report = em.create(ReportSchema, {
+        id: newId('rpt'), kind: input.kind, from: input.from ? new Date(input.from) : null, to: input.to ? new Date(input.to) : new Date(),
+        status: 'pending', requestedBy: principal.userId,
+      });
+      await em.flush();
+      try {
+        await deps.orchestrator.start(report.id);
+      } catch (error) {
+        deps.log.error({ err: error, reportId: report.id }, 'could not start the report workflow');
+        report.status = 'failed';
+        report.error = 'the workflow could not be started';
+        report.completedAt = new Date();
+        await em.flush();
+        throw new ServiceUnavailableError('Reports are temporarily unavailable; try again later');
+      }
+      return view(report);
+    },
+
+    get: async (em: EntityManager, id: string) => view(await find(em, id)),
+
+    /** The CSV of a ready report, streamed from its file. */
+    async download(em: EntityManager, id: string): Promise<StreamReply> {
+      const report = await find(em, id);
+      if (report.status !== 'ready') throw new ConflictError(`Report ${id} is ${report.status}, not ready`, { field: 'id', status: report.status });
+      return { stream: createReadStream(reportFile(deps.dir, report.id)), contentType: 'text/csv', filename: `${report.kind}-${report.id}.csv` };
+    },
+  };
+}
+
+function view(r: Report): ReportViewBody {
+  const iso = (d: Date | null | undefined) => d?.toISOString() ?? null;
+  return {
+    id: r.id, kind: r.kind, status: r.status, from: iso(r.from), to: iso(r.to), rows: r.rows ?? null, bytes: r.bytes ?? null,
+    error: r.error ?? null, createdAt: r.createdAt.toISOString(), completedAt: iso(r.completedAt),
+    statusUrl: `/v1/admin/reports/${r.id}`, downloadUrl: `/v1/admin/reports/${r.id}/download`,
+  };
+}
+
+export type ReportService = ReturnType<typeof createReportService>;

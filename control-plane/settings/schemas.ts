@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { PLANS, REGIONS } from '../organizations/organization.entity.ts';
+
+const email = z.email().max(254).meta({ example: 'ada@example.com' });
+const orgId = z.string().optional().meta({ description: 'Organization to act in (default: the credential\'s).' });
+
+export const SettingsQuery = z.object({ orgId });
+
+export const ProfileView = z.object({
+  id: z.string().meta({ example: 'usr_0123456789abcdefghij' }),
+  name: z.string(),
+  email: z.string().meta({ description: 'The confirmed address: sign-in and mail use it.' }),
+  pendingEmail: z.string().nullable().meta({ description: 'A new address waiting for confirmation through the token mailed to it.' }),
+  createdAt: z.iso.datetime(),
+}).meta({ id: 'Profile' });
+
+export const UpdateProfileRequest = z.object({
+  name: z.string().trim().min(1).max(200).optional(),
+  email: email.optional().meta({
+    description: 'A new address stays pending until confirmed with POST /v1/settings/profile/verify-email and the token mailed to it (valid 24 hours).',
+  }),
+}).meta({ id: 'UpdateProfileRequest' });
+
+export const VerifyEmailRequest = z.object({
+  token: z.string().max(256).meta({ description: 'The token from the confirmation e-mail.' }),
+}).meta({ id: 'VerifyEmailRequest' });
+
+export const OrganizationView = z.object({
+  id: z.string().meta({ example: 'org_0123456789abcdefghij' }),
+  name: z.string(),
+  slug: z.string().meta({ example: 'engines' }),
+  contactEmail: z.string().nullable(),
+  defaultRegion: z.enum(REGIONS),
+  plan: z.enum(PLANS).meta({ description: 'Read-only here: it changes through billing.' }),
+  createdAt: z.iso.datetime(),
+}).meta({ id: 'OrganizationSettings' });
+
+export const UpdateOrganizationRequest = z.object({
+  name: z.string().trim().min(1).max(200).optional(),
+  slug: z.string().min(3).max(63).regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, 'lower-case letters, digits and inner hyphens only (a DNS label)')
+    .optional().meta({ description: 'Unique across Kiln; 3 to 63 characters, a DNS label.', example: 'engines' }),
+  contactEmail: email.nullable().optional().meta({ description: 'null clears it.' }),
+  defaultRegion: z.enum(REGIONS).optional(),
+  plan: z.enum(PLANS).optional().meta({
+    description: 'Read-only: the current plan is accepted (so a read-modify-write round trip works), any other value is 422.',
+  }),
+}).meta({ id: 'UpdateOrganizationRequest' });
+
+export type ProfileViewBody = z.infer<typeof ProfileView>;
+export type UpdateProfileInput = z.infer<typeof UpdateProfileRequest>;
+export type OrganizationViewBody = z.infer<typeof OrganizationView>;
+export type UpdateOrganizationInput = z.infer<typeof UpdateOrganizationRequest>;

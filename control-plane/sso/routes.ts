@@ -1,0 +1,96 @@
+// SSO: the organization's identity-provider configuration under /v1/auth/sso (create, read, replace,
+// delete) and /v1/enterprise/sso/configure (read, create-or-replace), both on the one configuration;
+// discovery checks and provider presets; the login itself: GET /v1/auth/sso/login?orgId= sends the browser
+// to the identity provider, which sends it back to GET /v1/auth/sso/callback/{provider} for a session.
+import { z } from 'zod';
+import { LoginSession } from '../auth/schemas.ts';
+import { defineRoute, type Route } from '../http/routes.ts';
+import {
+  CreateSsoConfigurationRequest, DeletedSsoConfiguration, OrgQuery, SaveSsoConfigurationRequest, SsoCallbackParams, SsoCallbackQuery,
+  SsoConfigurationView, SsoLoginQuery, SsoProviderView, SsoVerification, VerifySsoRequest,
+} from './schemas.ts';
+import type { SsoService } from './service.ts';
+
+const configuration = { tag: 'SSO', resourceType: 'sso_configuration' } as const;
+const login = { tag: 'SSO', resourceType: 'session' } as const;
+
+export function ssoRoutes(sso: SsoService): Route[] {
+  const read = (path: string, operationId: string) => defineRoute({
+    ...configuration, method: 'GET', path, operationId, summary: "The organization's SSO configuration (never its client secret)",
+    query: OrgQuery, response: SsoConfigurationView, errors: [404],
+    handle: async ({ state, origin }) => ({ data: await sso.get(state.em, state.principal!, origin) }),
+  });
+  return [
+    read('/v1/auth/sso', 'getSsoConfiguration'),
+    defineRoute({
+      ...configuration, method: 'POST', path: '/v1/auth/sso', operationId: 'createSsoConfiguration',
+      summary: 'Configure an OpenID Connect identity provider for the organization (the client secret is stored encrypted)',
+      body: CreateSsoConfigurationRequest, response: SsoConfigurationView, successStatus: 201, idempotent: true, errors: [409, 422],
+      async handle({ body, state, origin }) {
+        const created = await sso.create(state.em, state.principal!, body, origin);
+        state.resourceId = created.id;
+        return { data: created };
+      },
+    }),
+    defineRoute({
+      ...configuration, method: 'PUT', path: '/v1/auth/sso', operationId: 'replaceSsoConfiguration',
+      summary: 'Replace the SSO configuration; an absent client secret keeps the stored one',
+      body: SaveSsoConfigurationRequest, response: SsoConfigurationView, errors: [404, 422],
+      async handle({ body, state, origin }) {
+        const saved = await sso.replace(state.em, state.principal!, body, origin);
+        state.resourceId = saved.id;
+        return { data: saved };
+      },
+    }),
+    defineRoute({
+      ...configuration, method: 'DELETE', path: '/v1/auth/sso', operationId: 'deleteSsoConfiguration', summary: 'Remove the SSO configuration',
+      query: OrgQuery, response: DeletedSsoConfiguration, errors: [404],
+      async handle({ state }) {
+        const deleted = await sso.remove(state.em, state.principal!);
+        state.resourceId = deleted.id;
+        return { data: deleted };
+      },
+    }),
+    read('/v1/enterprise/sso/configure', 'getEnterpriseSsoConfiguration'),
+    defineRoute({
+      ...configuration, method: 'POST', path: '/v1/enterprise/sso/configure', operationId: 'saveEnterpriseSsoConfiguration',
+      summary: 'Create or replace the SSO configuration; the client secret is required the first time',
+      body: SaveSsoConfigurationRequest, response: SsoConfigurationView, errors: [422],
+      async handle({ body, state, origin }) {
+        const saved = await sso.save(state.em, state.principal!, body, origin);
+        state.resourceId = saved.id;
+        return { data: saved };
+      },
+    }),
+    defineRoute({
+      ...configuration, method: 'GET', path: '/v1/enterprise/sso/verify', operationId: 'verifySsoConfiguration',
+      summary: 'Run OpenID Connect discovery against the configured issuer and report what is wrong',
+      query: OrgQuery, response: SsoVerification, errors: [404, 503],
+      handle: async ({ state, origin }) => ({ data: await sso.verifyConfigured(state.em, state.principal!, origin) }),
+    }),
+    defineRoute({
+      ...configuration, method: 'POST', path: '/v1/enterprise/sso/verify', operationId: 'verifyProposedSsoConfiguration',
+      summary: 'Run OpenID Connect discovery against a proposed issuer (and client) and report what is wrong',
+      body: VerifySsoRequest, response: SsoVerification, errors: [422],
+      handle: async ({ body, origin }) => ({ data: await sso.verifyProposed(body, origin) }),
+    }),
+    defineRoute({
+      ...configuration, method: 'GET', path: '/v1/enterprise/sso/providers', operationId: 'listSsoProviders',
+      summary: 'Supported identity-provider kinds, with their issuer templates',
+      query: OrgQuery, response: z.array(SsoProviderView),
+      handle: async () => ({ data: sso.providers() }),
+    }),
+    defineRoute({
+      ...login, method: 'GET', path: '/v1/auth/sso/login', operationId: 'startSsoLogin',
+      summary: "Start an SSO login: redirects (302) to the organization's identity provider (PKCE S256, state and nonce kept server-side)",
+      query: SsoLoginQuery, response: z.null(), successStatus: 302, errors: [404, 503],
+      handle: async ({ query, state, origin }) => ({ data: null, redirect: await sso.startLogin(state.em, query.orgId, origin) }),
+    }),
+    defineRoute({
+      ...login, method: 'GET', path: '/v1/auth/sso/callback/{provider}', operationId: 'completeSsoLogin',
+      summary: "The identity provider's redirect: completes the authorization code flow and answers with a login session",
+      params: SsoCallbackParams, query: SsoCallbackQuery, response: LoginSession, errors: [403, 404, 409, 503],
+      handle: async ({ params, query, state }) => ({ data: await sso.completeLogin(state.em, params.provider, query) }),
+    }),
+  ];
+}

@@ -1,0 +1,65 @@
+// A real SMTP server (smtp-server) for tests: records every message it accepts and refuses recipients at
+// `rejected.test`, so tests can see what Kiln mails and what happens when mail cannot be sent.
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  subject: string;
+  /** The decoded text body. */
+  text: string;
+}
+
+export interface TestSmtp {
+  readonly url: string;
+  readonly messages: ReceivedMail[];
+  /** The messages sent to one address so far. */
+  to(address: string): ReceivedMail[];
+  close(): Promise<void>;
+}
+
+export async function startTestSmtp(): Promise<TestSmtp> {
+  const messages: ReceivedMail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onRcptTo(address, _session, callback) {
+      if (address.address.endsWith('@rejected.test')) callback(Object.assign(new Error('mailbox unavailable'), { responseCode: 550 }));
+      else callback();
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        const split = raw.indexOf('\r\n\r\n');
+        const headers = raw.slice(0, split).replace(/\r\n[ \t]+/g, ' ');
+        const body = raw.slice(split + 4);
+        const header = (name: string) => new RegExp(`^${name}: (.*)$`, 'mi').exec(headers)?.[1] ?? '';
+        const quotedPrintable = /quoted-printable/i.test(header('Content-Transfer-Encoding'));
+        messages.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((r) => r.address),
+          subject: header('Subject'),
+          text: quotedPrintable ? decodeQuotedPrintable(body) : body,
+        });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.server.address() as AddressInfo;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    messages,
+    to: (address) => messages.filter((m) => m.to.includes(address)),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+function decodeQuotedPrintable(text: string): string {
+  const bytes = text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return Buffer.from(bytes, 'latin1').toString('utf8');
+}

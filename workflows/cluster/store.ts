@@ -1,0 +1,25 @@
+// Writes an `aws` cluster's status, and its stack's outputs (kubeconfig sealed, GPUs offered), to PostgreSQL.
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { SecretBox } from '../../control-plane/auth/secret-box.ts';
+import { GpuClusterSchema } from '../../control-plane/clusters/gpu-cluster.entity.ts';
+import type { ClusterOutputs, ClusterStatusUpdate } from './activities.ts';
+
+export function createClusterStore(orm: MikroORM, kubeconfigs: SecretBox) {
+  return {
+    async record(update: ClusterStatusUpdate): Promise<void> {
+      const em = orm.em.fork();
+      const cluster = await em.findOneOrFail(GpuClusterSchema, { id: update.clusterId });
+      cluster.status = update.status;
+      cluster.failureReason = update.failureReason ?? null;
+      if (update.status === 'deleted') Object.assign(cluster, { deletedAt: cluster.deletedAt ?? new Date(), sealedKubeconfig: null });
+      await em.flush();
+    },
+
+    async recordOutputs(clusterId: string, outputs: ClusterOutputs): Promise<void> {
+      const em = orm.em.fork();
+      const cluster = await em.findOneOrFail(GpuClusterSchema, { id: clusterId });
+      Object.assign(cluster, { sealedKubeconfig: kubeconfigs.seal(outputs.kubeconfig), gpus: outputs.gpus.map((g) => ({ ...g })) });
+      await em.flush();
+    },
+  };
+}

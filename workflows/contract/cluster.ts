@@ -1,0 +1,44 @@
+// The contract between the control plane and the cluster workflow (one per `aws` GPU cluster, workflow id =
+// cluster id, on the deployments task queue): names, the message and argument types.
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+
+export const CLUSTER_WORKFLOW = 'clusterWorkflow';
+
+export interface DesiredNodeGroup {
+  readonly gpuType: string;
+  readonly minSize: number;
+  readonly desiredSize: number;
+  readonly maxSize: number;
+}
+
+/**
+ * What the gpu-cluster stack should be. Every change raises `generation`; older or repeated messages are
+ * ignored, so duplicates are harmless.
+ */
+export interface DesiredCluster {
+  readonly generation: number;
+  readonly region: string;
+  readonly subnetIds: readonly string[];
+  readonly kubernetesVersion?: string;
+  readonly nodeGroups: readonly DesiredNodeGroup[];
+  readonly deleted: boolean;
+}
+
+export interface ClusterWorkflowInput {
+  readonly clusterId: string;
+  readonly name: string;
+  readonly desired: DesiredCluster;
+  /** Carried across continue-as-new. */
+  readonly resume?: { readonly appliedGeneration: number; readonly progress: ClusterProgress };
+}
+
+export type ClusterLifecycleStatus = 'provisioning' | 'ready' | 'scaling' | 'failed' | 'deleting' | 'deleted';
+
+export interface ClusterProgress {
+  readonly status: ClusterLifecycleStatus;
+  readonly observedGeneration: number;
+  readonly failureReason?: string;
+}
+
+export const desiredClusterSignal = defineSignal<[DesiredCluster]>('desiredCluster');
+export const clusterProgressQuery = defineQuery<ClusterProgress>('clusterProgress');
