@@ -1,5 +1,6 @@
 // The platform administrator's views across organizations: customers, audit, security, operations,
 // analytics; and who may call any /v1/admin route at all.
+import { eventually } from '../support/eventually.ts';
 import { createCircuitService } from '../../control-plane/recovery/circuits.ts';
 import test from 'ava';
 import { ROUTE_PERMISSIONS } from '../../control-plane/http/permissions.ts';
@@ -71,6 +72,8 @@ test('GET /v1/admin/customers: every organization with plan, members, deployment
   await api.pool.query(`UPDATE deployment SET status = 'running' WHERE id = $1`, [first]);
   const key = await createApiKey(api, a.token, 'read_only');
   for (let i = 0; i < 3; i++) await api.request('GET', '/v1/deployments', { token: key.key });
+  // Reads' audit records are written in batches shortly after the answers.
+  await eventually('the reads\' audit records', async () => (await api.pool.query('SELECT count(*)::int AS n FROM audit_log WHERE organization_id = $1', [a.organizationId])).rows[0].n === 6);
   await api.pool.query(`UPDATE organization SET plan = 'enterprise', credits_cents = 123456 WHERE id = $1`, [b.organizationId]);
 
   const customers = await allPages('/v1/admin/customers?limit=2') as unknown as Array<{ id: string; [k: string]: unknown }>;
@@ -146,6 +149,8 @@ test('GET /v1/admin/security: failed sign-ins, locked accounts, keys not rotated
   const unused = await createApiKey(api, careless.token, 'read_only');
   const used = await createApiKey(api, careless.token, 'read_only');
   await api.request('GET', '/v1/deployments', { token: used.key });
+  // A key's last use is written with the batched audit records of reads, shortly after the answer.
+  await eventually('the key\'s last use to be recorded', async () => (await api.pool.query('SELECT last_used_at FROM api_key WHERE id = $1', [used.id])).rows[0].last_used_at !== null);
   const old = await createApiKey(api, careless.token, 'full_access');
   await api.pool.query(`UPDATE api_key SET created_at = now() - interval '100 days' WHERE id = $1`, [old.id]);
 

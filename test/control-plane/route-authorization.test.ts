@@ -41,7 +41,11 @@ test('each role and scope is allowed exactly the routes the permission table gra
       const key = await api.request('POST', '/v1/settings/api-keys', { ...user.as, body: { name: scope, scope } });
       credentials.push({ label: `${role} ${scope} key`, granted, scope, options: { token: key.body.key } });
     }
-    await api.pool.query('UPDATE membership SET role = $1 WHERE organization_id = $2 AND user_id = $3', [role, owner.organizationId, user.userId]);
+    // Through the API, as an owner would: the change applies at once to the credentials made above.
+    if (role !== 'owner') {
+      const assigned = await api.request('POST', '/v1/enterprise/assignments', { token: owner.token, body: { userId: user.userId, roleId: role } });
+      t.is(assigned.status, 200, JSON.stringify(assigned.body));
+    }
   }
   const admin = await signupAdmin(api);
   credentials.push({ label: 'platform admin session', granted: ROLE_PERMISSIONS.owner, scope: 'full_access', platformAdmin: true, options: { token: admin.token } });
