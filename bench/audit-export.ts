@@ -6,51 +6,17 @@
 // the same live heap for both sizes. A last run pauses the client for 3 s after its first chunk: with backpressure the server stops
 // reading meanwhile, so memory stays flat there too. Uses DATABASE_URL when set, else an embedded
 // PostgreSQL under DATA_DIR/bench.
-import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
+import { startBenchApi } from './support/bench-api.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client, Connection } from '@temporalio/client';
-import pg from 'pg';
-import { pino } from 'pino';
-import { createApp } from '../control-plane/app.ts';
-import { openDatabase } from '../control-plane/database/orm.ts';
-import { createDeploymentOrchestrator } from '../control-plane/deployments/orchestrator.ts';
-import { createClusterOrchestrator } from '../control-plane/clusters/orchestrator.ts';
-import { createLogMailer } from '../control-plane/mail/mailer.ts';
-import { createReportOrchestrator } from '../control-plane/reports/orchestrator.ts';
-import { createDatabase, startPostgres } from '../infra/servers/postgres.ts';
-import { freePort } from '../infra/servers/process.ts';
 
 const ROWS = 200_000;
 const SMALL = 20_000;
 const PAUSE_MS = 3_000;
-const UNLIMITED = { perMinute: 1e9, burst: 1e9 };
 const MB = 1024 * 1024;
 
-const server = process.env.DATABASE_URL
-  ? undefined
-  : await startPostgres({ dataDir: join(process.env.DATA_DIR ?? '.data', 'bench'), port: await freePort() });
-const databaseUrl = await createDatabase(process.env.DATABASE_URL ?? server!.url, `kiln_bench_audit_${Date.now()}`);
-const orm = await openDatabase(databaseUrl);
-const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
-
-const temporal = new Client({ connection: Connection.lazy({ address: '127.0.0.1:7233' }) });
-const app = createApp({
-  config: {
-    env: 'development', signingKey: 'bench-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.bench', trustProxy: false, adminEmails: [],
-    dataDir: join(process.env.DATA_DIR ?? '.data', 'bench'), errorTrackerUrl: undefined,
-  },
-  orm, pool, log: pino({ level: 'silent' }),
-  rateLimits: { free: UNLIMITED, startup: UNLIMITED, growth: UNLIMITED, enterprise: UNLIMITED },
-  // The bench only reads: no workflow is ever told anything, so the connection is never opened.
-  orchestrator: createDeploymentOrchestrator(temporal),
-  reports: createReportOrchestrator(temporal),
-  mail: { mailer: createLogMailer(pino({ level: 'silent' })), publicUrl: 'http://kiln.bench' },
-  clusterOrchestrator: createClusterOrchestrator(new Client({ connection: Connection.lazy({ address: '127.0.0.1:7233' }) })),
-});
-const listening = app.listen(0, '127.0.0.1');
-await new Promise((resolve) => listening.once('listening', resolve));
-const base = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
+const api = await startBenchApi('audit');
+const { pool } = api;
+const base = api.url;
 
 const signup = await fetch(`${base}/v1/auth/signup`, {
   method: 'POST', headers: { 'content-type': 'application/json' },
@@ -155,7 +121,4 @@ for (const format of ['csv', 'jsonl']) {
     + `peak RSS ${small!['peak RSS MB']} MB -> ${all!['peak RSS MB']} MB`);
 }
 
-await new Promise((resolve) => listening.close(resolve));
-await pool.end();
-await orm.close();
-await server?.stop();
+await api.close();

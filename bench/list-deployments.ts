@@ -2,50 +2,19 @@
 // GET /api/deployments?limit=20 (first page, a page ~90,000 rows deep) against a bare Koa route running
 // one indexed query of the same shape on the same database. Uses DATABASE_URL when set, else an
 // embedded PostgreSQL under DATA_DIR/bench.
-import { Client, Connection } from '@temporalio/client';
-import { createReportOrchestrator } from '../control-plane/reports/orchestrator.ts';
-import { createDeploymentOrchestrator } from '../control-plane/deployments/orchestrator.ts';
-import { createClusterOrchestrator } from '../control-plane/clusters/orchestrator.ts';
-import { join } from 'node:path';
+import { startBenchApi } from './support/bench-api.ts';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import Koa from 'koa';
-import pg from 'pg';
-import { pino } from 'pino';
-import { createDatabase, startPostgres } from '../infra/servers/postgres.ts';
-import { freePort } from '../infra/servers/process.ts';
-import { createApp } from '../control-plane/app.ts';
-import { openDatabase } from '../control-plane/database/orm.ts';
-import { createLogMailer } from '../control-plane/mail/mailer.ts';
 
 const ROWS = 100_000;
 const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = 3;
 const CONNECTIONS = 10;
-const UNLIMITED = { perMinute: 1e9, burst: 1e9 };
 
-const server = process.env.DATABASE_URL
-  ? undefined
-  : await startPostgres({ dataDir: join(process.env.DATA_DIR ?? '.data', 'bench'), port: await freePort() });
-const databaseUrl = await createDatabase(process.env.DATABASE_URL ?? server!.url, `kiln_bench_${Date.now()}`);
-const orm = await openDatabase(databaseUrl);
-const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
-
-const temporal = new Client({ connection: Connection.lazy({ address: '127.0.0.1:7233' }) });
-// The limiter and audit still run on every request; only the limits are lifted.
-const app = createApp({
-  config: { env: 'development', signingKey: 'bench-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.bench', trustProxy: false, adminEmails: [], dataDir: join(process.env.DATA_DIR ?? '.data', 'bench'), errorTrackerUrl: undefined },
-  orm, pool, log: pino({ level: 'silent' }),
-  mail: { mailer: createLogMailer(pino({ level: 'silent' })), publicUrl: 'http://kiln.bench' },
-  rateLimits: { free: UNLIMITED, startup: UNLIMITED, growth: UNLIMITED, enterprise: UNLIMITED },
-  // The bench only reads: no workflow is ever told anything, so the connection is never opened.
-  orchestrator: createDeploymentOrchestrator(temporal),
-  reports: createReportOrchestrator(temporal),
-  clusterOrchestrator: createClusterOrchestrator(temporal),
-});
-const listening = app.listen(0, '127.0.0.1');
-await new Promise((resolve) => listening.once('listening', resolve));
-const base = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
+const api = await startBenchApi('list');
+const { pool } = api;
+const base = api.url;
 
 async function call(method: string, path: string, token?: string, body?: unknown) {
   const response = await fetch(base + path, {
@@ -116,8 +85,4 @@ console.log(`deep page / first page: p99 ${(deep['p99 ms'] / first['p99 ms']).to
 console.log(`authenticated list throughput / baseline: API key ${share(first)}, access token ${share(token)} (aim >= 50%)`);
 
 await new Promise((resolve) => bareServer.close(resolve));
-await new Promise((resolve) => listening.close(resolve));
-await app.close();
-await pool.end();
-await orm.close();
-await server?.stop();
+await api.close();

@@ -59,6 +59,15 @@ async function create(token: string, name: string): Promise<string> {
 }
 
 /**
+ * Closes the L4 provisioning circuit, as an operator would: where every attempt fails (no Kubernetes
+ * provider plugin on this machine), five failures open it and creations would be refused (503).
+ */
+async function resetCircuit(token: string): Promise<void> {
+  const res = await call('POST', '/v1/recovery/circuits', token, { provider: 'kubernetes', gpuType: 'nvidia-l4', action: 'reset' });
+  if (res.status !== 200) throw new Error(`circuit reset failed: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+/**
  * When the workflow's first Pulumi step (applyStack) started. Temporal writes a retried activity's Started
  * event only when the attempt ends, so the running attempt is read from the workflow's pending activities.
  */
@@ -101,6 +110,7 @@ try {
   const latencyToken = await newOrganization('latency');
   const latencies: number[] = [];
   for (let i = 0; i < LATENCY_SAMPLES; i++) {
+    await resetCircuit(latencyToken);
     const sentAt = Date.now();
     const id = await create(latencyToken, `latency-${i}`);
     latencies.push((await firstPulumiStepAt(id)) - sentAt);
@@ -109,6 +119,7 @@ try {
 
   // 2. Throughput: a batch through create → settled → delete → deleted on one worker.
   const batchToken = await newOrganization('batch');
+  await resetCircuit(batchToken);
   const startedAt = Date.now();
   const ids = await Promise.all(Array.from({ length: BATCH }, (_, i) => create(batchToken, `batch-${i}`)));
   const settled = await waitForStatus(ids, ['running', 'failed']);
