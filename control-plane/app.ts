@@ -55,6 +55,7 @@ import { roleRoutes } from './roles/routes.ts';
 import { createRoleService } from './roles/service.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { createAdminService } from './admin/service.ts';
+import { createNotificationService } from './notifications/service.ts';
 import { createErrorTracker } from './error-tracker/service.ts';
 import { createFeatureFlags } from './feature-flags/flags.ts';
 import { createFeatureFlagService } from './feature-flags/service.ts';
@@ -144,6 +145,7 @@ export function createApp(deps: AppDeps): KilnApp {
       }),
       audit: auditQuery,
       featureFlags: createFeatureFlagService({ flags: featureFlags }),
+      notifications: createNotificationService({ cursors }),
       errors: errorTracker,
       reports: createReportService({ dir: join(deps.config.dataDir, 'reports'), orchestrator: deps.reports, log: deps.log }),
     }),

@@ -10,12 +10,16 @@ import type { FeatureFlagService } from '../feature-flags/service.ts';
 import {
   CreateFeatureFlagRequest, DeletedFeatureFlag, FeatureFlagIdParams, FeatureFlagView, UpdateFeatureFlagRequest,
 } from '../feature-flags/schemas.ts';
+import type { NotificationService } from '../notifications/service.ts';
+import {
+  CreateNotificationRequest, DeletedNotification, ListNotificationsQuery, NotificationIdParams, NotificationView, UpdateNotificationRequest,
+} from '../notifications/schemas.ts';
 import type { ReportService } from '../reports/service.ts';
 import { GenerateReportRequest, ReportIdParams, ReportView } from '../reports/schemas.ts';
 import type { AdminService } from './service.ts';
 import {
   AnalyticsOverview, AnalyticsQuery, BulkActionRequest, BulkActionResponse, Customer, ErrorIssue,
-  ListCustomersQuery, ListIssuesQuery, OperationsOverview, SecurityOverview,
+  ListCustomersQuery, ListIssuesQuery, OperationsOverview, RevenueOverview, SecurityOverview,
 } from './schemas.ts';
 
 const common = { tag: 'Administration' } as const;
@@ -24,13 +28,15 @@ export interface AdminRouteDeps {
   admin: AdminService;
   audit: Pick<AuditQueryService, 'listPlatform'>;
   featureFlags: FeatureFlagService;
+  notifications: NotificationService;
   errors: Pick<ErrorTracker, 'issues'>;
   reports: ReportService;
 }
 
-export function adminRoutes({ admin, audit, featureFlags, errors, reports }: AdminRouteDeps): Route[] {
+export function adminRoutes({ admin, audit, featureFlags, notifications, errors, reports }: AdminRouteDeps): Route[] {
   const flag = { ...common, resourceType: 'feature_flag' } as const;
   const report = { ...common, resourceType: 'report' } as const;
+  const notification = { ...common, resourceType: 'notification' } as const;
   return [
     defineRoute({
       ...flag, method: 'GET', path: '/v1/admin/feature-flags', operationId: 'listFeatureFlags', summary: 'List feature flags',
@@ -56,6 +62,41 @@ export function adminRoutes({ admin, audit, featureFlags, errors, reports }: Adm
       ...flag, method: 'DELETE', path: '/v1/admin/feature-flags/{id}', operationId: 'deleteFeatureFlag', summary: 'Delete a feature flag',
       params: FeatureFlagIdParams, response: DeletedFeatureFlag, errors: [404],
       handle: async ({ params, state }) => ({ data: await featureFlags.remove(state.em, params.id) }),
+    }),
+    defineRoute({
+      ...notification, method: 'GET', path: '/v1/admin/notifications', operationId: 'listNotifications',
+      summary: 'Platform notifications, newest first (cursor pagination)',
+      query: ListNotificationsQuery, response: z.array(NotificationView), list: true,
+      async handle({ query, state }) {
+        const page = await notifications.list(state.em, query);
+        return { data: page.items, pagination: { hasMore: page.hasMore, nextCursor: page.nextCursor } };
+      },
+    }),
+    defineRoute({
+      ...notification, method: 'POST', path: '/v1/admin/notifications', operationId: 'createNotification',
+      summary: 'Publish a notification to every organization or to some, optionally within a time window',
+      body: CreateNotificationRequest, response: NotificationView, successStatus: 201, idempotent: true, errors: [422],
+      async handle({ body, state }) {
+        const created = await notifications.create(state.em, body);
+        state.resourceId = created.id;
+        return { data: created };
+      },
+    }),
+    defineRoute({
+      ...notification, method: 'PATCH', path: '/v1/admin/notifications/{id}', operationId: 'updateNotification', summary: 'Change a notification',
+      params: NotificationIdParams, body: UpdateNotificationRequest, response: NotificationView, errors: [404, 422],
+      handle: async ({ params, body, state }) => ({ data: await notifications.update(state.em, params.id, body) }),
+    }),
+    defineRoute({
+      ...notification, method: 'DELETE', path: '/v1/admin/notifications/{id}', operationId: 'deleteNotification', summary: 'Delete a notification',
+      params: NotificationIdParams, response: DeletedNotification, errors: [404],
+      handle: async ({ params, state }) => ({ data: await notifications.remove(state.em, params.id) }),
+    }),
+    defineRoute({
+      ...common, resourceType: 'revenue', method: 'GET', path: '/v1/admin/revenue', operationId: 'getRevenueOverview',
+      summary: 'Organizations by plan, monthly recurring revenue at list prices, GPU run rate of live deployments, credits outstanding',
+      response: RevenueOverview,
+      handle: async ({ state }) => ({ data: await admin.revenue(state.em) }),
     }),
     defineRoute({
       ...common, resourceType: 'organization', method: 'GET', path: '/v1/admin/customers', operationId: 'listCustomers',

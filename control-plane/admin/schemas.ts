@@ -129,3 +129,31 @@ export const BulkActionResponse = z.object({
   results: z.array(BulkItemResult),
   summary: z.object({ ok: z.number().int(), notFound: z.number().int(), error: z.number().int() }),
 }).meta({ id: 'BulkDeploymentActionResponse' });
+
+const cents = z.number().int();
+const byPlan = z.record(z.enum(PLANS), cents);
+export const RevenueOverview = z.object({
+  currency: z.literal('usd'),
+  organizations: z.object({
+    total: z.number().int(),
+    byPlan: z.record(z.enum(PLANS), z.number().int()).meta({ description: 'Organizations on each plan (every plan listed, 0 when none).' }),
+  }),
+  planPricesCents: byPlan.meta({ description: 'Kiln\'s monthly list price of each plan, US cents (catalog/plans.ts).' }),
+  monthlyRecurringRevenueCents: z.object({
+    total: cents.meta({ description: 'Sum of byPlan.' }),
+    byPlan: byPlan.meta({ description: 'Organizations on the plan times the plan\'s monthly list price.' }),
+  }),
+  gpuSpend: z.object({
+    liveStatuses: z.array(z.enum(DEPLOYMENT_STATUSES)).meta({ description: 'Statuses of the deployments counted (not deleted ones holding GPUs).' }),
+    hourlyCents: cents.meta({ description: 'Run rate: sum over live deployments of replicas times the GPU type\'s hourly price (catalog/gpu-types.ts) in cents.' }),
+    projected30DaysCents: cents.meta({ description: 'hourlyCents times 720 (30 days of 24 hours).' }),
+    byGpuType: z.record(z.string(), z.object({
+      deployments: z.number().int(),
+      replicas: z.number().int(),
+      hourlyCents: cents,
+      projected30DaysCents: cents,
+    })).meta({ description: 'The same figures per GPU type that has live deployments.' }),
+  }),
+  creditsOutstandingCents: cents.meta({ description: 'Sum of every organization\'s prepaid balance (credits not yet spent).' }),
+}).meta({ id: 'AdminRevenue' });
+export type RevenueOverviewBody = z.infer<typeof RevenueOverview>;

@@ -11,7 +11,10 @@ import type { DeploymentService } from '../deployments/service.ts';
 import { ApiError, DeploymentNotFoundError, describeError } from '../http/errors.ts';
 import type { CursorCodec } from '../http/pagination.ts';
 import { SIGNIN_FAILURES } from '../http/rate-limit.ts';
-import type { AnalyticsInput, BulkActionInput, BulkItemResultBody, ListCustomersInput } from './schemas.ts';
+import { findGpuType } from '../../catalog/gpu-types.ts';
+import { PLAN_MONTHLY_PRICE_CENTS } from '../../catalog/plans.ts';
+import { PLANS, type Plan } from '../organizations/organization.entity.ts';
+import type { AnalyticsInput, BulkActionInput, BulkItemResultBody, ListCustomersInput, RevenueOverviewBody } from './schemas.ts';
 
 /** Keys older than this without a rotation are reported. */
 export const KEY_ROTATION_DAYS = 90;
@@ -19,6 +22,9 @@ const LIST_LIMIT = 100;
 const FAILED_WORKFLOWS_LIMIT = 50;
 const INSPECT_TIMEOUT_MS = 2_000;
 const DAY_MS = 86_400_000;
+/** Deployments that hold GPUs: not deleted, and neither waiting, stopped, failed nor being torn down. */
+export const LIVE_STATUSES = ['deploying', 'running', 'scaling', 'updating'] as const satisfies readonly DeploymentStatus[];
+const HOURS_30_DAYS = 720;
 
 /** An open circuit breaker as the GPU-cluster area reports it. */
 
@@ -152,6 +158,33 @@ export function createAdminService(deps: AdminServiceDeps) {
           activeOrganizations: activeTotal[0]!.n,
           deploymentsByGpu: byGpuTotal,
         },
+      };
+    },
+
+    /** Plans and their list prices, monthly recurring revenue, GPU run rate of live deployments, credits outstanding. */
+    async revenue(em: EntityManager): Promise<RevenueOverviewBody> {
+      const [plans, gpus, credits] = await Promise.all([
+        sql<{ plan: Plan; n: number }>(em, `SELECT plan, count(*)::int AS n FROM organization GROUP BY plan`),
+        sql<{ gpu: string; deployments: number; replicas: number }>(em, `
+          SELECT gpu, count(*)::int AS deployments, sum(replicas)::int AS replicas FROM deployment
+          WHERE deleted_at IS NULL AND status IN (${LIVE_STATUSES.map(() => '?').join(', ')}) GROUP BY gpu ORDER BY gpu`, [...LIVE_STATUSES]),
+        sql<{ cents: string }>(em, `SELECT coalesce(sum(credits_cents), 0)::bigint AS cents FROM organization`),
+      ]);
+      const perPlan = (f: (plan: Plan, n: number) => number) => Object.fromEntries(PLANS.map((plan) => [plan, f(plan, plans.find((p) => p.plan === plan)?.n ?? 0)])) as Record<Plan, number>;
+      const mrr = perPlan((plan, n) => n * PLAN_MONTHLY_PRICE_CENTS[plan]);
+      // Whole cents per GPU-hour first, so the sums stay exact integers.
+      const byGpuType = Object.fromEntries(gpus.map((g) => {
+        const hourlyCents = g.replicas * Math.round((findGpuType(g.gpu)?.hourlyPriceUsd ?? 0) * 100);
+        return [g.gpu, { deployments: g.deployments, replicas: g.replicas, hourlyCents, projected30DaysCents: hourlyCents * HOURS_30_DAYS }];
+      }));
+      const hourlyCents = Object.values(byGpuType).reduce((a, g) => a + g.hourlyCents, 0);
+      return {
+        currency: 'usd',
+        organizations: { total: plans.reduce((a, p) => a + p.n, 0), byPlan: perPlan((_, n) => n) },
+        planPricesCents: { ...PLAN_MONTHLY_PRICE_CENTS },
+        monthlyRecurringRevenueCents: { total: Object.values(mrr).reduce((a, b) => a + b, 0), byPlan: mrr },
+        gpuSpend: { liveStatuses: [...LIVE_STATUSES], hourlyCents, projected30DaysCents: hourlyCents * HOURS_30_DAYS, byGpuType },
+        creditsOutstandingCents: Number(credits[0]!.cents),
       };
     },
 

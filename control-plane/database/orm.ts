@@ -14,6 +14,7 @@ import { WebhookSubscriptionSchema } from '../webhooks/webhook-subscription.enti
 import { WebhookAttemptSchema } from '../webhooks/webhook-attempt.entity.ts';
 import { IdempotencyRecordSchema } from '../http/idempotency.entity.ts';
 import { FeatureFlagSchema } from '../feature-flags/feature-flag.entity.ts';
+import { NotificationSchema } from '../notifications/notification.entity.ts';
 import { ErrorIssueSchema } from '../error-tracker/error-issue.entity.ts';
 import { ReportSchema } from '../reports/report.entity.ts';
 import { GpuClusterSchema } from '../clusters/gpu-cluster.entity.ts';
@@ -35,6 +36,7 @@ import { Migration20261122050000Sso } from './migrations/Migration20261122050000
 import { Migration20261122030000Team } from './migrations/Migration20261122030000Team.ts';
 import { Migration20261122020000Roles } from './migrations/Migration20261122020000Roles.ts';
 import { Migration20261122040000Audit } from './migrations/Migration20261122040000Audit.ts';
+import { Migration20261122090000AdminNotifications } from './migrations/Migration20261122090000AdminNotifications.ts';
 
 export const ENTITIES = [
   BaseSchema,
@@ -59,6 +61,7 @@ export const ENTITIES = [
   InvitationSchema,
   EmailVerificationSchema,
   CustomRoleSchema,
+  NotificationSchema,
 ];
 
 export type Orm = MikroORM;
@@ -82,6 +85,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
         Migration20261122050000Sso,
         Migration20261122060000Admin,
         Migration20261122080000DesiredStateDelivery,
+        Migration20261122090000AdminNotifications,
       ],
       snapshot: false,
       silent: true,

@@ -129,6 +129,11 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   'GET /v1/admin/reports/{id}': 'admin:read',
   'GET /v1/admin/reports/{id}/download': 'admin:read',
   'POST /v1/admin/deployments/bulk': 'admin:write',
+  'GET /v1/admin/notifications': 'admin:read',
+  'POST /v1/admin/notifications': 'admin:write',
+  'PATCH /v1/admin/notifications/{id}': 'admin:write',
+  'DELETE /v1/admin/notifications/{id}': 'admin:write',
+  'GET /v1/admin/revenue': 'admin:read',
 };
 
 const READS: readonly Permission[] = PERMISSIONS.filter((p) => p.endsWith(':read'));

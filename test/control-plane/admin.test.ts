@@ -43,9 +43,11 @@ test('every admin route: no credential 401, an organization owner 403, an admin\
     'PATCH /v1/admin/feature-flags/{id}': { enabled: true },
     'POST /v1/admin/reports/generate': { kind: 'customers' },
     'POST /v1/admin/deployments/bulk': { action: 'stop', ids: [ownersDeployment] },
+    'POST /v1/admin/notifications': { title: 'Maintenance', message: 'Tonight', severity: 'info' },
+    'PATCH /v1/admin/notifications/{id}': { title: 'Changed' },
   };
   const adminRoutes = Object.keys(ROUTE_PERMISSIONS).filter((r) => r.includes(' /v1/admin/'));
-  t.is(adminRoutes.length, 19, 'feature flags, customers, audit, security, operations, analytics, error tracker, reports, bulk, GPU clusters');
+  t.is(adminRoutes.length, 24, 'feature flags, customers, audit, security, operations, analytics, error tracker, reports, bulk, GPU clusters, notifications, revenue');
   for (const route of adminRoutes) {
     const [method, template] = route.split(' ') as [string, string];
     const path = template.replace('{id}', 'ffl_unknown');
@@ -62,6 +64,7 @@ test('every admin route: no credential 401, an organization owner 403, an admin\
   t.is((await api.pool.query('SELECT running, generation FROM deployment WHERE id = $1', [ownersDeployment])).rows[0].generation, 1, 'nothing was sent');
   t.is((await api.pool.query(`SELECT count(*)::int AS n FROM feature_flag WHERE key = 'any-flag'`)).rows[0].n, 0);
   t.is((await api.pool.query(`SELECT count(*)::int AS n FROM report`)).rows[0].n, 0);
+  t.is((await api.pool.query(`SELECT count(*)::int AS n FROM notification`)).rows[0].n, 0);
 });
 
 test('GET /v1/admin/customers: every organization with plan, members, deployments by status and usage; cursor pages', async (t) => {
