@@ -36,7 +36,8 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
   const orm = await openDatabase(options.databaseUrl);
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
   // An idle connection the server closes (a restart, a shutdown) is an event, not a crash; the pool reconnects.
-  pool.on('error', (error) => log.warn({ err: error }, 'idle database connection closed'));
+  // Only the message: the error carries the whole client object.
+  pool.on('error', (error) => log.warn({ message: error.message }, 'idle database connection closed'));
   const temporal = Connection.lazy({ address: options.temporalAddress });
   const client = new Client({ connection: temporal });
   const orchestrator = createDeploymentOrchestrator(client);

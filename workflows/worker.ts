@@ -100,9 +100,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const running = Promise.all([deployments.run(), webhooks.run(), reports.run()]);
   return {
     async stop() {
-      deployments.shutdown();
-      webhooks.shutdown();
-      reports.shutdown();
+      // On Ctrl-C the SDK has already begun shutting the workers down (it handles SIGINT itself).
+      for (const worker of [deployments, webhooks, reports]) if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
       await client.connection.close();
       await connection.close();
