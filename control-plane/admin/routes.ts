@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { AuditQueryService } from '../audit/query.ts';
 import { ListPlatformAuditQuery, PlatformAuditRecordView } from '../audit/schemas.ts';
-import { defineRoute, type Route } from '../http/routes.ts';
+import { defineRoute, pageReply, type Route } from '../http/routes.ts';
 import type { ErrorTracker } from '../error-tracker/service.ts';
 import type { FeatureFlagService } from '../feature-flags/service.ts';
 import {
@@ -67,10 +67,7 @@ export function adminRoutes({ admin, audit, featureFlags, notifications, errors,
       ...notification, method: 'GET', path: '/v1/admin/notifications', operationId: 'listNotifications',
       summary: 'Platform notifications, newest first (cursor pagination)',
       query: ListNotificationsQuery, response: z.array(NotificationView), list: true,
-      async handle({ query, state }) {
-        const page = await notifications.list(state.em, query);
-        return { data: page.items, pagination: { hasMore: page.hasMore, nextCursor: page.nextCursor } };
-      },
+      handle: async ({ query, state }) => pageReply(await notifications.list(state.em, query)),
     }),
     defineRoute({
       ...notification, method: 'POST', path: '/v1/admin/notifications', operationId: 'createNotification',
@@ -102,19 +99,13 @@ export function adminRoutes({ admin, audit, featureFlags, notifications, errors,
       ...common, resourceType: 'organization', method: 'GET', path: '/v1/admin/customers', operationId: 'listCustomers',
       summary: 'Organizations with plan, members, deployments by status and usage (cursor pagination)',
       query: ListCustomersQuery, response: z.array(Customer), list: true,
-      async handle({ query, state }) {
-        const page = await admin.customers(state.em, query);
-        return { data: page.items, pagination: { hasMore: page.hasMore, nextCursor: page.nextCursor } };
-      },
+      handle: async ({ query, state }) => pageReply(await admin.customers(state.em, query)),
     }),
     defineRoute({
       ...common, resourceType: 'audit_log', method: 'GET', path: '/v1/admin/audit', operationId: 'listPlatformAudit',
       summary: 'The audit trail of every organization (or of one), with the filters of the organization audit (cursor pagination)',
       query: ListPlatformAuditQuery, response: z.array(PlatformAuditRecordView), list: true,
-      async handle({ query, state }) {
-        const page = await audit.listPlatform(state.em, query);
-        return { data: page.items, pagination: { hasMore: page.hasMore, nextCursor: page.nextCursor } };
-      },
+      handle: async ({ query, state }) => pageReply(await audit.listPlatform(state.em, query)),
     }),
     defineRoute({
       ...common, resourceType: 'security', method: 'GET', path: '/v1/admin/security', operationId: 'getSecurityOverview',
@@ -138,10 +129,7 @@ export function adminRoutes({ admin, audit, featureFlags, notifications, errors,
       ...common, resourceType: 'error_issue', method: 'GET', path: '/v1/admin/errortracker/issues', operationId: 'listErrorIssues',
       summary: 'Unhandled errors grouped by fingerprint, most recently seen first (cursor pagination)',
       query: ListIssuesQuery, response: z.array(ErrorIssue), list: true,
-      async handle({ query, state }) {
-        const page = await errors.issues(state.em, query);
-        return { data: page.items, pagination: { hasMore: page.hasMore, nextCursor: page.nextCursor } };
-      },
+      handle: async ({ query, state }) => pageReply(await errors.issues(state.em, query)),
     }),
     defineRoute({
       ...report, method: 'POST', path: '/v1/admin/reports/generate', operationId: 'generateReport',

@@ -73,14 +73,12 @@ export function createAdminService(deps: AdminServiceDeps) {
           (SELECT max(a.created_at) FROM audit_log a WHERE a.organization_id = o.id) AS last_activity_at
         FROM organization o ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
         ORDER BY o.created_at DESC, o.id DESC LIMIT ?`, [...params, query.limit + 1]);
-      const items = rows.slice(0, query.limit).map((r) => ({
+      const customers = rows.map((r) => ({
         id: r.id, name: r.name, plan: r.plan, createdAt: iso(r.created_at), members: r.members,
         deployments: { total: Object.values(r.deployments).reduce((a, b) => a + b, 0), byStatus: r.deployments },
         usage: { requestsLast30Days: r.requests_30d, lastActivityAt: r.last_activity_at ? iso(r.last_activity_at) : null, creditsCents: r.credits_cents },
       }));
-      const last = items.at(-1);
-      const hasMore = rows.length > query.limit && last !== undefined;
-      return { items, hasMore, nextCursor: hasMore ? deps.cursors.encode(JSON.stringify([last.createdAt, last.id]), CUSTOMERS_ORDERING) : null };
+      return deps.cursors.page(customers, query.limit, CUSTOMERS_ORDERING, (c) => [c.createdAt, c.id]);
     },
 
     /** Failed sign-ins in the current window, locked accounts, API keys not rotated for 90 days and keys never used. */

@@ -62,10 +62,7 @@ export function createAuditQueryService(deps: AuditQueryDeps) {
     const ordering = orderingOf(query);
     const after = query.cursor ? (JSON.parse(deps.cursors.decode(query.cursor, ordering)) as Position) : undefined;
     const rows = await read(em, organizationId, query, query.limit + 1, after);
-    const items = rows.slice(0, query.limit);
-    const last = items.at(-1);
-    const hasMore = rows.length > query.limit && last !== undefined;
-    return { items, hasMore, nextCursor: hasMore ? deps.cursors.encode(JSON.stringify(positionOf(last)), ordering) : null };
+    return deps.cursors.page(rows, query.limit, ordering, positionOf);
   }
 
   return {

@@ -1,7 +1,7 @@
 // The enterprise audit trail and usage analytics: GET /v1/enterprise/audit (filtered, cursor pages),
 // /v1/enterprise/audit/export (the same filters, streamed as CSV or JSON Lines) and /v1/enterprise/analytics.
 import { z } from 'zod';
-import { defineRoute, type Route } from '../http/routes.ts';
+import { defineRoute, pageReply, type Route } from '../http/routes.ts';
 import type { AnalyticsService } from './analytics.ts';
 import type { AuditQueryService } from './query.ts';
 import { AnalyticsQuery, AnalyticsView, AuditExportStreams, AuditRecordView, ExportAuditQuery, ListAuditQuery } from './schemas.ts';
@@ -14,10 +14,7 @@ export function auditRoutes(audit: AuditQueryService, analytics: AnalyticsServic
       ...common, method: 'GET', path: '/v1/enterprise/audit', operationId: 'listAuditRecords',
       summary: 'The organization\'s audit records, newest first (filters by actor, action, resource and time; cursor pagination)',
       query: ListAuditQuery, response: z.array(AuditRecordView), list: true,
-      async handle({ query, state }) {
-        const page = await audit.list(state.em, state.principal!, query);
-        return { data: page.items, pagination: { hasMore: page.hasMore, nextCursor: page.nextCursor } };
-      },
+      handle: async ({ query, state }) => pageReply(await audit.list(state.em, state.principal!, query)),
     }),
     defineRoute({
       ...common, method: 'GET', path: '/v1/enterprise/audit/export', operationId: 'exportAuditRecords',

@@ -1,7 +1,7 @@
 // Deployments on both surfaces: the reference rows (GET/POST /v1/deployments) and the platform rows
 // (/api/deployments and /api/deployments/{id}).
 import { z } from 'zod';
-import { defineRoute, type Route } from '../http/routes.ts';
+import { defineRoute, pageReply, type Route } from '../http/routes.ts';
 import type { DeploymentService } from './service.ts';
 import {
   CreateDeploymentRequest, CreatedDeployment, DeletedDeployment, DeploymentActionRequest, DeploymentIdParams, DeploymentView, ListDeploymentsQuery,
@@ -14,10 +14,7 @@ export function deploymentRoutes(deployments: DeploymentService): Route[] {
   const list = (path: string, operationId: string) => defineRoute({
     ...common, method: 'GET', path, operationId, summary: 'List deployments (cursor pagination, filters, sort)',
     query: ListDeploymentsQuery, response: z.array(DeploymentView), list: true,
-    async handle({ query, state }) {
-      const page = await deployments.list(state.em, state.principal!, query);
-      return { data: page.items, pagination: { hasMore: page.hasMore, nextCursor: page.nextCursor } };
-    },
+    handle: async ({ query, state }) => pageReply(await deployments.list(state.em, state.principal!, query)),
   });
   const create = (path: string, operationId: string) => defineRoute({
     ...common, method: 'POST', path, operationId, summary: 'Create a deployment (it starts as pending)',

@@ -101,14 +101,8 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       // Timestamps arrive as the driver hands them over (text): dates from here on.
       const rows = (await select.limit(query.limit + 1).execute())
         .map((row) => ({ ...row, createdAt: new Date(row.createdAt), updatedAt: new Date(row.updatedAt) }));
-      const items = rows.slice(0, query.limit);
-      const last = items.at(-1);
-      const hasMore = rows.length > query.limit && last !== undefined;
-      return {
-        items: items.map((d) => view(d)),
-        hasMore,
-        nextCursor: hasMore ? deps.cursors.encode(JSON.stringify(keys.map(([column]) => positionValue(last[column]))), ordering) : null,
-      };
+      const page = deps.cursors.page(rows, query.limit, ordering, (last) => keys.map(([column]) => positionValue(last[column])));
+      return { ...page, items: page.items.map((d) => view(d)) };
     },
 
     get: async (em: EntityManager, principal: Principal, id: string) => view(await find(em, principal, id)),

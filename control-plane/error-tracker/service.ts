@@ -83,13 +83,11 @@ export function createErrorTracker(deps: ErrorTrackerDeps) {
          ${after ? 'WHERE (last_seen_at, id) < (?, ?)' : ''} ORDER BY last_seen_at DESC, id DESC LIMIT ?`,
         [...(after ? [new Date(after[0]), after[1]] : []), query.limit + 1],
       );
-      const items = rows.slice(0, query.limit).map((r) => ({
+      const issues = rows.map((r) => ({
         id: r.id, fingerprint: r.fingerprint, name: r.name, message: r.message, stack: r.stack, count: r.count,
         firstSeenAt: new Date(r.created_at).toISOString(), lastSeenAt: new Date(r.last_seen_at).toISOString(), lastRequest: r.last_request,
       }));
-      const last = items.at(-1);
-      const hasMore = rows.length > query.limit && last !== undefined;
-      return { items, hasMore, nextCursor: hasMore ? deps.cursors.encode(JSON.stringify([last.lastSeenAt, last.id]), ORDERING) : null };
+      return deps.cursors.page(issues, query.limit, ORDERING, (i) => [i.lastSeenAt, i.id]);
     },
   };
 }

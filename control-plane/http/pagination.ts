@@ -47,7 +47,23 @@ export function createCursorCodec(key: Buffer) {
       }
       return position;
     },
+    /**
+     * One page of a keyset query that read `limit + 1` rows: the first `limit`, whether more follow, and the
+     * cursor after the last (its position as `position` gives it).
+     */
+    page<T>(rows: readonly T[], limit: number, ordering: string, position: (last: T) => unknown): Page<T> {
+      const items = rows.slice(0, limit);
+      const last = items.at(-1);
+      const hasMore = rows.length > limit && last !== undefined;
+      return { items, hasMore, nextCursor: hasMore ? this.encode(JSON.stringify(position(last)), ordering) : null };
+    },
   };
+}
+
+export interface Page<T> {
+  items: T[];
+  hasMore: boolean;
+  nextCursor: string | null;
 }
 
 export type CursorCodec = ReturnType<typeof createCursorCodec>;

@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import type { AppState } from './context.ts';
 import { ForbiddenError, MalformedJsonError, PayloadTooLargeError, UnauthenticatedError, UnsupportedMediaTypeError } from './errors.ts';
 import { isAllowed, ROUTE_PERMISSIONS, type Permission } from './permissions.ts';
+import type { Page } from './pagination.ts';
 import { successBody } from './surface.ts';
 import { parseInput } from './validate.ts';
 
@@ -34,6 +35,11 @@ export interface StreamReply {
   contentType: string;
   /** Offered as a download under this name (Content-Disposition: attachment). */
   filename?: string;
+}
+
+/** A list route's answer: the page's items as `data`, with the pagination envelope. */
+export function pageReply(page: Page<unknown>): JsonReply {
+  return { data: page.items, pagination: { hasMore: page.hasMore, nextCursor: page.nextCursor } };
 }
 
 export interface RouteSpec<Q extends z.ZodType | undefined, P extends z.ZodType | undefined, B extends z.ZodType | undefined> {

@@ -33,10 +33,7 @@ export function createNotificationService(deps: { cursors: CursorCodec }) {
         return { $or: [{ createdAt: { $lt: at } }, { createdAt: at, id: { $lt: id } }] };
       })() : {};
       const rows = await em.find(NotificationSchema, where, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: query.limit + 1 });
-      const items = rows.slice(0, query.limit).map(view);
-      const last = items.at(-1);
-      const hasMore = rows.length > query.limit && last !== undefined;
-      return { items, hasMore, nextCursor: hasMore ? deps.cursors.encode(JSON.stringify([last.createdAt, last.id]), ORDERING) : null };
+      return deps.cursors.page(rows.map(view), query.limit, ORDERING, (n) => [n.createdAt, n.id]);
     },
 
     async create(em: EntityManager, input: CreateNotificationInput): Promise<NotificationViewBody> {
