@@ -82,7 +82,11 @@ test('the list answers the organization\'s records newest first, with every fiel
   t.is(created.status, 201);
   t.is((await api.request('GET', '/v1/deployments', { token: key.key })).status, 200);
 
-  const res = await api.request('GET', AUDIT, { token: owner.token });
+  // A read made with a key is audited in the next batch, shortly after its answer.
+  const res = await eventually('the read\'s audit record', async () => {
+    const answer = await api.request('GET', AUDIT, { token: owner.token });
+    return answer.body.data?.length === 3 && answer;
+  });
   t.is(res.status, 200);
   t.deepEqual(res.body.data.map((r: { action: string }) => r.action), ['listDeploymentsV1', 'createDeploymentV1', 'createApiKey']);
   const [, create, keyCreation] = res.body.data;
