@@ -59,7 +59,7 @@ async function create(token: string, name: string): Promise<string> {
 }
 
 /**
- * Closes the L4 provisioning circuit, as an operator would: where every attempt fails (no Kubernetes
+ * Closes the L4 provisioning circuit, as a platform administrator would: where every attempt fails (no Kubernetes
  * provider plugin on this machine), five failures open it and creations would be refused (503).
  */
 async function resetCircuit(token: string): Promise<void> {
@@ -110,7 +110,7 @@ try {
   const latencyToken = await newOrganization('latency');
   const latencies: number[] = [];
   for (let i = 0; i < LATENCY_SAMPLES; i++) {
-    await resetCircuit(latencyToken);
+    await resetCircuit(adminToken);
     const sentAt = Date.now();
     const id = await create(latencyToken, `latency-${i}`);
     latencies.push((await firstPulumiStepAt(id)) - sentAt);
@@ -119,7 +119,7 @@ try {
 
   // 2. Throughput: a batch through create → settled → delete → deleted on one worker.
   const batchToken = await newOrganization('batch');
-  await resetCircuit(batchToken);
+  await resetCircuit(adminToken);
   const startedAt = Date.now();
   const ids = await Promise.all(Array.from({ length: BATCH }, (_, i) => create(batchToken, `batch-${i}`)));
   const settled = await waitForStatus(ids, ['running', 'failed']);

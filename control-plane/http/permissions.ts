@@ -81,7 +81,8 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   'GET /v1/recovery': 'deployments:read',
   'POST /v1/recovery': 'deployments:write',
   'GET /v1/recovery/circuits': 'deployments:read',
-  'POST /v1/recovery/circuits': 'deployments:write',
+  // A circuit is shared by every organization on the provider: closing one early is the platform's call.
+  'POST /v1/recovery/circuits': 'admin:write',
   'GET /v1/admin/clusters': 'admin:read',
   'POST /v1/admin/clusters': 'admin:write',
   'GET /v1/admin/clusters/{id}': 'admin:read',

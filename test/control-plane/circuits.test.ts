@@ -3,10 +3,15 @@
 // (test/workflows/cluster-placement.test.ts drives them from real failed `pulumi up`s).
 import test from 'ava';
 import { createCircuitService } from '../../control-plane/recovery/circuits.ts';
+import { signupAdmin } from '../support/admin.ts';
 import { createApiKey, signup, startTestApi, type TestApi, validDeployment } from '../support/control-plane.ts';
 
 let api: TestApi;
-test.before(async () => { api = await startTestApi(import.meta.filename); });
+let admin: Awaited<ReturnType<typeof signupAdmin>>;
+test.before(async () => {
+  api = await startTestApi(import.meta.filename);
+  admin = await signupAdmin(api);
+});
 test.after.always(() => api?.close());
 
 const circuits = createCircuitService();
@@ -78,19 +83,19 @@ test.serial('a success before the threshold starts the count again', async (t) =
   t.like(await circuitOf(token, 'nvidia-h100-80gb'), { state: 'closed', failures: 4 });
 });
 
-test.serial('POST resets an open circuit; creation goes through again', async (t) => {
+test.serial('a platform administrator\'s POST resets an open circuit; creation goes through again', async (t) => {
   const { token } = await signup(api);
   await failTimes('nvidia-a100-80gb', 5);
   const body = { ...validDeployment('big'), gpu: 'nvidia-a100-80gb' };
   t.is((await api.request('POST', '/api/deployments', { token, body })).status, 503);
-  const reset = await api.request('POST', '/v1/recovery/circuits', { token, body: { provider: 'kubernetes', gpuType: 'nvidia-a100-80gb', action: 'reset' } });
+  const reset = await api.request('POST', '/v1/recovery/circuits', { token: admin.token, body: { provider: 'kubernetes', gpuType: 'nvidia-a100-80gb', action: 'reset' } });
   t.is(reset.status, 200);
   t.like(reset.body, { provider: 'kubernetes', gpuType: 'nvidia-a100-80gb', state: 'closed', failures: 0, openedAt: null, halfOpensAt: null });
   t.like(await circuitOf(token, 'nvidia-a100-80gb'), { state: 'closed', failures: 0 });
   t.is((await api.request('POST', '/api/deployments', { token, body })).status, 201);
 });
 
-test.serial('bad input is 422 or 400 naming the field and changes nothing; 401 without a credential; 403 for a read-only key and a viewer', async (t) => {
+test.serial('bad input is 422 or 400 naming the field and changes nothing; 401 without a credential; 403 to reset for anyone but a platform administrator', async (t) => {
   const owner = await signup(api);
   await failTimes('nvidia-t4', 5);
   const before = await circuitOf(owner.token, 'nvidia-t4');
@@ -102,7 +107,7 @@ test.serial('bad input is 422 or 400 naming the field and changes nothing; 401 w
     [{ provider: 'kubernetes', gpuType: 'nvidia-t4', action: 'reset', force: true }, 400, ''],
   ];
   for (const [body, status, field] of cases) {
-    const res = await api.request('POST', '/v1/recovery/circuits', { token: owner.token, body });
+    const res = await api.request('POST', '/v1/recovery/circuits', { token: admin.token, body });
     t.is(res.status, status, JSON.stringify(body));
     t.true(res.body.message.startsWith(`Invalid field ${field}`), res.body.message);
   }
@@ -118,5 +123,9 @@ test.serial('bad input is 422 or 400 naming the field and changes nothing; 401 w
   t.is((await api.request('POST', '/v1/recovery/circuits', { token: viewer.token, body: { provider: 'kubernetes', gpuType: 'nvidia-t4', action: 'reset' } })).status, 403);
   const deploymentsOnly = await createApiKey(api, owner.token, 'deployments_only');
   t.is((await api.request('GET', '/v1/recovery/circuits', { token: deploymentsOnly.key })).status, 200);
+  // A circuit is shared by every organization: not even an organization's owner closes one early.
+  t.is((await api.request('POST', '/v1/recovery/circuits', { token: owner.token, body: { provider: 'kubernetes', gpuType: 'nvidia-t4', action: 'reset' } })).status, 403);
+  const adminReadOnly = await createApiKey(api, admin.token, 'read_only');
+  t.is((await api.request('POST', '/v1/recovery/circuits', { token: adminReadOnly.key, body: { provider: 'kubernetes', gpuType: 'nvidia-t4', action: 'reset' } })).status, 403);
   t.deepEqual(await circuitOf(owner.token, 'nvidia-t4'), before, 'nothing changed');
 });
