@@ -1,16 +1,27 @@
 // A minimal Kubernetes API client for Kiln's own scripts and tests: JSON over HTTPS with the cluster's CA
 // and a bearer token, read from a kubeconfig. (Users look with kubectl; code asks the API directly.)
+import { execFile } from 'node:child_process';
 import { request } from 'node:https';
 import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { parse } from 'yaml';
 
 export interface KubeCredentials {
   readonly server: string;
   readonly ca: string;
-  /** Bearer token; or a client certificate and key (PEM). */
+  /** Bearer token; or a client certificate and key (PEM); or an EKS token from the AWS CLI. */
   readonly token?: string;
   readonly cert?: string;
   readonly key?: string;
+  readonly awsEks?: AwsEksTokenSource;
+}
+
+/** `aws eks get-token` as an EKS kubeconfig (stacks/gpu-cluster/kubeconfig.ts) names it. */
+export interface AwsEksTokenSource {
+  readonly clusterName: string;
+  readonly region?: string;
+  readonly roleArn?: string;
+  readonly profile?: string;
 }
 
 export class KubeApiError extends Error {
@@ -31,8 +42,10 @@ export interface KubeApi {
 }
 
 export function kubeApi(credentials: KubeCredentials, options: { timeoutMs?: number } = {}): KubeApi {
-  const call = <T>(method: string, path: string, body?: unknown, contentType = 'application/json') =>
-    new Promise<T>((resolve, reject) => {
+  const bearer = credentials.awsEks ? awsEksTokens(credentials.awsEks) : async () => credentials.token;
+  const call = async <T>(method: string, path: string, body?: unknown, contentType = 'application/json') => {
+    const token = await bearer();
+    return new Promise<T>((resolve, reject) => {
       const url = new URL(path, credentials.server);
       const payload = body === undefined ? undefined : JSON.stringify(body);
       const req = request(url, {
@@ -41,7 +54,7 @@ export function kubeApi(credentials: KubeCredentials, options: { timeoutMs?: num
         cert: credentials.cert,
         key: credentials.key,
         headers: {
-          ...(credentials.token ? { authorization: `Bearer ${credentials.token}` } : {}),
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
           accept: 'application/json',
           ...(payload ? { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) } : {}),
         },
@@ -61,6 +74,7 @@ export function kubeApi(credentials: KubeCredentials, options: { timeoutMs?: num
       req.on('error', reject);
       req.end(payload);
     });
+  };
   return {
     request: call,
     get: (path) => call('GET', path),
@@ -77,9 +91,67 @@ export async function credentialsFromKubeconfig(path: string): Promise<KubeCrede
   return parseKubeconfig(await readFile(path, 'utf8'), path);
 }
 
+const run = promisify(execFile);
+/** Renew an EKS token this long before it expires. */
+const EKS_TOKEN_MARGIN_MS = 60_000;
+
+/** Bearer tokens from `aws eks get-token`, fetched once and reused until shortly before they expire. */
+function awsEksTokens(source: AwsEksTokenSource): () => Promise<string> {
+  let current: { token: string; renewAt: number } | undefined;
+  let pending: Promise<string> | undefined;
+  const fetchToken = async () => {
+    const args = ['eks', 'get-token', '--cluster-name', source.clusterName, '--output', 'json',
+      ...(source.region ? ['--region', source.region] : []), ...(source.roleArn ? ['--role-arn', source.roleArn] : [])];
+    const env = { ...process.env, ...(source.profile ? { AWS_PROFILE: source.profile } : {}) };
+    const { stdout } = await run('aws', args, { env, timeout: 30_000 }).catch((error: Error & { stderr?: string }) => {
+      throw new Error(`aws eks get-token failed: ${(error.stderr || error.message).trim().slice(0, 500)}`, { cause: error });
+    });
+    const credential = JSON.parse(stdout) as { status?: { token?: string; expirationTimestamp?: string } };
+    const token = credential.status?.token;
+    if (!token) throw new Error('aws eks get-token printed no status.token');
+    const expires = Date.parse(credential.status?.expirationTimestamp ?? '') || Date.now() + 10 * 60_000;
+    current = { token, renewAt: expires - EKS_TOKEN_MARGIN_MS };
+    return token;
+  };
+  return async () => {
+    if (current && Date.now() < current.renewAt) return current.token;
+    // Concurrent requests share one run of the CLI.
+    pending ??= fetchToken().finally(() => { pending = undefined; });
+    return pending;
+  };
+}
+
+type ExecConfig = { command?: string; args?: string[]; env?: { name: string; value: string }[] | null };
+
 /**
- * The server, CA and credentials (a bearer token or a client certificate) of a kubeconfig's current
- * context. Commands (`exec`, auth plugins) are refused: Kiln never runs a program a kubeconfig names.
+ * The one command a kubeconfig may name: `aws eks get-token` with the cluster, region, role and profile
+ * of the kubeconfigs EKS and Kiln's gpu-cluster stack write. Anything else is refused: Kiln never runs an
+ * arbitrary program a kubeconfig names.
+ */
+function awsEksSource(exec: ExecConfig, source: string): AwsEksTokenSource {
+  const refuse = () => new Error(`${source}: the only command a kubeconfig may run is \`aws eks get-token\` (with --cluster-name, --region, --role-arn, --output json; AWS_PROFILE)`);
+  const [eks, getToken, ...rest] = exec.args ?? [];
+  if (exec.command !== 'aws' || eks !== 'eks' || getToken !== 'get-token' || rest.length % 2) throw refuse();
+  const flags = new Map<string, string>();
+  for (let i = 0; i < rest.length; i += 2) {
+    const [flag, value] = [rest[i]!, rest[i + 1]!];
+    if (!['--cluster-name', '--region', '--role-arn', '--output'].includes(flag) || flags.has(flag) || value.startsWith('-')) throw refuse();
+    flags.set(flag, value);
+  }
+  const env = exec.env ?? [];
+  if (!flags.get('--cluster-name') || (flags.has('--output') && flags.get('--output') !== 'json') || env.some((e) => e.name !== 'AWS_PROFILE')) throw refuse();
+  const profile = env.find((e) => e.name === 'AWS_PROFILE')?.value;
+  return {
+    clusterName: flags.get('--cluster-name')!,
+    ...(flags.has('--region') ? { region: flags.get('--region') } : {}),
+    ...(flags.has('--role-arn') ? { roleArn: flags.get('--role-arn') } : {}),
+    ...(profile ? { profile } : {}),
+  };
+}
+
+/**
+ * The server, CA and credentials (a bearer token, a client certificate, or `aws eks get-token`) of a
+ * kubeconfig's current context.
  */
 export function parseKubeconfig(yaml: string, source = 'kubeconfig'): KubeCredentials {
   interface Named<T> { name: string; [key: string]: unknown; cluster?: T; user?: T; context?: T }
@@ -87,7 +159,7 @@ export function parseKubeconfig(yaml: string, source = 'kubeconfig'): KubeCreden
     'current-context'?: string;
     contexts?: Named<{ cluster: string; user: string }>[];
     clusters?: Named<{ server: string; 'certificate-authority-data'?: string }>[];
-    users?: Named<{ token?: string; 'client-certificate-data'?: string; 'client-key-data'?: string }>[];
+    users?: Named<{ token?: string; 'client-certificate-data'?: string; 'client-key-data'?: string; exec?: ExecConfig }>[];
   } | null;
   try {
     config = parse(yaml) as typeof config;
@@ -99,13 +171,10 @@ export function parseKubeconfig(yaml: string, source = 'kubeconfig'): KubeCreden
   const user = config?.users?.find((u) => u.name === context?.user)?.user;
   const cert = user?.['client-certificate-data'];
   const key = user?.['client-key-data'];
-  if (!cluster?.server || !cluster['certificate-authority-data'] || !(user?.token || (cert && key))) {
-    throw new Error(`${source}: the current context needs a server, certificate-authority-data and a token or client certificate data`);
+  if (!cluster?.server || !cluster['certificate-authority-data'] || !(user?.token || (cert && key) || user?.exec)) {
+    throw new Error(`${source}: the current context needs a server, certificate-authority-data and a token, client certificate data or \`aws eks get-token\``);
   }
   const pem = (data: string) => Buffer.from(data, 'base64').toString('utf8');
-  return {
-    server: cluster.server,
-    ca: pem(cluster['certificate-authority-data']),
-    ...(user.token ? { token: user.token } : { cert: pem(cert!), key: pem(key!) }),
-  };
+  const identity = user.token ? { token: user.token } : cert && key ? { cert: pem(cert), key: pem(key) } : { awsEks: awsEksSource(user.exec!, source) };
+  return { server: cluster.server, ca: pem(cluster['certificate-authority-data']), ...identity };
 }

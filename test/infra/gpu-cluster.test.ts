@@ -1,8 +1,12 @@
+import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import test from 'ava';
+import { eksKubeconfig } from '../../stacks/gpu-cluster/kubeconfig.ts';
 import { GPU_RESOURCE, GPU_TAINT, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
 import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
 import { startTestGpuCluster } from '../support/gpu-cluster.ts';
-import { credentialsFromKubeconfig, kubeApi } from '../../infra/servers/kube-api.ts';
+import { credentialsFromKubeconfig, kubeApi, parseKubeconfig } from '../../infra/servers/kube-api.ts';
 import { eventually } from '../support/eventually.ts';
 
 interface Pod {
@@ -80,4 +84,51 @@ test.serial('the scheduler refuses more GPUs than the cluster has: the extra rep
 test.serial('the written kubeconfig gives access to the cluster', async (t) => {
   const api = kubeApi(await credentialsFromKubeconfig(cluster.kubeconfig));
   t.is(await api.get<string>('/readyz'), 'ok');
+});
+
+test.serial('an EKS kubeconfig (the gpu-cluster stack\'s) signs in with a token from `aws eks get-token`, fetched once while valid', async (t) => {
+  // A stand-in for the AWS CLI (no AWS here): it logs its arguments and prints an ExecCredential holding
+  // this cluster's token, as `aws eks get-token` prints a token STS vouches for.
+  const { server, ca, token } = await credentialsFromKubeconfig(cluster.kubeconfig);
+  const bin = await mkdtemp(join(tmpdir(), 'kiln-aws-'));
+  const calls = join(bin, 'calls.log');
+  const expires = new Date(Date.now() + 14 * 60_000).toISOString();
+  await writeFile(join(bin, 'aws'), `#!/bin/sh\necho "$* AWS_PROFILE=$AWS_PROFILE" >> '${calls}'\n`
+    + `echo '{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1beta1","spec":{},"status":{"expirationTimestamp":"${expires}","token":"${token}"}}'\n`);
+  await chmod(join(bin, 'aws'), 0o755);
+  const kubeconfig = eksKubeconfig({ name: 'kiln-eks-test', endpoint: server, certificateAuthority: Buffer.from(ca).toString('base64'), region: 'us-west-2' });
+  const path = process.env.PATH;
+  process.env.PATH = `${bin}${delimiter}${path}`;
+  try {
+    const api = kubeApi(parseKubeconfig(kubeconfig));
+    t.is(await api.get<string>('/readyz'), 'ok');
+    const nodes = await api.get<{ items: unknown[] }>('/api/v1/nodes');
+    t.is(nodes.items.length, 3);
+    t.deepEqual((await readFile(calls, 'utf8')).trim().split('\n'), ['eks get-token --cluster-name kiln-eks-test --output json --region us-west-2 AWS_PROFILE='], 'one run of the CLI for both requests');
+  } finally {
+    process.env.PATH = path;
+  }
+});
+
+test('a kubeconfig naming any other command is refused, never run', (t) => {
+  const named = (exec: Record<string, unknown>) => `
+apiVersion: v1
+current-context: c
+clusters: [{ name: c, cluster: { server: 'https://127.0.0.1:1', certificate-authority-data: ${Buffer.from('ca').toString('base64')} } }]
+contexts: [{ name: c, context: { cluster: c, user: u } }]
+users: [{ name: u, user: { exec: ${JSON.stringify(exec)} } }]
+`;
+  for (const exec of [
+    { command: 'sh', args: ['-c', 'touch /tmp/owned'] },
+    { command: '/usr/local/bin/aws', args: ['eks', 'get-token', '--cluster-name', 'x'] },
+    { command: 'aws', args: ['s3', 'cp', 's3://bucket/x', '/tmp/x'] },
+    { command: 'aws', args: ['eks', 'get-token', '--cluster-name', 'x', '--endpoint-url', 'https://evil.example'] },
+    { command: 'aws', args: ['eks', 'get-token', '--region', 'us-east-1'] },
+    { command: 'aws', args: ['eks', 'get-token', '--cluster-name', 'x'], env: [{ name: 'LD_PRELOAD', value: '/tmp/x.so' }] },
+  ]) {
+    t.throws(() => parseKubeconfig(named(exec)), { message: /the only command a kubeconfig may run is `aws eks get-token`/ }, JSON.stringify(exec));
+  }
+  t.like(parseKubeconfig(named({ command: 'aws', args: ['eks', 'get-token', '--cluster-name', 'x', '--role-arn', 'arn:aws:iam::1:role/r'], env: [{ name: 'AWS_PROFILE', value: 'ops' }] })), {
+    awsEks: { clusterName: 'x', roleArn: 'arn:aws:iam::1:role/r', profile: 'ops' },
+  });
 });
