@@ -37,6 +37,13 @@ const RECORD_USE = `
   UPDATE api_key SET last_used_at = now()
   WHERE id = ANY($11::text[]) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`;
 
+/** The text columns' width: a request's path or id (anything a caller sent) is cut to it, never refused. */
+const COLUMN_WIDTH = 255;
+const clip = (value: string) => value.slice(0, COLUMN_WIDTH);
+
+/** PostgreSQL refused the data itself (class 22, 23): writing the same records again cannot succeed. */
+const isDataError = (error: unknown) => /^2[23]/.test(String((error as { code?: unknown }).code ?? ''));
+
 export function createAuditService(deps: { pool: pg.Pool; log: Logger }) {
   let queue: AuditEntry[] = [];
   let timer: NodeJS.Timeout | undefined;
@@ -50,8 +57,8 @@ export function createAuditService(deps: { pool: pg.Pool; log: Logger }) {
       text: RECORD_USE,
       values: [
         entries.map(() => newId('aud')), entries.map((e) => e.createdAt), entries.map((e) => e.organizationId), entries.map((e) => e.userId),
-        entries.map((e) => e.apiKeyId), entries.map((e) => e.action), entries.map((e) => e.resourceType), entries.map((e) => e.resourceId),
-        entries.map((e) => e.ipAddress), entries.map((e) => e.statusCode),
+        entries.map((e) => e.apiKeyId), entries.map((e) => clip(e.action)), entries.map((e) => clip(e.resourceType)),
+        entries.map((e) => (e.resourceId === null ? null : clip(e.resourceId))), entries.map((e) => clip(e.ipAddress)), entries.map((e) => e.statusCode),
         [...new Set(entries.flatMap((e) => e.apiKeyId ?? []))],
       ],
     });
@@ -69,8 +76,8 @@ export function createAuditService(deps: { pool: pg.Pool; log: Logger }) {
         try {
           await write(batch);
         } catch (error) {
-          // Kept for the next try unless shutting down or too many are waiting already.
-          const kept = !closed && queue.length + batch.length <= MAX_QUEUED;
+          // Kept for the next try unless it can never succeed, the API is stopping or too many are waiting already.
+          const kept = !closed && !isDataError(error) && queue.length + batch.length <= MAX_QUEUED;
           deps.log.error({ err: error, records: batch.length, kept }, 'audit records not written');
           if (kept) queue = [...batch, ...queue];
           break;

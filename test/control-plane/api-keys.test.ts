@@ -51,6 +51,24 @@ test('a key authenticates, and its use updates last-used and writes an audit rec
   t.truthy(keys.body[0].lastUsedAt);
 });
 
+test('requests with paths and ids longer than a column are audited, cut to fit, and later reads are still recorded', async (t) => {
+  const { token } = await signup(api);
+  const key = await createApiKey(api, token, 'full_access');
+  const long = 'x'.repeat(300);
+  t.is((await api.request('GET', `/api/deployments/${long}`, { token: key.key })).status, 400);
+  t.is((await api.request('GET', `/api/${long}`, { token: key.key })).status, 404);
+  t.is((await api.request('DELETE', `/api/deployments/${long}`, { token: key.key })).status, 400);
+  t.is((await api.request('GET', '/api/deployments', { token: key.key })).status, 200);
+  const rows = await eventually('the four records', async () => {
+    const found = await api.pool.query('SELECT action, resource_id, status_code FROM audit_log WHERE api_key_id = $1 ORDER BY created_at', [key.id]);
+    return found.rows.length === 4 && found.rows;
+  });
+  t.is(rows.find((r) => r.action === 'getDeployment')?.resource_id, long.slice(0, 255));
+  t.is(rows.find((r) => r.action.startsWith('GET /api/x'))?.action, `GET /api/${long}`.slice(0, 255));
+  t.is(rows.find((r) => r.action === 'deleteDeployment')?.resource_id, long.slice(0, 255));
+  t.truthy(rows.find((r) => r.action === 'listDeployments' && r.status_code === 200));
+});
+
 test('a refused request made with a key is audited too', async (t) => {
   const { token } = await signup(api);
   const key = await createApiKey(api, token, 'read_only');
