@@ -1,21 +1,22 @@
 import { z } from 'zod';
 import { GPU_TYPES } from '../../catalog/gpu-types.ts';
+import { NAME_PATTERN } from '../../stacks/vllm-deployment/validate.ts';
 import { sortParam } from '../http/pagination.ts';
 import { DEPLOYMENT_STATUSES } from './deployment.entity.ts';
 
 const GPU_IDS = GPU_TYPES.map((g) => g.id) as [string, ...string[]];
 export const SORT_FIELDS = ['created_at', 'updated_at', 'name', 'status', 'gpu'] as const;
 
-// It becomes part of Kubernetes object names: an RFC 1123 DNS label.
-const name = z.string().max(63).regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label: lower-case letters, digits and hyphens, starting and ending with a letter or digit')
+// It becomes Kubernetes object names, a Service's among them: an RFC 1035 DNS label, as the stack requires.
+const name = z.string().max(63).regex(NAME_PATTERN, 'must be a DNS label: lower-case letters, digits and hyphens, starting with a letter and ending with a letter or digit')
   .meta({ example: 'llama-chat' });
-const model = z.string().min(1).max(512).meta({ description: 'Hugging Face id (org/name), hf://, s3:// or gs:// reference.', example: 'meta-llama/Llama-3.1-8B-Instruct' });
+const model = z.string().min(1).max(255).meta({ description: 'Hugging Face id (org/name), hf://, s3:// or gs:// reference.', example: 'meta-llama/Llama-3.1-8B-Instruct' });
 const runtime = z.enum(['vllm']);
 const gpu = z.enum(GPU_IDS).meta({ description: 'An id from GET /v1/gpu-types.', example: 'nvidia-l4' });
-const count = z.number().int().min(0).max(100);
-const replicas = count.min(1);
+// The autoscaler keeps at least one replica (the stack refuses a bound of 0).
+const replicas = z.number().int().min(1).max(100);
 
-const scaling = { replicas: replicas.optional(), minReplicas: count.optional(), maxReplicas: replicas.optional() };
+const scaling = { replicas: replicas.optional(), minReplicas: replicas.optional(), maxReplicas: replicas.optional() };
 
 export const CreateDeploymentRequest = z.object({ name, model, runtime, gpu, ...scaling }).meta({ id: 'CreateDeploymentRequest' });
 /** PUT: the whole configuration (the name is fixed at creation). */
@@ -28,7 +29,7 @@ export const DeploymentActionRequest = z.discriminatedUnion('action', [
   z.strictObject({ action: z.literal('stop') }),
   z.strictObject({ action: z.literal('start') }),
   z.strictObject({ action: z.literal('restart') }),
-  z.strictObject({ action: z.literal('scale'), replicas: z.number().int().min(1).max(64) }),
+  z.strictObject({ action: z.literal('scale'), replicas }),
 ]).meta({ id: 'DeploymentActionRequest' });
 export type DeploymentActionInput = z.infer<typeof DeploymentActionRequest>;
 

@@ -6,9 +6,11 @@ import { StackArgsError } from '../args-error.ts';
 /** The most GPUs vLLM can split one replica over here: one node's worth (8 on p5 / p4de machines). */
 export const MAX_GPUS_PER_REPLICA = 8;
 
-/** The name becomes a Service name, hence a DNS label (RFC 1035). */
+/** The name becomes a Service name, hence a DNS label (RFC 1035); the API checks requests with the same pattern. */
+export const NAME_PATTERN = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
 export function checkName(name: string): string {
-  if (!/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/.test(name)) {
+  if (!NAME_PATTERN.test(name)) {
     throw new StackArgsError(`name "${name}" must be a DNS label: lowercase letters, digits and '-', starting with a letter, at most 63 characters`);
   }
   return name;

@@ -69,10 +69,14 @@ test('rule violations are 422 naming the field: name, runtime, gpu, replicas', a
   const cases: Array<[Record<string, unknown>, string]> = [
     [{ name: 'Not_A_Label' }, 'name'],
     [{ name: '-leading' }, 'name'],
+    // A Service name must start with a letter (RFC 1035): refused here, not by the stack later.
+    [{ name: '7b-chat' }, 'name'],
+    [{ model: `hf://org/${'m'.repeat(250)}` }, 'model'],
     [{ name: 'a'.repeat(64) }, 'name'],
     [{ runtime: 'tgi' }, 'runtime'],
     [{ gpu: 'nvidia-b200' }, 'gpu'],
     [{ replicas: 0 }, 'replicas'],
+    [{ minReplicas: 0 }, 'minReplicas'],
     [{ replicas: 3, maxReplicas: 2 }, 'replicas'],
   ];
   for (const [change, field] of cases) {
