@@ -1,8 +1,10 @@
 // Idempotency-Key on creating POSTs: the first successful answer is stored per caller and key; the same
-// request again gets that answer back, another request under the same key gets 409. Stored answers are
+// request again (concurrent twins included) gets that answer back, another request under the same key
+// gets 409. Stored answers are
 // sealed with AES-256-GCM: some carry secrets shown once (an API key's value, a session's tokens), and
 // secrets never rest in the database in the clear.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Middleware } from 'koa';
 import { newId } from '../database/ids.ts';
 import { sha256 } from '../auth/tokens.ts';
@@ -28,6 +30,14 @@ function unseal(key: Buffer, sealed: Sealed): unknown {
   return JSON.parse(Buffer.concat([decipher.update(Buffer.from(sealed.data, 'base64')), decipher.final()]).toString('utf8'));
 }
 
+/** statusCode of a reservation: the first request under the key has not answered yet. */
+const PENDING = 0;
+/** A reservation this old belongs to a request that died (the process stopped): the key is free again. */
+const ABANDONED_MS = 5 * 60_000;
+/** How long a twin waits for the first request's answer before it is told to retry. */
+const TWIN_WAIT_MS = 10_000;
+const TWIN_POLL_MS = 100;
+
 export function idempotency(deps: { key: Buffer }): Middleware<AppState> {
   return async (ctx, next) => {
     const key = ctx.get('Idempotency-Key');
@@ -36,28 +46,55 @@ export function idempotency(deps: { key: Buffer }): Middleware<AppState> {
     const { principal, em } = ctx.state;
     const callerKey = principal ? `${principal.organizationId}:${principal.apiKeyId ?? principal.userId}` : `ip:${ctx.ip}`;
     const requestHash = sha256(`${ctx.method} ${ctx.path} ${JSON.stringify(ctx.request.body ?? null)}`);
+    const reused = () => new IdempotencyConflictError('Idempotency-Key was already used with a different request', { header: 'Idempotency-Key' });
 
     // Keys are remembered for a day, like most APIs that take them; after that a key may be used afresh.
-    await em.nativeDelete(IdempotencyRecordSchema, { callerKey, key, createdAt: { $lte: new Date(Date.now() - RETENTION_MS) } });
-    const stored = await em.findOne(IdempotencyRecordSchema, { callerKey, key });
-    if (stored) {
-      if (stored.requestHash !== requestHash) {
-        throw new IdempotencyConflictError('Idempotency-Key was already used with a different request', { header: 'Idempotency-Key' });
+    const now = Date.now();
+    await em.fork().nativeDelete(IdempotencyRecordSchema, {
+      callerKey, key,
+      $or: [{ createdAt: { $lte: new Date(now - RETENTION_MS) } }, { statusCode: PENDING, createdAt: { $lte: new Date(now - ABANDONED_MS) } }],
+    });
+
+    // The key is reserved before the request runs: of concurrent twins exactly one runs it, the others
+    // wait for its answer and replay it.
+    let reservation: string | undefined;
+    for (const deadline = now + TWIN_WAIT_MS; ; await sleep(TWIN_POLL_MS)) {
+      const id = newId('idem');
+      const reserved = await em.fork().insert(IdempotencyRecordSchema, {
+        id, callerKey, key, requestHash, statusCode: PENDING, responseBody: {}, createdAt: new Date(),
+      }).then(() => true, (error: unknown) => {
+        if (error instanceof Error && error.name === 'UniqueConstraintViolationException') return false;
+        throw error;
+      });
+      if (reserved) {
+        reservation = id;
+        break;
       }
-      ctx.status = stored.statusCode;
-      ctx.body = unseal(deps.key, stored.responseBody as Sealed);
-      ctx.set('Idempotent-Replayed', 'true');
-      return;
+      const stored = await em.fork().findOne(IdempotencyRecordSchema, { callerKey, key });
+      if (!stored) continue; // the first request failed and let the key go: this one may run
+      if (stored.requestHash !== requestHash) throw reused();
+      if (stored.statusCode !== PENDING) {
+        ctx.status = stored.statusCode;
+        ctx.body = unseal(deps.key, stored.responseBody as Sealed);
+        ctx.set('Idempotent-Replayed', 'true');
+        return;
+      }
+      if (Date.now() > deadline) {
+        throw new IdempotencyConflictError('A request with this Idempotency-Key is still in progress: retry once it has answered', { header: 'Idempotency-Key' });
+      }
     }
 
-    await next();
-    if (ctx.status >= 200 && ctx.status < 300) {
-      // A concurrent twin may have stored its answer first; the first one stays.
-      await em.fork().insert(IdempotencyRecordSchema, {
-        id: newId('idem'), callerKey, key, requestHash, statusCode: ctx.status, responseBody: seal(deps.key, ctx.body), createdAt: new Date(),
-      }).catch((error: unknown) => {
-        if (!(error instanceof Error && error.name === 'UniqueConstraintViolationException')) throw error;
-      });
+    let kept = false;
+    try {
+      await next();
+      if (ctx.status >= 200 && ctx.status < 300) {
+        await em.fork().nativeUpdate(IdempotencyRecordSchema, { id: reservation }, { statusCode: ctx.status, responseBody: seal(deps.key, ctx.body) });
+        kept = true;
+      }
+    } finally {
+      // Only successes are kept: a failed request may be retried under the same key.
+      // (Should the database refuse even that, the reservation is abandoned after ABANDONED_MS.)
+      if (!kept) await em.fork().nativeDelete(IdempotencyRecordSchema, { id: reservation }).catch((error: unknown) => ctx.state.log.error({ err: error }, 'idempotency reservation not released'));
     }
   };
 }

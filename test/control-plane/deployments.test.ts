@@ -1,4 +1,5 @@
 // Deployments on both surfaces: create, read, update, delete, validation, credits, scopes, tenancy.
+import { createHash } from 'node:crypto';
 import test from 'ava';
 import { createApiKey, desiredStatesSent, signup, startTestApi, type TestApi, validDeployment } from '../support/control-plane.ts';
 
@@ -227,6 +228,35 @@ test('Idempotency-Key: same request replays the first answer, another request un
   // Keys belong to their caller: another organization may use the same key.
   const other = await signup(api, 'other');
   t.is((await api.request('POST', '/v1/deployments', { token: other.token, headers, body: validDeployment('idem') })).status, 201);
+});
+
+test('concurrent twins under one Idempotency-Key: one creation, every twin gets its answer', async (t) => {
+  const { token, organizationId } = await signup(api);
+  const headers = { 'idempotency-key': 'double-click' };
+  const answers = await Promise.all(Array.from({ length: 6 }, () => api.request('POST', '/api/deployments', { token, headers, body: validDeployment('twin') })));
+  t.deepEqual(answers.map((a) => a.status), Array(6).fill(201));
+  t.is(new Set(answers.map((a) => a.body.data.id)).size, 1, 'one deployment id in every answer');
+  t.is(answers.filter((a) => a.headers.get('idempotent-replayed') === 'true').length, 5);
+  t.is(Number((await api.pool.query('SELECT count(*) FROM deployment WHERE organization_id = $1', [organizationId])).rows[0].count), 1);
+  const keys = await Promise.all(Array.from({ length: 4 }, () => api.request('POST', '/v1/settings/api-keys', { token, headers: { 'idempotency-key': 'one-key' }, body: { name: 'ci', scope: 'read_only' } })));
+  t.is(new Set(keys.map((k) => k.body.key)).size, 1, 'one key value shown to every twin');
+  t.is(Number((await api.pool.query('SELECT count(*) FROM api_key WHERE organization_id = $1', [organizationId])).rows[0].count), 1);
+});
+
+test('a request whose twin is still running longer than the wait is told to retry; an abandoned reservation frees the key', async (t) => {
+  const { token, userId, organizationId } = await signup(api);
+  const headers = { 'idempotency-key': 'stuck' };
+  // The reservation a request in flight holds (status 0), under this caller.
+  const caller = `${organizationId}:${userId}`;
+  const body = validDeployment('slow');
+  const hash = createHash('sha256').update(`POST /api/deployments ${JSON.stringify(body)}`).digest('hex');
+  await api.pool.query(`INSERT INTO idempotency_record (id, created_at, caller_key, key, request_hash, status_code, response_body) VALUES ('idem_inflight', now(), $1, 'stuck', $2, 0, '{}')`, [caller, hash]);
+  const waited = await api.request('POST', '/api/deployments', { token, headers, body });
+  t.is(waited.status, 409);
+  t.regex(waited.body.error.message, /still in progress/);
+  t.is((await api.request('POST', '/api/deployments', { token, headers, body: validDeployment('other') })).body.error.message, 'Idempotency-Key was already used with a different request');
+  await api.pool.query(`UPDATE idempotency_record SET created_at = now() - interval '6 minutes' WHERE id = 'idem_inflight'`);
+  t.is((await api.request('POST', '/api/deployments', { token, headers, body })).status, 201);
 });
 
 test('an Idempotency-Key is remembered for a day, then free again', async (t) => {
