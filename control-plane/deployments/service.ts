@@ -111,11 +111,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       assertLoadable(input.model);
       const scaling = resolveScaling(input, undefined);
       const organization = await em.findOneOrFail(OrganizationSchema, principal.organizationId);
-      // At least one hour of the requested capacity must be covered by the balance.
-      const hourlyCents = Math.ceil(findGpuType(input.gpu)!.hourlyPriceUsd * 100 * scaling.replicas);
-      if (organization.creditsCents < hourlyCents) {
-        throw new InsufficientCreditsError('Not enough credits for this deployment', { required_cents: hourlyCents, available_cents: organization.creditsCents });
-      }
+      assertAffordable(organization.creditsCents, input.gpu, scaling.replicas);
       if (await em.count(DeploymentSchema, { organization: organization.id, name: input.name, deletedAt: null })) throw nameTaken(input.name);
       const cluster = await deps.placement.place(em, input.gpu);
       const id = newId('dep');
@@ -138,6 +134,8 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       const scaling = resolveScaling(input, replace ? undefined : deployment);
       // A deployment stays on its cluster: a GPU type that cluster lacks cannot be had.
       if (input.gpu !== undefined && input.gpu !== deployment.gpu && deployment.cluster) await deps.placement.assertOffers(em, deployment.cluster.id, input.gpu);
+      const gpu = input.gpu ?? deployment.gpu;
+      if (hourlyCents(gpu, scaling.replicas) > hourlyCents(deployment.gpu, deployment.replicas)) await assertBalanceCovers(em, principal, gpu, scaling.replicas);
       if (input.model !== undefined) deployment.model = input.model;
       if (input.gpu !== undefined) deployment.gpu = input.gpu;
       Object.assign(deployment, scaling);
@@ -152,9 +150,15 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       if (deployment.deleteRequested) throw new ConflictError(`Deployment ${id} is being deleted`, { field: 'id' });
       switch (input.action) {
         case 'stop': deployment.running = false; break;
-        case 'start': deployment.running = true; break;
+        case 'start':
+          if (!deployment.running) await assertBalanceCovers(em, principal, deployment.gpu, deployment.replicas);
+          deployment.running = true;
+          break;
         case 'restart': deployment.restarts += 1; break;
-        case 'scale': Object.assign(deployment, resolveScaling({ replicas: input.replicas }, deployment)); break;
+        case 'scale':
+          if (input.replicas > deployment.replicas) await assertBalanceCovers(em, principal, deployment.gpu, input.replicas);
+          Object.assign(deployment, resolveScaling({ replicas: input.replicas }, deployment));
+          break;
       }
       deployment.generation += 1;
       await em.flush();
@@ -230,6 +234,23 @@ function assertLoadable(model: string): void {
   if (!LOADABLE_MODEL.test(model)) {
     throw new InvalidModelError(`Model ${model} is not a reference Kiln can load`, { model, valid_sources: VALID_MODEL_SOURCES });
   }
+}
+
+/** What `replicas` replicas of `gpu` cost per hour, in cents. */
+function hourlyCents(gpu: string, replicas: number): number {
+  return Math.ceil(findGpuType(gpu)!.hourlyPriceUsd * 100 * replicas);
+}
+
+/** Creating, growing or starting a deployment: the balance must cover at least one hour of its capacity (402). */
+function assertAffordable(creditsCents: number, gpu: string, replicas: number): void {
+  const required = hourlyCents(gpu, replicas);
+  if (creditsCents < required) {
+    throw new InsufficientCreditsError('Not enough credits for this deployment', { required_cents: required, available_cents: creditsCents });
+  }
+}
+
+async function assertBalanceCovers(em: EntityManager, principal: Principal, gpu: string, replicas: number): Promise<void> {
+  assertAffordable((await em.findOneOrFail(OrganizationSchema, principal.organizationId)).creditsCents, gpu, replicas);
 }
 
 /** Fills defaults (from the current deployment when patching) and checks min <= replicas <= max. */

@@ -116,6 +116,29 @@ test('an organization out of credits gets 402 INSUFFICIENT_CREDITS', async (t) =
   t.deepEqual(res.body, { error: 'Payment Required', message: 'Not enough credits for this deployment', code: 'INSUFFICIENT_CREDITS', statusCode: 402 });
 });
 
+test('growing or starting a deployment needs credits too; changes that cost no more do not', async (t) => {
+  const { token, organizationId } = await signup(api);
+  const created = await api.request('POST', '/api/deployments', { token, body: validDeployment('grows') });
+  t.is(created.status, 201);
+  const id = created.body.data.id;
+  const row = async () => (await api.pool.query('SELECT replicas, max_replicas, gpu, running, generation FROM deployment WHERE id = $1', [id])).rows[0];
+  await api.pool.query('UPDATE organization SET credits_cents = 1 WHERE id = $1', [organizationId]);
+  const before = await row();
+
+  const patched = await api.request('PATCH', `/api/deployments/${id}`, { token, body: { replicas: 2, maxReplicas: 2 } });
+  t.is(patched.status, 402);
+  t.is(patched.body.error.code, 'INSUFFICIENT_CREDITS');
+  t.is((await api.request('PATCH', `/api/deployments/${id}`, { token, body: { gpu: 'nvidia-h100-80gb' } })).status, 402);
+  t.is((await api.request('POST', `/v1/deployments/${id}/actions`, { token, body: { action: 'scale', replicas: 2 } })).status, 402);
+  t.deepEqual(await row(), before, 'nothing changed');
+
+  t.is((await api.request('PATCH', `/api/deployments/${id}`, { token, body: { model: 'hf://Qwen/Qwen2.5-7B' } })).status, 200);
+  t.is((await api.request('POST', `/v1/deployments/${id}/actions`, { token, body: { action: 'stop' } })).status, 200);
+  const start = await api.request('POST', `/v1/deployments/${id}/actions`, { token, body: { action: 'start' } });
+  t.is(start.status, 402);
+  t.false((await row()).running, 'still stopped');
+});
+
 test('PATCH changes part of the configuration, PUT replaces it', async (t) => {
   const { token } = await signup(api);
   const { body } = await api.request('POST', '/api/deployments', { token, body: { ...validDeployment(), replicas: 2, maxReplicas: 5 } });
