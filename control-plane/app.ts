@@ -101,15 +101,16 @@ export function createApp(deps: AppDeps): KilnApp {
     log: deps.log,
   });
   const cursors = createCursorCodec(deriveKey(deps.config.signingKey, 'cursor'));
+  // The one reader of feature flags (flags.ts): services that branch on a flag take it as a dependency.
+  const featureFlags = createFeatureFlags();
   const deployments = createDeploymentService({
     endpointDomain: deps.config.endpointDomain,
     cursors,
     orchestrator: deps.orchestrator,
     placement: clusters,
     delivery: createDesiredStateDelivery({ orchestrator: deps.orchestrator, log: deps.log }),
+    flags: featureFlags,
   });
-  // The one reader of feature flags (flags.ts): services that branch on a flag take it as a dependency.
-  const featureFlags = createFeatureFlags();
   const errorTracker = createErrorTracker({ orm: deps.orm, log: deps.log, cursors, forwardUrl: deps.config.errorTrackerUrl, environment: deps.config.env });
 
   const auditQuery = createAuditQueryService({ cursors });

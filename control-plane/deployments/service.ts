@@ -11,9 +11,10 @@ import type { Principal } from '../auth/principal.ts';
 import type { ClusterService } from '../clusters/service.ts';
 import { newId } from '../database/ids.ts';
 import {
-  ConflictError, DeploymentNotFoundError, InsufficientCreditsError, InvalidModelError, ValidationError,
+  ConflictError, DeploymentNotFoundError, InsufficientCreditsError, InvalidModelError, ServiceUnavailableError, ValidationError,
 } from '../http/errors.ts';
 import type { CursorCodec } from '../http/pagination.ts';
+import { KNOWN_FLAGS, type FeatureFlags } from '../feature-flags/flags.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
 import { DeploymentSchema, type Deployment, type DeploymentStatus } from './deployment.entity.ts';
 import type {
@@ -45,6 +46,7 @@ export interface DeploymentServiceDeps {
   delivery: DesiredStateDelivery;
   /** Chooses the GPU cluster a new deployment runs on (503 GPU_UNAVAILABLE when none can take it). */
   placement: Pick<ClusterService, 'place' | 'assertOffers'>;
+  flags: Pick<FeatureFlags, 'isEnabled'>;
 }
 
 /** The deployment table's columns the list reads, as Kysely sees them. */
@@ -110,6 +112,9 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
     async create(em: EntityManager, principal: Principal, input: CreateDeploymentInput) {
       assertLoadable(input.model);
       const scaling = resolveScaling(input, undefined);
+      if (await deps.flags.isEnabled(em, KNOWN_FLAGS.pauseNewDeployments, principal.organizationId)) {
+        throw new ServiceUnavailableError('New deployments are paused for maintenance; existing deployments keep running. Try again later', { flag: KNOWN_FLAGS.pauseNewDeployments });
+      }
       const organization = await em.findOneOrFail(OrganizationSchema, principal.organizationId);
       assertAffordable(organization.creditsCents, input.gpu, scaling.replicas);
       if (await em.count(DeploymentSchema, { organization: organization.id, name: input.name, deletedAt: null })) throw nameTaken(input.name);

@@ -5,6 +5,15 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { FeatureFlagSchema } from './feature-flag.entity.ts';
 
+/**
+ * The flags Kiln's code reads, each with what it does when on for an organization. An administrator
+ * creates one (POST /v1/admin/feature-flags) to use it; a flag that does not exist is off.
+ */
+export const KNOWN_FLAGS = {
+  /** New deployments are refused (503 SERVICE_UNAVAILABLE): a lever for maintenance or an incident. */
+  pauseNewDeployments: 'deployments.paused',
+} as const;
+
 export interface FlagRule {
   readonly enabled: boolean;
   readonly rolloutPercent: number;

@@ -2,7 +2,7 @@
 import test from 'ava';
 import { createFeatureFlags, rolloutBucket } from '../../control-plane/feature-flags/flags.ts';
 import { signupAdmin } from '../support/admin.ts';
-import { createApiKey, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
+import { createApiKey, signup, startTestApi, type TestApi, validDeployment } from '../support/control-plane.ts';
 
 let api: TestApi;
 let admin: Awaited<ReturnType<typeof signupAdmin>>;
@@ -130,4 +130,23 @@ test('percentage rollout: about the share asked for, and an organization in at 1
   await api.request('PATCH', `/v1/admin/feature-flags/${created.body.id}`, { token: admin.token, body: { rolloutPercent: 80 } });
   const at80 = await onAt();
   for (const org of at30) t.true(at80.has(org));
+});
+
+test('the deployments.paused flag refuses new deployments of the organizations it is on for, and lifting it lets them through', async (t) => {
+  const paused = await signup(api, 'paused-org');
+  const running = await signup(api, 'running-org');
+  const flag = await api.request('POST', '/v1/admin/feature-flags', {
+    token: admin.token, body: { key: 'deployments.paused', description: 'Maintenance of the L4 fleet', overrides: { [paused.organizationId]: true } },
+  });
+  t.is(flag.status, 201);
+
+  const refused = await api.request('POST', '/api/deployments', { token: paused.token, body: validDeployment('during') });
+  t.is(refused.status, 503);
+  t.like(refused.body.error, { code: 'SERVICE_UNAVAILABLE', details: { flag: 'deployments.paused' } });
+  t.regex(refused.body.error.message, /paused for maintenance/);
+  t.is(Number((await api.pool.query('SELECT count(*) FROM deployment WHERE organization_id = $1', [paused.organizationId])).rows[0].count), 0);
+  t.is((await api.request('POST', '/api/deployments', { token: running.token, body: validDeployment('during') })).status, 201, 'other organizations are not paused');
+
+  t.is((await api.request('PATCH', `/v1/admin/feature-flags/${flag.body.id}`, { token: admin.token, body: { overrides: { [paused.organizationId]: null } } })).status, 200);
+  t.is((await api.request('POST', '/api/deployments', { token: paused.token, body: validDeployment('after') })).status, 201);
 });

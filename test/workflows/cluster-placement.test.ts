@@ -29,6 +29,7 @@ import { GpuUnavailableError } from '../../control-plane/http/errors.ts';
 import { createCursorCodec } from '../../control-plane/http/pagination.ts';
 import { OrganizationSchema } from '../../control-plane/organizations/organization.entity.ts';
 import { CircuitSchema } from '../../control-plane/recovery/circuit.entity.ts';
+import { createFeatureFlags } from '../../control-plane/feature-flags/flags.ts';
 import { createCircuitService } from '../../control-plane/recovery/circuits.ts';
 import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
 import { kubeApi, parseKubeconfig } from '../../infra/servers/kube-api.ts';
@@ -82,6 +83,7 @@ test.before(async (t) => {
   const deployments = createDeploymentService({
     endpointDomain: 'endpoints.test', cursors: createCursorCodec(randomBytes(32)), orchestrator: createDeploymentOrchestrator(env.client), placement: clusters,
     delivery: createDesiredStateDelivery({ orchestrator: createDeploymentOrchestrator(env.client), log }),
+    flags: createFeatureFlags(),
   });
   const failing = new Set<string>();
   const pulumi = { backendUrl: `file://${dir}/state`, passphrase: 'test', workspacesDir: join(dir, 'workspaces') };
