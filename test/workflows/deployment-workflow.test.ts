@@ -135,6 +135,7 @@ test('an update rolls the new model out through updating; repeated and old messa
     await eventually('updated', () => last(h.statuses) === 'running' && h.statuses.at(-1)!.generation === 2);
     await sleep(500);
     t.deepEqual(edges(h.statuses), ['pending', 'deploying', 'running', 'updating', 'running']);
+    t.like((await handle.describe()).memo, { name: handle.name, model: 'hf://mistralai/Mistral-7B-Instruct-v0.3' }, 'the Temporal UI shows the new model');
     t.is(h.statuses.at(-1)?.replicas, 1, 'the stale generation-1 scale was ignored');
   });
 });

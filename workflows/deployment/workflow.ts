@@ -3,7 +3,7 @@
 // is written by an activity, which also emits the edge's event exactly once. Deterministic: no I/O here.
 import {
   ActivityCancellationType, ActivityFailure, ApplicationFailure, CancellationScope, condition, continueAsNew,
-  isCancellation, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo,
+  isCancellation, patched, proxyActivities, setHandler, upsertMemo, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import {
   desiredStateSignal, progressQuery, type DeploymentEvent, type DeploymentLifecycleStatus, type DeploymentProgress,
@@ -31,6 +31,8 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
   let refreshed = input.resume?.refreshed ?? 0;
   let progress: DeploymentProgress = input.resume?.progress ?? { status: 'pending', observedGeneration: 0 };
   let inFlight: CancellationScope | undefined;
+  // The memo (name, model) was set at start; it follows the model as updates roll out.
+  let memoModel = input.desired.model;
 
   setHandler(desiredStateSignal, (next) => {
     if (next.generation <= desired.generation) return; // an old or repeated message
@@ -43,6 +45,11 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
   const edge = async (status: DeploymentLifecycleStatus, generation: number, event?: DeploymentEvent, failureReason?: string) => {
     progress = { ...progress, status, observedGeneration: generation, failureReason };
     upsertSearchAttributes([{ key: KilnStatus, value: status }, { key: KilnGpuType, value: desired.gpu }, { key: KilnOrganizationId, value: organizationId }]);
+    // patched(): workflows that began before the memo followed the model replay without this command.
+    if (desired.model !== memoModel && patched('memo-follows-model')) {
+      upsertMemo({ name, model: desired.model });
+      memoModel = desired.model;
+    }
     await recordStatus({ deploymentId, status, event, generation, endpoint: progress.endpoint, failureReason, replicas: applied?.running ? applied.replicas : 0 });
   };
 
