@@ -117,7 +117,9 @@ function authorize(permission: Permission): Middleware<AppState> {
 }
 
 const requireJson: Middleware<AppState> = async (ctx, next) => {
-  if (ctx.request.length && !ctx.is('application/json')) throw new UnsupportedMediaTypeError('Content-Type must be application/json');
+  // A body is there when it has a length or is streamed in chunks (no Content-Length).
+  const hasBody = Boolean(ctx.request.length) || ctx.get('Transfer-Encoding') !== '';
+  if (hasBody && !ctx.is('application/json')) throw new UnsupportedMediaTypeError('Content-Type must be application/json');
   await next();
 };
 

@@ -55,6 +55,13 @@ test('a body that is not JSON is 415', async (t) => {
   const reference = await api.request('POST', '/v1/auth/signin', { body: 'hello', headers: { 'content-type': 'text/plain' } });
   t.is(reference.status, 415);
   t.like(reference.body, { code: 'UNSUPPORTED_MEDIA_TYPE', statusCode: 415 });
+  // Streamed in chunks, without a Content-Length.
+  const chunked = await fetch(`${api.url}/api/deployments`, {
+    method: 'POST', duplex: 'half', headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain' },
+    body: new ReadableStream({ start(controller) { controller.enqueue(new TextEncoder().encode('hello')); controller.close(); } }),
+  } as RequestInit);
+  t.is(chunked.status, 415);
+  t.like(await chunked.json(), { success: false, error: { code: 'UNSUPPORTED_MEDIA_TYPE' } });
 });
 
 test('an oversized body is 413', async (t) => {
