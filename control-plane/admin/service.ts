@@ -20,7 +20,6 @@ import type { AnalyticsInput, BulkActionInput, BulkItemResultBody, ListCustomers
 export const KEY_ROTATION_DAYS = 90;
 const LIST_LIMIT = 100;
 const FAILED_WORKFLOWS_LIMIT = 50;
-const INSPECT_TIMEOUT_MS = 2_000;
 const DAY_MS = 86_400_000;
 /** Deployments that hold GPUs: not deleted, and neither waiting, stopped, failed nor being torn down. */
 export const LIVE_STATUSES = ['deploying', 'running', 'scaling', 'updating'] as const satisfies readonly DeploymentStatus[];
@@ -42,16 +41,8 @@ const CUSTOMERS_ORDERING = 'customers:-created_at,-id';
 export function createAdminService(deps: AdminServiceDeps) {
   const sql = <T>(em: EntityManager, query: string, params: unknown[] = []) => em.getConnection().execute<T[]>(query, params);
 
-  async function inspect(deploymentId: string): Promise<WorkflowInspection | null> {
-    // Temporal being slow or away must not hold up the page: the workflow column is then null.
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), INSPECT_TIMEOUT_MS); });
-    try {
-      return await Promise.race([deps.orchestrator.inspect(deploymentId).catch(() => null), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
+  // Temporal being slow or away (the orchestrator's deadline) must not fail the page: the workflow column is then null.
+  const inspect = (deploymentId: string): Promise<WorkflowInspection | null> => deps.orchestrator.inspect(deploymentId).catch(() => null);
 
   return {
     /** Organizations, newest first, with plan, members, live deployments by status and usage. */

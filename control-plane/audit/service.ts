@@ -39,7 +39,8 @@ const RECORD_USE = `
 
 /** The text columns' width: a request's path or id (anything a caller sent) is cut to it, never refused. */
 const COLUMN_WIDTH = 255;
-const clip = (value: string) => value.slice(0, COLUMN_WIDTH);
+// PostgreSQL text holds no NUL: a raw path or id (audited before, or without, validation) may carry one.
+const clip = (value: string) => value.replaceAll('\u0000', '').slice(0, COLUMN_WIDTH);
 
 /** PostgreSQL refused the data itself (class 22, 23): writing the same records again cannot succeed. */
 const isDataError = (error: unknown) => /^2[23]/.test(String((error as { code?: unknown }).code ?? ''));

@@ -37,6 +37,7 @@ import { Migration20261122030000Team } from './migrations/Migration2026112203000
 import { Migration20261122020000Roles } from './migrations/Migration20261122020000Roles.ts';
 import { Migration20261122040000Audit } from './migrations/Migration20261122040000Audit.ts';
 import { Migration20261122090000AdminNotifications } from './migrations/Migration20261122090000AdminNotifications.ts';
+import { Migration20261122100000RateLimitKeyText } from './migrations/Migration20261122100000RateLimitKeyText.ts';
 
 export const ENTITIES = [
   BaseSchema,
@@ -86,6 +87,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
         Migration20261122060000Admin,
         Migration20261122080000DesiredStateDelivery,
         Migration20261122090000AdminNotifications,
+        Migration20261122100000RateLimitKeyText,
       ],
       snapshot: false,
       silent: true,

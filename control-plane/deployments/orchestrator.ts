@@ -6,6 +6,7 @@ import {
   DEPLOYMENT_WORKFLOW, DEPLOYMENTS_TASK_QUEUE, desiredStateSignal, type DeploymentWorkflowInput, type DesiredDeployment,
 } from '../../workflows/contract/deployment.ts';
 import { KilnGpuType, KilnOrganizationId, KilnStatus } from '../../workflows/contract/search-attributes.ts';
+import { ServiceUnavailableError } from '../http/errors.ts';
 import type { Deployment } from './deployment.entity.ts';
 
 const SEND_DEADLINE_MS = 3_000;
@@ -43,10 +44,13 @@ export function createDeploymentOrchestrator(client: Client) {
       }));
     },
 
-    /** What Temporal knows of a deployment's workflow: its state and the activities it is retrying. */
+    /**
+     * What Temporal knows of a deployment's workflow: its state and the activities it is retrying; null when
+     * there is no workflow. Temporal unreachable or slow past the deadline is a 503.
+     */
     async inspect(deploymentId: string): Promise<WorkflowInspection | null> {
       try {
-        const description = await client.workflow.getHandle(deploymentId).describe();
+        const description = await client.withDeadline(Date.now() + SEND_DEADLINE_MS, () => client.workflow.getHandle(deploymentId).describe());
         return {
           status: description.status.name,
           pendingActivities: (description.raw.pendingActivities ?? []).map((a) => ({
@@ -57,7 +61,7 @@ export function createDeploymentOrchestrator(client: Client) {
         };
       } catch (error) {
         if (error instanceof WorkflowNotFoundError) return null;
-        throw error;
+        throw new ServiceUnavailableError('The workflow service is unavailable: try again shortly', {}, { 'Retry-After': '5' });
       }
     },
   };

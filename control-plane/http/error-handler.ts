@@ -2,7 +2,7 @@
 // router such as 404 and 405) in the surface's error format. Nothing escapes as a raw 500.
 import type { Middleware } from 'koa';
 import type { AppState } from './context.ts';
-import { describeError, type ErrorDescription } from './errors.ts';
+import { describeError, isDataException, type ErrorDescription } from './errors.ts';
 import { errorBody } from './surface.ts';
 
 const STATUS_ONLY: Record<number, Pick<ErrorDescription, 'code' | 'message'>> = {
@@ -29,6 +29,8 @@ export function errorHandler(deps: ErrorHandlerDeps = {}): Middleware<AppState> 
     } catch (error) {
       const e = describeError(error);
       if (e.status >= 500) ctx.state.log.error({ err: error }, 'request failed');
+      // Answered 400, but a check is missing before the database: worth a look.
+      else if (isDataException(error)) ctx.state.log.error({ err: error }, 'a value reached the database unvalidated');
       if (e.status === 500) await deps.onUnhandled?.(error, { method: ctx.method, path: ctx.path, requestId: ctx.state.requestId });
       ctx.status = e.status;
       ctx.set(e.headers);

@@ -76,6 +76,15 @@ export interface ErrorDescription {
 
 const INTERNAL: ErrorDescription = { status: 500, code: 'INTERNAL_ERROR', message: 'Internal server error', details: {}, headers: {} };
 
+/**
+ * PostgreSQL refused a value itself (SQLSTATE class 22: too long, out of range, a bad date or character).
+ * Validation should have caught it first; when it did not, the request, not the server, is at fault.
+ */
+export function isDataException(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code);
+}
+
 /** Status, code and public message of anything thrown; unknown errors become a bare 500. */
 export function describeError(error: unknown): ErrorDescription {
   if (error instanceof ApiError) {
@@ -85,6 +94,9 @@ export function describeError(error: unknown): ErrorDescription {
   // The database being unreachable is an outage, not a bug: clients should retry.
   if (error instanceof ConnectionException) {
     return { status: 503, code: 'SERVICE_UNAVAILABLE', message: 'Service temporarily unavailable', details: {}, headers: {} };
+  }
+  if (isDataException(error)) {
+    return { status: 400, code: 'INVALID_REQUEST', message: 'A value in the request is too long, out of range or not storable', details: {}, headers: {} };
   }
   return INTERNAL;
 }

@@ -44,7 +44,8 @@ export function idempotency(deps: { key: Buffer }): Middleware<AppState> {
     if (!key) return next();
     if (!KEY.test(key)) throw new BadRequestError('Invalid header Idempotency-Key: 1 to 255 visible ASCII characters', { header: 'Idempotency-Key' });
     const { principal, em } = ctx.state;
-    const callerKey = principal ? `${principal.organizationId}:${principal.apiKeyId ?? principal.userId}` : `ip:${ctx.ip}`;
+    // An address is hashed: behind a trusted proxy it comes from X-Forwarded-For, of any length.
+    const callerKey = principal ? `${principal.organizationId}:${principal.apiKeyId ?? principal.userId}` : `ip:${sha256(ctx.ip)}`;
     const requestHash = sha256(`${ctx.method} ${ctx.path} ${JSON.stringify(ctx.request.body ?? null)}`);
     const reused = () => new IdempotencyConflictError('Idempotency-Key was already used with a different request', { header: 'Idempotency-Key' });
 

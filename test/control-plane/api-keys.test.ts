@@ -57,13 +57,16 @@ test('requests with paths and ids longer than a column are audited, cut to fit, 
   const long = 'x'.repeat(300);
   t.is((await api.request('GET', `/api/deployments/${long}`, { token: key.key })).status, 400);
   t.is((await api.request('GET', `/api/${long}`, { token: key.key })).status, 404);
+  // A NUL (which PostgreSQL text cannot hold) in a path is refused, and its record still written.
+  t.is((await api.request('GET', '/api/deployments/%00', { token: key.key })).status, 400);
   t.is((await api.request('DELETE', `/api/deployments/${long}`, { token: key.key })).status, 400);
   t.is((await api.request('GET', '/api/deployments', { token: key.key })).status, 200);
-  const rows = await eventually('the four records', async () => {
+  const rows = await eventually('the five records', async () => {
     const found = await api.pool.query('SELECT action, resource_id, status_code FROM audit_log WHERE api_key_id = $1 ORDER BY created_at', [key.id]);
-    return found.rows.length === 4 && found.rows;
+    return found.rows.length === 5 && found.rows;
   });
-  t.is(rows.find((r) => r.action === 'getDeployment')?.resource_id, long.slice(0, 255));
+  t.truthy(rows.find((r) => r.action === 'getDeployment' && r.resource_id === ''), 'the NUL left out');
+  t.is(rows.find((r) => r.action === 'getDeployment' && r.resource_id !== '')?.resource_id, long.slice(0, 255));
   t.is(rows.find((r) => r.action.startsWith('GET /api/x'))?.action, `GET /api/${long}`.slice(0, 255));
   t.is(rows.find((r) => r.action === 'deleteDeployment')?.resource_id, long.slice(0, 255));
   t.truthy(rows.find((r) => r.action === 'listDeployments' && r.status_code === 200));

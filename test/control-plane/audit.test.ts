@@ -298,6 +298,17 @@ test('the export stream asks for the next batch only as the reader takes more, a
   t.true(requested <= 5, `${requested} batches read for 3 taken`);
 });
 
+test('analytics and audit: times PostgreSQL cannot hold (year 0, beyond 9999) are 400, never 500', async (t) => {
+  const owner = await signup(api, 'owner');
+  for (const query of ['from=0000-06-01T00:00:00Z', 'to=9999-12-31T23:00:00-05:00']) {
+    for (const path of [ANALYTICS, AUDIT]) {
+      const res = await api.request('GET', `${path}?${query}`, { token: owner.token });
+      t.is(res.status, 400, `${path}?${query}`);
+      t.is(res.body.code, 'INVALID_REQUEST');
+    }
+  }
+});
+
 test('analytics: requests and mutations by member, API key and deployment; deployments by GPU type', async (t) => {
   const owner = await signup(api, 'owner');
   const colleague = await member(owner.organizationId, 'admin');

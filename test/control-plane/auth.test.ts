@@ -40,6 +40,19 @@ test('sign-up honours Idempotency-Key: a retry gets the first session, not a con
   t.is(other.body.code, 'IDEMPOTENCY_KEY_REUSED');
 });
 
+test('behind a trusted proxy, an anonymous Idempotency-Key is kept per client address, however long the forwarded one', async (t) => {
+  const proxied = await startTestApi(import.meta.filename, { databaseUrl: api.databaseUrl, config: { trustProxy: true } });
+  try {
+    const body = { email: 'proxied@example.com', password: 'password123', name: 'P', organizationName: 'Proxied' };
+    const headers = { 'idempotency-key': 'signup-proxied', 'x-forwarded-for': `${'2001:db8::1,'.repeat(30)}203.0.113.9` };
+    const first = await proxied.request('POST', '/v1/auth/signup', { body, headers });
+    t.is(first.status, 201);
+    t.deepEqual((await proxied.request('POST', '/v1/auth/signup', { body, headers })).body, first.body);
+  } finally {
+    await proxied.close();
+  }
+});
+
 test('sign-up with a taken email is 409, whatever its case', async (t) => {
   const { email } = await signup(api);
   const res = await api.request('POST', '/v1/auth/signup', { body: { email: email.toUpperCase(), password: 'password123', name: 'X', organizationName: 'Y' } });
@@ -76,6 +89,13 @@ test('sign-in and login answer with the session; a wrong password is 401', async
   const unknown = await api.request('POST', '/v1/auth/signin', { body: { email: 'nobody@example.com', password: 'whatever1' } });
   t.is(unknown.status, 401);
   t.is(unknown.body.message, wrong.body.error.message);
+});
+
+test('failed sign-ins with the longest e-mail addresses are counted and throttled like any other', async (t) => {
+  const email = `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}.com`;
+  t.is(email.length, 254);
+  for (let i = 0; i < 5; i++) t.is((await api.request('POST', '/v1/auth/signin', { body: { email, password: 'wrong-password' } })).status, 401);
+  t.is((await api.request('POST', '/v1/auth/signin', { body: { email, password: 'wrong-password' } })).status, 429);
 });
 
 test('repeated failed sign-ins for one account are throttled, even with the right password', async (t) => {

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { freePort } from '../../infra/servers/process.ts';
 import { createApiKey, desiredStatesSent, signup, startTestApi, type TestApi, validDeployment } from '../support/control-plane.ts';
 
 let api: TestApi;
@@ -20,6 +21,22 @@ test('GET shows the failure, the events and the deployment workflow as Temporal 
   t.like(res.body, { id, name: 'broken', status: 'failed', failureReason: '1 of 1 replicas cannot be placed', generation: 1, events: [] });
   t.is(res.body.workflow.status, 'RUNNING');
   t.deepEqual(res.body.workflow.pendingActivities, []);
+});
+
+test('with Temporal unreachable the inspection is 503 with Retry-After, soon, and the overview still answers', async (t) => {
+  const { token, id } = await failedDeployment('unreachable');
+  const cut = await startTestApi(import.meta.filename, { databaseUrl: api.databaseUrl, orchestratorTemporalAddress: `127.0.0.1:${await freePort()}` });
+  try {
+    const started = Date.now();
+    const res = await cut.request('GET', `/v1/recovery/deployments/${id}`, { token });
+    t.is(res.status, 503);
+    t.like(res.body, { code: 'SERVICE_UNAVAILABLE', message: 'The workflow service is unavailable: try again shortly' });
+    t.is(res.headers.get('retry-after'), '5');
+    t.true(Date.now() - started < 10_000, `answered after ${Date.now() - started} ms`);
+    t.is((await cut.request('GET', '/v1/recovery', { token })).status, 200);
+  } finally {
+    await cut.close();
+  }
 });
 
 test('retry and refresh_and_retry send a new desired state; a deployment that has not failed is 409', async (t) => {
