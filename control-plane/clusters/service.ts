@@ -9,7 +9,7 @@ import type { SecretBox } from '../auth/secret-box.ts';
 import { newId } from '../database/ids.ts';
 import { DeploymentSchema } from '../deployments/deployment.entity.ts';
 import { ConflictError, GpuUnavailableError, NotFoundError, ValidationError } from '../http/errors.ts';
-import type { CircuitService } from '../recovery/circuits.ts';
+import { circuitForOrganizations, type CircuitService } from '../recovery/circuits.ts';
 import { GpuClusterSchema, type ClusterGpus, type ClusterNodeGroup, type GpuClusterRecord } from './gpu-cluster.entity.ts';
 import type { ClusterOrchestrator } from './orchestrator.ts';
 import { readClusterGpus } from './nodes.ts';
@@ -150,7 +150,7 @@ export function createClusterService(deps: ClusterServiceDeps) {
       const when = refusing!.state === 'open' ? `it half-opens at ${refusing!.halfOpensAt}` : 'it is half-open and its trial attempt is under way';
       throw new GpuUnavailableError(
         `${gpuType} is unavailable: the ${refusing!.provider}/${gpuType} provisioning circuit is ${refusing!.state} after ${refusing!.failures} failed attempts; ${when}`,
-        { gpu: gpuType, circuit: refusing },
+        { gpu: gpuType, circuit: circuitForOrganizations(refusing!) },
         halfOpensAt ? { 'Retry-After': String(Math.max(1, Math.ceil((halfOpensAt.getTime() - Date.now()) / 1000))) } : {},
       );
     },

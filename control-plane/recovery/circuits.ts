@@ -37,6 +37,14 @@ export interface CircuitOptions {
   readonly now?: () => Date;
 }
 
+/**
+ * A circuit as an organization sees it: its last failure is another organization's Pulumi error (their
+ * namespace, deployment and resource names), so only platform administrators read it.
+ */
+export function circuitForOrganizations(circuit: CircuitView): CircuitView {
+  return { ...circuit, lastFailure: null };
+}
+
 export const CIRCUIT_DEFAULTS = { failureThreshold: 5, cooldownMs: 5 * 60_000, trialTimeoutMs: 30 * 60_000 } as const;
 
 export function createCircuitService(options: CircuitOptions = {}) {

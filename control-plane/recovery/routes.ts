@@ -5,7 +5,7 @@ import { defineRoute, type Route } from '../http/routes.ts';
 import { ConflictError, DeploymentNotFoundError } from '../http/errors.ts';
 import type { DeploymentService } from '../deployments/service.ts';
 import { DeploymentView } from '../deployments/schemas.ts';
-import type { CircuitService } from './circuits.ts';
+import { circuitForOrganizations, type CircuitService } from './circuits.ts';
 import {
   BulkRetryRequest, CircuitActionRequest, CircuitQuery, CircuitView, BulkRetryResult, DeploymentRecovery, RecoveryActionRequest, RecoveryIdParams, RecoveryOverview, RecoveryOverviewQuery,
 } from './schemas.ts';
@@ -57,7 +57,10 @@ export function recoveryRoutes(deployments: DeploymentService, circuits: Circuit
       ...common, method: 'GET', path: '/v1/recovery/circuits', operationId: 'listCircuits', resourceType: 'circuit',
       summary: 'Provisioning circuits per provider and GPU type: state, consecutive failures, when opened and when half-open',
       query: CircuitQuery, response: z.array(CircuitView),
-      handle: async ({ state }) => ({ data: await circuits.list(state.em) }),
+      handle: async ({ state }) => {
+        const all = await circuits.list(state.em);
+        return { data: state.principal!.platformAdmin ? all : all.map(circuitForOrganizations) };
+      },
     }),
     defineRoute({
       ...common, method: 'POST', path: '/v1/recovery/circuits', operationId: 'resetCircuit', resourceType: 'circuit',

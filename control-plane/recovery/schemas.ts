@@ -55,7 +55,7 @@ export const CircuitView = z.object({
   gpuType: z.string(),
   state: z.enum(['closed', 'open', 'half_open']),
   failures: z.number().int().meta({ description: 'Consecutive failed provisioning attempts.' }),
-  lastFailure: z.string().nullable(),
+  lastFailure: z.string().nullable().meta({ description: "The last failed attempt's error: platform administrators only (it may be another organization's); null for everyone else." }),
   openedAt: z.iso.datetime().nullable(),
   halfOpensAt: z.iso.datetime().nullable().meta({ description: 'When an open circuit lets one trial attempt through.' }),
   trialStartedAt: z.iso.datetime().nullable(),

@@ -35,14 +35,15 @@ test.serial('five consecutive failures open the circuit: creation is 503 GPU_UNA
 
   await failTimes('nvidia-l4', 1);
   const open = await circuitOf(token, 'nvidia-l4');
-  t.like(open, { state: 'open', failures: 5, lastFailure: 'pulumi up failed (1)' });
+  t.like(open, { state: 'open', failures: 5, lastFailure: null }, 'the failure may be another organization\'s: hidden');
+  t.like(await circuitOf(admin.token, 'nvidia-l4'), { lastFailure: 'pulumi up failed (1)' }, 'a platform administrator reads it');
   t.is(new Date(open!.halfOpensAt as string).getTime() - new Date(open!.openedAt as string).getTime(), 5 * 60_000);
 
   const refused = await api.request('POST', '/api/deployments', { token, body: validDeployment('refused') });
   t.is(refused.status, 503);
   t.is(refused.body.error.code, 'GPU_UNAVAILABLE');
   t.is(refused.body.error.message, `nvidia-l4 is unavailable: the kubernetes/nvidia-l4 provisioning circuit is open after 5 failed attempts; it half-opens at ${open!.halfOpensAt}`);
-  t.like(refused.body.error.details, { gpu: 'nvidia-l4', circuit: { state: 'open', halfOpensAt: open!.halfOpensAt } });
+  t.like(refused.body.error.details, { gpu: 'nvidia-l4', circuit: { state: 'open', halfOpensAt: open!.halfOpensAt, lastFailure: null } });
   const retryAfter = Number(refused.headers.get('retry-after'));
   t.true(retryAfter > 0 && retryAfter <= 300, String(retryAfter));
   t.is(await deploymentCount(organizationId), 1, 'nothing was created');
@@ -65,7 +66,8 @@ test.serial('after the cool-down the circuit is half-open: one trial; its failur
 
   await circuits.recordFailure(em(), key('nvidia-a10g'), 'trial failed');
   const reopened = await circuitOf(token, 'nvidia-a10g');
-  t.like(reopened, { state: 'open', failures: 6, lastFailure: 'trial failed', trialStartedAt: null });
+  t.like(reopened, { state: 'open', failures: 6, trialStartedAt: null });
+  t.like(await circuitOf(admin.token, 'nvidia-a10g'), { lastFailure: 'trial failed' });
   t.true(new Date(reopened!.halfOpensAt as string).getTime() > Date.now());
 
   await coolDown('nvidia-a10g');

@@ -26,7 +26,8 @@ export function provisioningCircuits(orm: MikroORM, circuits: CircuitService): P
       const circuit = await circuits.acquire(orm.em.fork(), key);
       if (!circuit) return undefined;
       const when = circuit.state === 'open' ? `it half-opens at ${circuit.halfOpensAt}` : 'its trial attempt is under way';
-      return { reason: `the ${key.provider}/${key.gpuType} provisioning circuit is ${circuit.state} after ${circuit.failures} failed attempts (${circuit.lastFailure ?? 'no reason recorded'}); ${when}` };
+      // The last failure may be another organization's: this reason is shown to the deployment's own.
+      return { reason: `the ${key.provider}/${key.gpuType} provisioning circuit is ${circuit.state} after ${circuit.failures} failed attempts; ${when}` };
     },
     recordSuccess: (key) => circuits.recordSuccess(orm.em.fork(), key),
     recordFailure: (key, reason) => circuits.recordFailure(orm.em.fork(), key, reason),
