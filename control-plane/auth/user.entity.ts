@@ -10,6 +10,11 @@ export const UserSchema = defineEntity({
     name: p.string(),
     /** argon2id encoded hash (salt and parameters included). */
     passwordHash: p.string().hidden(),
+    /**
+     * Created by an organization's identity provider (SSO just-in-time provisioning): its address is only as
+     * true as that provider says, so it never makes a platform administrator.
+     */
+    ssoProvisioned: p.boolean().default(false),
   },
 });
 

@@ -38,6 +38,7 @@ import { Migration20261122020000Roles } from './migrations/Migration202611220200
 import { Migration20261122040000Audit } from './migrations/Migration20261122040000Audit.ts';
 import { Migration20261122090000AdminNotifications } from './migrations/Migration20261122090000AdminNotifications.ts';
 import { Migration20261122100000RateLimitKeyText } from './migrations/Migration20261122100000RateLimitKeyText.ts';
+import { Migration20261122110000UserSsoProvisioned } from './migrations/Migration20261122110000UserSsoProvisioned.ts';
 
 export const ENTITIES = [
   BaseSchema,
@@ -88,6 +89,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
         Migration20261122080000DesiredStateDelivery,
         Migration20261122090000AdminNotifications,
         Migration20261122100000RateLimitKeyText,
+        Migration20261122110000UserSsoProvisioned,
       ],
       snapshot: false,
       silent: true,

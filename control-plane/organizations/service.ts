@@ -46,13 +46,15 @@ export function createOrganizationService(deps: { adminEmails: readonly string[]
         .join('m.organization', 'o')
         .join('m.user', 'u')
         .leftJoin('m.customRole', 'r')
-        .select(['m.role', 'o.plan', 'u.email', 'r.permissions'])
+        .select(['m.role', 'o.plan', 'u.email', 'u.ssoProvisioned as sso_provisioned', 'r.permissions'])
         .where({ user: userId, organization: organizationId })
-        .execute<{ role: RoleId; plan: Plan; email: string; permissions: OrganizationPermission[] | null } | undefined>('get');
+        .execute<{ role: RoleId; plan: Plan; email: string; sso_provisioned: boolean; permissions: OrganizationPermission[] | null } | undefined>('get');
       if (!row) return null;
       // A custom role's row is there (foreign key on membership.custom_role_id); any other value grants nothing.
       const permissions = isBuiltInRole(row.role) ? ROLE_PERMISSIONS[row.role] : row.permissions ?? [];
-      return { role: row.role, permissions, plan: row.plan, platformAdmin: admins.has(row.email.toLowerCase()) };
+      // An account an identity provider created is not trusted with a listed administrator's address.
+      const platformAdmin = admins.has(row.email.toLowerCase()) && !row.sso_provisioned;
+      return { role: row.role, permissions, plan: row.plan, platformAdmin };
     },
   };
 }

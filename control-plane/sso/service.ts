@@ -285,7 +285,7 @@ export function createSsoService(deps: SsoServiceDeps) {
 async function provision(em: EntityManager, email: string, name: string, config: SsoConfiguration): Promise<User> {
   // A hash of random bytes nobody knows: an SSO user signs in through SSO until they set a password.
   const passwordHash = await argon2.hash(randomBytes(32), { type: argon2.argon2id });
-  const user = em.create(UserSchema, { id: newId('usr'), email, name, passwordHash });
+  const user = em.create(UserSchema, { id: newId('usr'), email, name, passwordHash, ssoProvisioned: true });
   em.create(MembershipSchema, { id: newId('mem'), organization: config.organization.id, user: user.id, role: config.defaultRole });
   await em.flush().catch((error: unknown) => {
     if (error instanceof Error && error.name === 'UniqueConstraintViolationException') throw new ConflictError('This account is being created by another login; try again');

@@ -401,6 +401,15 @@ test('a foreign e-mail domain or an unverified e-mail is refused (403) and creat
   t.is(await userCount(unverified), 0);
 });
 
+test('an identity provider cannot make a platform administrator: a JIT account with a listed address gets no admin rights', async (t) => {
+  // admin@kiln.test is in the test API's KILN_ADMIN_EMAILS and has no account yet in this database.
+  const owner = await configured('squat', { allowedDomains: ['kiln.test'] });
+  const session = await api.request('GET', await loginAt(owner.organizationId, 'admin@kiln.test'));
+  t.is(session.status, 200, JSON.stringify(session.body));
+  t.is((await api.request('GET', '/v1/admin/customers', { token: session.body.access_token })).status, 403);
+  t.is((await api.request('GET', '/v1/deployments', { token: session.body.access_token })).status, 200, 'an ordinary member otherwise');
+});
+
 test('with JIT provisioning off an unknown user is refused; an existing member signs in', async (t) => {
   const owner = await configured('nojit', { jitProvisioning: false });
   const stranger = uniqueEmail('stranger');
