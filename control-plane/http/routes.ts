@@ -7,7 +7,7 @@ import { koaBody } from 'koa-body';
 import type { Middleware } from 'koa';
 import type { z } from 'zod';
 import type { AppState } from './context.ts';
-import { ForbiddenError, MalformedJsonError, PayloadTooLargeError, UnauthenticatedError, UnsupportedMediaTypeError } from './errors.ts';
+import { BadRequestError, ForbiddenError, MalformedJsonError, PayloadTooLargeError, UnauthenticatedError, UnsupportedMediaTypeError } from './errors.ts';
 import { isAllowed, ROUTE_PERMISSIONS, type Permission } from './permissions.ts';
 import type { Page } from './pagination.ts';
 import { successBody } from './surface.ts';
@@ -146,7 +146,10 @@ export function mountRoutes(router: Router<AppState>, routes: readonly Route[], 
     });
     if (route.idempotent) chain.push(extra.idempotency);
     chain.push(async (ctx) => {
-      const reply = await route.handle({ ...ctx.state.input!, state: ctx.state, origin: `${ctx.protocol}://${ctx.host}` });
+      // Where this API is reached (SSO redirect URIs, links): from a Host header that must be a valid one.
+      const origin = `${ctx.protocol}://${ctx.host}`;
+      if (!URL.canParse(origin)) throw new BadRequestError('Invalid header Host', { header: 'Host' });
+      const reply = await route.handle({ ...ctx.state.input!, state: ctx.state, origin });
       if ('redirect' in reply && reply.redirect) return ctx.redirect(reply.redirect);
       ctx.status = route.successStatus ?? 200;
       if ('stream' in reply) {
