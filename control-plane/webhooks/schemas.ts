@@ -9,7 +9,9 @@ const url = z.url({ protocol: /^https?$/ }).max(2048).meta({ example: 'https://h
 export const CreateWebhookRequest = z.strictObject({
   url,
   events: z.array(z.enum(WEBHOOK_EVENTS)).min(1).max(WEBHOOK_EVENTS.length),
-  secret: z.string().min(24).max(256).optional().meta({
+  secret: z.string().min(24).max(256)
+    .refine((s) => !s.startsWith('whsec_') || /^[A-Za-z0-9+/]{32,}={0,2}$/.test(s.slice('whsec_'.length)), 'a whsec_ secret is whsec_ followed by base64 (24+ bytes)')
+    .optional().meta({
     description: 'Signing secret: `whsec_` + base64 as Standard Webhooks defines, or any string of 24+ characters. Generated when absent.',
   }),
 }).meta({ id: 'CreateWebhookRequest' });

@@ -45,6 +45,7 @@ test('bad subscriptions are 400 (missing, wrong type) or 422 (broken rule) namin
     [{ ...subscription, events: ['deployment.exploded'] }, 'events', 422],
     [{ ...subscription, events: [] }, 'events', 422],
     [{ ...subscription, secret: 'short' }, 'secret', 422],
+    [{ ...subscription, secret: 'whsec_not base64 at all, though long enough' }, 'secret', 422],
     [{ ...subscription, events: 'deployment.running' }, 'events', 400],
     [{ url: subscription.url }, 'events', 400],
   ] as const) {

@@ -8,7 +8,7 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { Webhook } from 'standardwebhooks';
 import { binaryPath } from '../../infra/tools/paths.ts';
 import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryResult } from '../../workflows/contract/webhooks.ts';
-import { createWebhookActivities, type WebhookAttempt } from '../../workflows/webhooks/activities.ts';
+import { createWebhookActivities, signer, type WebhookAttempt } from '../../workflows/webhooks/activities.ts';
 import { isPrivateAddress } from '../../workflows/contract/webhook-urls.ts';
 
 Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -97,4 +97,15 @@ test('in production a URL on loopback is refused before anything is sent', async
 test('private, loopback and link-local addresses are recognised', (t) => {
   for (const a of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '::1', 'fd00::1', 'fe80::1', '::ffff:10.0.0.1']) t.true(isPrivateAddress(a), a);
   for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111']) t.false(isPrivateAddress(a), a);
+});
+
+test('a secret of the subscriber\'s own (not whsec_) signs as raw bytes, as Standard Webhooks receivers verify it', (t) => {
+  const secret = 'my-own-webhook-secret-of-32-chars';
+  const timestamp = new Date();
+  const signature = signer(secret).sign('evt_1', timestamp, '{"a":1}');
+  const headers = { 'webhook-id': 'evt_1', 'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)), 'webhook-signature': signature };
+  t.deepEqual(new Webhook(secret, { format: 'raw' }).verify('{"a":1}', headers), { a: 1 });
+  const generated = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
+  const whsec = signer(generated).sign('evt_2', timestamp, '{}');
+  t.deepEqual(new Webhook(generated).verify('{}', { ...headers, 'webhook-id': 'evt_2', 'webhook-signature': whsec }), {});
 });

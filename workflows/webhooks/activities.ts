@@ -74,5 +74,5 @@ export type WebhookActivities = ReturnType<typeof createWebhookActivities>;
 
 /** A `whsec_` secret is base64 as the Standard Webhooks scheme defines; any other secret is used as raw bytes. */
 export function signer(secret: string): Webhook {
-  return new Webhook(secret.startsWith('whsec_') ? secret : new TextEncoder().encode(secret));
+  return secret.startsWith('whsec_') ? new Webhook(secret) : new Webhook(new TextEncoder().encode(secret), { format: 'raw' });
 }
