@@ -48,7 +48,11 @@ test('deployment.running reaches the subscriber signed; a subscriber of other ev
     await store.record({ deploymentId: body.data.id, status: 'running', event: 'deployment.running', generation: 1, replicas: 1 });
     await store.record({ deploymentId: body.data.id, status: 'running', event: 'deployment.running', generation: 1, replicas: 1 }); // retried write
     for (let i = 0; i < 100 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
-    await new Promise((r) => setTimeout(r, 1000)); // a second delivery, if any, would arrive by now
+    // A start retried after the delivery finished (an activity retry) must not deliver again.
+    const { rows: [event] } = await api.pool.query(`SELECT id, organization_id, type FROM deployment_event WHERE deployment_id = $1 AND type = 'deployment.running'`, [body.data.id]);
+    await new Promise((r) => setTimeout(r, 500));
+    await webhookDeliveries(api.orm, client).startFor({ id: event.id, organizationId: event.organization_id, type: event.type });
+    await new Promise((r) => setTimeout(r, 1500)); // a second delivery, if any, would arrive by now
   });
 
   t.is(received.length, 1, 'one event, one matching subscription, one delivery');

@@ -41,6 +41,8 @@ export function webhookDeliveries(orm: MikroORM, client: Client) {
         const deliveryId = `whd_${event.id}_${subscription.id}`;
         await client.workflow.start(WEBHOOK_DELIVERY_WORKFLOW, {
           workflowId: deliveryId, taskQueue: WEBHOOKS_TASK_QUEUE, args: [{ deliveryId, subscriptionId: subscription.id, eventId: event.id }],
+          // Also once the delivery has ended: a retried start never delivers an event twice.
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
         }).catch((error: unknown) => {
           if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
         });
