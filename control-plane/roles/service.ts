@@ -9,11 +9,12 @@ import type { Principal } from '../auth/principal.ts';
 import { RefreshTokenSchema } from '../auth/refresh-token.entity.ts';
 import { ApiKeySchema } from '../api-keys/api-key.entity.ts';
 import { newId } from '../database/ids.ts';
-import { ConflictError, ForbiddenError, InUseError, NotFoundError, ValidationError } from '../http/errors.ts';
+import { ConflictError, InUseError, NotFoundError, ValidationError } from '../http/errors.ts';
 import {
-  isAllowed, isBuiltInRole, ORGANIZATION_PERMISSIONS, ROLE_PERMISSIONS, ROLES, type OrganizationPermission, type Role, type RoleId,
+  isBuiltInRole, ORGANIZATION_PERMISSIONS, ROLE_PERMISSIONS, ROLES, type OrganizationPermission, type Role, type RoleId,
 } from '../http/permissions.ts';
 import { MembershipSchema, type Membership } from '../organizations/membership.entity.ts';
+import { assertWithinCaller } from '../organizations/grants.ts';
 import { assertMayChangeOwner, assertNotLastOwner, lockMemberships } from '../organizations/owners.ts';
 import { CustomRoleSchema, type CustomRole } from './custom-role.entity.ts';
 import type { AssignmentViewBody, AssignRoleInput, RoleInput, RoleViewBody } from './schemas.ts';
@@ -52,11 +53,6 @@ export function createRoleService(deps: RoleServiceDeps) {
     if (isBuiltInRole(id)) return { id, name: id, permissions: ROLE_PERMISSIONS[id] };
     const role = await findCustom(em, principal, id, lockMode);
     return { id: role.id as RoleId, name: role.name, permissions: role.permissions };
-  }
-
-  function assertWithinCaller(principal: Principal, permissions: readonly OrganizationPermission[], what: string): void {
-    const beyond = permissions.filter((p) => !isAllowed(p, principal.permissions, principal.scope));
-    if (beyond.length) throw new ForbiddenError(`Insufficient permissions: ${what} holds permissions you do not have (${beyond.join(', ')})`, { permissions: beyond });
   }
 
   function validated(principal: Principal, input: RoleInput) {

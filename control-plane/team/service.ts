@@ -3,6 +3,8 @@
 // Accepting signs the invitee in (existing account, by password) or up (new account), adds the
 // membership and answers with a login session. Only an owner may grant or take away the owner role, and
 // the last owner stays (organizations/owners.ts).
+import { ROLE_PERMISSIONS } from '../http/permissions.ts';
+import { assertWithinCaller } from '../organizations/grants.ts';
 import { assertMayChangeOwner } from '../organizations/owners.ts';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -84,6 +86,7 @@ export function createTeamService(deps: TeamServiceDeps) {
 
     async invite(em: EntityManager, principal: Principal, input: InviteInput): Promise<InvitationViewBody> {
       assertMayChangeOwner(principal, null, input.role);
+      assertWithinCaller(principal, ROLE_PERMISSIONS[input.role], `the ${input.role} role`);
       const email = input.email.toLowerCase();
       const member = await em.count(MembershipSchema, { organization: principal.organizationId, user: { email } });
       if (member) throw new ConflictError(`${email} is already a member of this organization`, { field: 'email' });
@@ -112,6 +115,7 @@ export function createTeamService(deps: TeamServiceDeps) {
         if (invitation.state !== 'pending') throw fieldError('id', `this invitation has already been ${invitation.state}`);
         if (input.role !== undefined) {
           assertMayChangeOwner(principal, invitation.role, input.role);
+          assertWithinCaller(principal, ROLE_PERMISSIONS[input.role], `the ${input.role} role`);
           invitation.role = input.role;
         }
         const resent = input.resend ? newInvitationToken() : undefined;
@@ -125,9 +129,12 @@ export function createTeamService(deps: TeamServiceDeps) {
     async revokeInvitation(em: EntityManager, principal: Principal, id: string): Promise<InvitationViewBody> {
       const invitation = await findInvitation(em, principal, id);
       if (invitation.state !== 'pending') throw fieldError('id', `this invitation has already been ${invitation.state}`);
-      invitation.state = 'revoked';
-      invitation.answeredAt = new Date();
-      await em.flush();
+      // Only while still pending: an accept committed meanwhile keeps its answer.
+      const answeredAt = new Date();
+      if (!await em.nativeUpdate(InvitationSchema, { id, state: 'pending' }, { state: 'revoked', answeredAt })) {
+        throw fieldError('id', 'this invitation has just been answered');
+      }
+      Object.assign(invitation, { state: 'revoked', answeredAt });
       return view(invitation);
     },
 

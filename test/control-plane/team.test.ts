@@ -322,3 +322,25 @@ test('wrong passwords at accept count towards the account\'s sign-in lock-out', 
   t.is((await api.request('POST', '/v1/auth/signin', { body: { email: invitee.email, password: invitee.password } })).status, 429);
   t.is((await api.request('GET', `/v1/team/invite/${token}`)).status, 200, 'the invitation stays usable');
 });
+
+test('an inviter offers no role beyond their own: a custom role with team:write invites viewers, not members or admins', async (t) => {
+  const owner = await signup(api);
+  const recruiter = await join(owner, 'viewer');
+  const role = await api.request('POST', '/v1/enterprise/roles', {
+    token: owner.token,
+    body: { name: 'Recruiter', permissions: ['team:read', 'team:write', 'deployments:read', 'catalog:read', 'profile:read', 'profile:write', 'organization:read'] },
+  });
+  t.is(role.status, 201);
+  t.is((await api.request('POST', '/v1/enterprise/assignments', { token: owner.token, body: { userId: recruiter.userId, roleId: role.body.id } })).status, 200);
+
+  for (const offered of ['admin', 'member']) {
+    const res = await api.request('POST', '/v1/team/invite', { token: recruiter.token, body: { email: newAddress(), role: offered } });
+    t.is(res.status, 403, offered);
+    t.regex(res.body.message, new RegExp(`the ${offered} role holds permissions you do not have`));
+  }
+  const viewer = await api.request('POST', '/v1/team/invite', { token: recruiter.token, body: { email: newAddress(), role: 'viewer' } });
+  t.is(viewer.status, 201);
+  const raised = await api.request('POST', `/v1/team/invitations/${viewer.body.id}`, { token: recruiter.token, body: { role: 'admin' } });
+  t.is(raised.status, 403);
+  t.is((await api.pool.query('SELECT role FROM invitation WHERE id = $1', [viewer.body.id])).rows[0].role, 'viewer', 'unchanged');
+});
