@@ -1,6 +1,7 @@
 // Deployments: the desired state of a vLLM deployment, per organization. create, update and remove are
 // the single place where the deployment's workflow hears of a change: the desired state is committed first
 // (with a raised generation), then sent; the workflow drives the status from there.
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RecoveryAction } from '../recovery/schemas.ts';
 import { DeploymentEventSchema } from './deployment-event.entity.ts';
@@ -63,9 +64,25 @@ const COLUMNS = {
 interface Scaling { replicas?: number | undefined; minReplicas?: number | undefined; maxReplicas?: number | undefined }
 
 export function createDeploymentService(deps: DeploymentServiceDeps) {
-  async function find(em: EntityManager, principal: Principal, id: string): Promise<Deployment> {
-    const deployment = await em.findOne(DeploymentSchema, { id, organization: principal.organizationId, deletedAt: null });
+  async function find(em: EntityManager, principal: Principal, id: string, lock = false): Promise<Deployment> {
+    const deployment = await em.findOne(DeploymentSchema, { id, organization: principal.organizationId, deletedAt: null }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
     if (!deployment) throw new DeploymentNotFoundError(`Deployment ${id} not found`);
+    return deployment;
+  }
+
+  /**
+   * A change of desired state: made under the deployment's row lock, so concurrent changes each get their own
+   * generation and the later one carries both (none is lost as an "old" message); sent once committed.
+   */
+  async function change(em: EntityManager, principal: Principal, id: string, apply: (deployment: Deployment, tx: EntityManager) => Promise<boolean | void>) {
+    let changed = true;
+    const deployment = await em.transactional(async (tx) => {
+      const locked = await find(tx, principal, id, true);
+      if (await apply(locked, tx) === false) changed = false;
+      else locked.generation += 1;
+      return locked;
+    });
+    if (changed || deployment.generation > deployment.sentGeneration) await deps.delivery.send(em, deployment);
     return deployment;
   }
 
@@ -134,41 +151,35 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
 
     async update(em: EntityManager, principal: Principal, id: string, input: UpdateDeploymentInput | ReplaceDeploymentInput, replace: boolean) {
       if (input.model !== undefined) assertLoadable(input.model);
-      const deployment = await find(em, principal, id);
-      if (deployment.deleteRequested) throw new ConflictError(`Deployment ${id} is being deleted`, { field: 'id' });
-      const scaling = resolveScaling(input, replace ? undefined : deployment);
-      // A deployment stays on its cluster: a GPU type that cluster lacks cannot be had.
-      if (input.gpu !== undefined && input.gpu !== deployment.gpu && deployment.cluster) await deps.placement.assertOffers(em, deployment.cluster.id, input.gpu);
-      const gpu = input.gpu ?? deployment.gpu;
-      if (hourlyCents(gpu, scaling.replicas) > hourlyCents(deployment.gpu, deployment.replicas)) await assertBalanceCovers(em, principal, gpu, scaling.replicas);
-      if (input.model !== undefined) deployment.model = input.model;
-      if (input.gpu !== undefined) deployment.gpu = input.gpu;
-      Object.assign(deployment, scaling);
-      deployment.generation += 1;
-      await em.flush();
-      await deps.delivery.send(em, deployment);
-      return view(deployment);
+      return view(await change(em, principal, id, async (deployment, tx) => {
+        if (deployment.deleteRequested) throw new ConflictError(`Deployment ${id} is being deleted`, { field: 'id' });
+        const scaling = resolveScaling(input, replace ? undefined : deployment);
+        // A deployment stays on its cluster: a GPU type that cluster lacks cannot be had.
+        if (input.gpu !== undefined && input.gpu !== deployment.gpu && deployment.cluster) await deps.placement.assertOffers(tx, deployment.cluster.id, input.gpu);
+        const gpu = input.gpu ?? deployment.gpu;
+        if (hourlyCents(gpu, scaling.replicas) > hourlyCents(deployment.gpu, deployment.replicas)) await assertBalanceCovers(tx, principal, gpu, scaling.replicas);
+        if (input.model !== undefined) deployment.model = input.model;
+        if (input.gpu !== undefined) deployment.gpu = input.gpu;
+        Object.assign(deployment, scaling);
+      }));
     },
 
     async act(em: EntityManager, principal: Principal, id: string, input: DeploymentActionInput) {
-      const deployment = await find(em, principal, id);
-      if (deployment.deleteRequested) throw new ConflictError(`Deployment ${id} is being deleted`, { field: 'id' });
-      switch (input.action) {
-        case 'stop': deployment.running = false; break;
-        case 'start':
-          if (!deployment.running) await assertBalanceCovers(em, principal, deployment.gpu, deployment.replicas);
-          deployment.running = true;
-          break;
-        case 'restart': deployment.restarts += 1; break;
-        case 'scale':
-          if (input.replicas > deployment.replicas) await assertBalanceCovers(em, principal, deployment.gpu, input.replicas);
-          Object.assign(deployment, resolveScaling({ replicas: input.replicas }, deployment));
-          break;
-      }
-      deployment.generation += 1;
-      await em.flush();
-      await deps.delivery.send(em, deployment);
-      return view(deployment);
+      return view(await change(em, principal, id, async (deployment, tx) => {
+        if (deployment.deleteRequested) throw new ConflictError(`Deployment ${id} is being deleted`, { field: 'id' });
+        switch (input.action) {
+          case 'stop': deployment.running = false; break;
+          case 'start':
+            if (!deployment.running) await assertBalanceCovers(tx, principal, deployment.gpu, deployment.replicas);
+            deployment.running = true;
+            break;
+          case 'restart': deployment.restarts += 1; break;
+          case 'scale':
+            if (input.replicas > deployment.replicas) await assertBalanceCovers(tx, principal, deployment.gpu, input.replicas);
+            Object.assign(deployment, resolveScaling({ replicas: input.replicas }, deployment));
+            break;
+        }
+      }));
     },
 
     /** Recovery: a deployment's failure, its recent events and what its workflow is retrying. */
@@ -184,17 +195,15 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
 
     /** Recovery actions: retry a failed deployment (optionally after `pulumi refresh`), or force its deletion. */
     async recover(em: EntityManager, principal: Principal, id: string, action: RecoveryAction) {
-      const deployment = await find(em, principal, id);
-      if (action === 'force_delete') {
-        Object.assign(deployment, { deleteRequested: true, forceDelete: true, status: 'deleting' });
-      } else {
-        if (deployment.status !== 'failed') throw new ConflictError(`Deployment ${id} has not failed (status ${deployment.status}); there is nothing to retry`, { field: 'id' });
-        if (action === 'refresh_and_retry') deployment.refreshes += 1;
-      }
-      deployment.generation += 1;
-      await em.flush();
-      await deps.delivery.send(em, deployment);
-      return view(deployment);
+      return view(await change(em, principal, id, (deployment) => {
+        if (action === 'force_delete') {
+          Object.assign(deployment, { deleteRequested: true, forceDelete: true, status: 'deleting' });
+        } else {
+          if (deployment.status !== 'failed') throw new ConflictError(`Deployment ${id} has not failed (status ${deployment.status}); there is nothing to retry`, { field: 'id' });
+          if (action === 'refresh_and_retry') deployment.refreshes += 1;
+        }
+        return Promise.resolve();
+      }));
     },
 
     /** Recovery: forgets a failure's reason once it has been dealt with. */
@@ -211,14 +220,12 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
     },
 
     async remove(em: EntityManager, principal: Principal, id: string) {
-      const deployment = await find(em, principal, id);
-      if (!deployment.deleteRequested) {
-        deployment.deleteRequested = true;
-        deployment.generation += 1;
-        deployment.status = 'deleting';
-        await em.flush();
-      }
-      await deps.delivery.send(em, deployment);
+      // A repeated DELETE changes nothing; it only sends again what was not delivered.
+      const deployment = await change(em, principal, id, (d) => {
+        if (d.deleteRequested) return Promise.resolve(false);
+        Object.assign(d, { deleteRequested: true, status: 'deleting' });
+        return Promise.resolve();
+      });
       return { id: deployment.id, status: deployment.status };
     },
   };

@@ -67,3 +67,25 @@ test('a deployment being deleted refuses actions with 409', async (t) => {
   await api.request('DELETE', `/api/deployments/${id}`, { token });
   t.is((await act(id, token, { action: 'start' })).status, 409);
 });
+
+test('concurrent changes each get their own generation; the newest desired state sent carries all of them', async (t) => {
+  const { token, id } = await deployment('racing');
+  const answers = await Promise.all([
+    act(id, token, { action: 'stop' }),
+    act(id, token, { action: 'scale', replicas: 3 }),
+    act(id, token, { action: 'restart' }),
+    api.request('DELETE', `/api/deployments/${id}`, { token }),
+  ]);
+  t.true(answers.every((a) => a.status === 200 || a.status === 409), JSON.stringify(answers.map((a) => a.status)));
+  const succeeded = answers.filter((a) => a.status === 200).length;
+  const row = (await api.pool.query('SELECT generation, sent_generation, delete_requested FROM deployment WHERE id = $1', [id])).rows[0];
+  t.is(row.generation, 1 + succeeded, 'no two changes share a generation');
+  t.true(row.delete_requested);
+  const sent = await desiredStatesSent(api, id);
+  const generations = sent.map((d) => d.generation);
+  t.is(new Set(generations).size, generations.length, 'each generation sent once');
+  const newest = sent.reduce((a, b) => (b.generation > a.generation ? b : a));
+  t.is(newest.generation, row.generation);
+  t.true(newest.deleted, 'the delete is in the newest desired state, not lost as an old message');
+  t.is(row.sent_generation, row.generation);
+});

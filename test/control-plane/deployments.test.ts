@@ -174,7 +174,7 @@ test('DELETE answers at once with deleting and tells the workflow; updates are t
   t.deepEqual(again.body.data, { id: body.data.id, status: 'deleting' }, 'a repeated DELETE is harmless');
   const patch = await api.request('PATCH', `/api/deployments/${body.data.id}`, { token, body: { replicas: 2 } });
   t.is(patch.status, 409);
-  t.deepEqual((await desiredStatesSent(api, body.data.id)).map(({ generation, deleted }) => ({ generation, deleted })), [{ generation: 1, deleted: false }, { generation: 2, deleted: true }, { generation: 2, deleted: true }]);
+  t.deepEqual((await desiredStatesSent(api, body.data.id)).map(({ generation, deleted }) => ({ generation, deleted })), [{ generation: 1, deleted: false }, { generation: 2, deleted: true }], 'the repeated DELETE sent nothing again');
 });
 
 test('create starts the deployment\'s workflow (id = deployment id) and an update signals its new desired state', async (t) => {
