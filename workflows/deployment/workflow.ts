@@ -50,7 +50,8 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
       upsertMemo({ name, model: desired.model });
       memoModel = desired.model;
     }
-    await recordStatus({ deploymentId, status, event, generation, endpoint: progress.endpoint, failureReason, replicas: applied?.running ? applied.replicas : 0 });
+    // Not cancelled with the rollout it reports on: an abandoned write could land after the next edge's.
+    await CancellationScope.nonCancellable(() => recordStatus({ deploymentId, status, event, generation, endpoint: progress.endpoint, failureReason, replicas: applied?.running ? applied.replicas : 0 }));
   };
 
   const converge = async (target: DesiredDeployment, change: Change) => {
