@@ -140,6 +140,22 @@ test('an update rolls the new model out through updating; repeated and old messa
   });
 });
 
+test('after a failed change the next desired state is applied in full, even one equal to what ran before', async (t) => {
+  const h = harness(t);
+  const worker = await h.newWorker();
+  await worker.runUntil(async () => {
+    const handle = await start(t, h.taskQueue);
+    await eventually('running', () => last(h.statuses) === 'running');
+    h.readiness.next = () => UNSCHEDULABLE;
+    await handle.signal(desiredStateSignal, desired({ generation: 2, replicas: 3 }));
+    await eventually('failed', () => last(h.statuses) === 'failed');
+    h.readiness.next = () => ({ readyReplicas: Number.MAX_SAFE_INTEGER });
+    await handle.signal(desiredStateSignal, desired({ generation: 3, replicas: 1 }));
+    await eventually('running again', () => last(h.statuses) === 'running' && h.statuses.at(-1)!.generation === 3);
+    t.deepEqual(edges(h.statuses), ['pending', 'deploying', 'running', 'scaling', 'failed', 'deploying', 'running']);
+  });
+});
+
 test('a transient failure is retried and the deployment still reaches running', async (t) => {
   const h = harness(t, { failProbeTimes: 2 });
   const worker = await h.newWorker();

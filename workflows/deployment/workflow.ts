@@ -98,6 +98,9 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
         if (!desired.deleted) {
           if (isCancellation(error)) throw error; // the workflow itself was cancelled
           await edge('failed', target.generation, 'deployment.failed', failureReason(error));
+          // The stack may hold part of the failed change: whatever comes next (a retry, or going back to what
+          // ran before) is applied in full. patched(): older histories replay without this.
+          if (patched('reapply-after-failure')) applied = undefined;
         }
       } finally {
         inFlight = undefined;
