@@ -48,6 +48,21 @@ test.serial('counts Ready replicas of a placed deployment', async (t) => {
   await cluster.api.request('DELETE', '/apis/apps/v1/namespaces/default/deployments/small?propagationPolicy=Foreground');
 });
 
+test.serial('during a rolling change the old Ready pods do not count: the new template must be available', async (t) => {
+  await applyVllmLike('rolling', 1);
+  await probeUntil('rolling', (r) => r.readyReplicas === 1);
+  // The new template asks for a GPU type this cluster lacks: its pod stays Pending while the old one runs on.
+  await cluster.api.request('PATCH', '/apis/apps/v1/namespaces/default/deployments/rolling', {
+    spec: { template: { spec: { nodeSelector: { [GPU_TYPE_LABEL]: 'nvidia-h100-80gb' } } } },
+  }, 'application/merge-patch+json');
+  const readiness = await probeUntil('rolling', (r) => !!r.unschedulableReason);
+  t.is(readiness.readyReplicas, 0);
+  const old = await cluster.api.get<{ status: { readyReplicas?: number } }>('/apis/apps/v1/namespaces/default/deployments/rolling');
+  t.is(old.status.readyReplicas, 1, 'the old pod is still Ready');
+  await cluster.api.request('DELETE', '/apis/apps/v1/namespaces/default/deployments/rolling?propagationPolicy=Foreground');
+  await eventually('rolling pods gone', async () => (await cluster.api.get<{ items: unknown[] }>('/api/v1/namespaces/default/pods?labelSelector=app.kubernetes.io%2Finstance%3Drolling')).items.length === 0);
+});
+
 test.serial("reports the scheduler's reason when the cluster lacks GPUs", async (t) => {
   await applyVllmLike('big', 3);
   const readiness = await probeUntil('big', (r) => r.readyReplicas === 2 && !!r.unschedulableReason);
