@@ -8,8 +8,8 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { Webhook } from 'standardwebhooks';
 import { binaryPath } from '../../infra/tools/paths.ts';
 import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryResult } from '../../workflows/contract/webhooks.ts';
-import { createWebhookActivities, signer, type WebhookAttempt } from '../../workflows/webhooks/activities.ts';
-import { isPrivateAddress } from '../../workflows/contract/webhook-urls.ts';
+import { createWebhookActivities, post, signer, type WebhookAttempt } from '../../workflows/webhooks/activities.ts';
+import { isPrivateAddress, PrivateUrlError } from '../../workflows/contract/webhook-urls.ts';
 
 Runtime.install({ logger: new DefaultLogger('ERROR') });
 const test = anyTest as TestFn<{ env: TestWorkflowEnvironment }>;
@@ -95,8 +95,19 @@ test('in production a URL on loopback is refused before anything is sent', async
 });
 
 test('private, loopback and link-local addresses are recognised', (t) => {
-  for (const a of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '::1', 'fd00::1', 'fe80::1', '::ffff:10.0.0.1']) t.true(isPrivateAddress(a), a);
+  for (const a of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '::1', 'fd00::1', 'fe80::1', '::ffff:10.0.0.1', '64:ff9b::a9fe:a9fe']) t.true(isPrivateAddress(a), a);
   for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111']) t.false(isPrivateAddress(a), a);
+});
+
+test('the connection itself refuses a name that resolves to a private address, whatever was checked before (DNS rebinding)', async (t) => {
+  const receiver = createServer((_req, res) => res.end());
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => receiver.close());
+  const url = `http://localhost:${(receiver.address() as AddressInfo).port}/hook`;
+  const error = await t.throwsAsync(post(url, '{}', {}, { timeoutMs: 5_000, publicOnly: true }));
+  t.true(error instanceof PrivateUrlError, String(error));
+  t.regex(error!.message, /localhost resolves to (127\.0\.0\.1|::1), a loopback, private or link-local address/);
+  t.is(await post(url, '{}', {}, { timeoutMs: 5_000, publicOnly: false }), 200, 'development lets it through');
 });
 
 test('a secret of the subscriber\'s own (not whsec_) signs as raw bytes, as Standard Webhooks receivers verify it', (t) => {

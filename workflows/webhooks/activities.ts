@@ -1,9 +1,11 @@
 // Sends one webhook request, signed with the Standard Webhooks scheme (webhook-id, webhook-timestamp,
 // webhook-signature over `id.timestamp.body` with the subscription's whsec_ secret), and records the attempt.
+import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookDeliveryInput } from '../contract/webhooks.ts';
-import { assertPublicUrl, PrivateUrlError } from '../contract/webhook-urls.ts';
+import { assertPublicUrl, PrivateUrlError, publicOnlyLookup } from '../contract/webhook-urls.ts';
 
 export interface WebhookAttempt {
   readonly deliveryId: string;
@@ -41,21 +43,13 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       try {
         if (!deps.allowPrivateUrls) await assertPublicUrl(subscription.url);
         const timestamp = new Date();
-        const response = await fetch(subscription.url, {
-          method: 'POST',
-          redirect: 'manual', // a redirect could lead to a private address
-          signal: AbortSignal.timeout(deps.timeoutMs ?? 10_000),
-          headers: {
-            'content-type': 'application/json',
-            'user-agent': 'Kiln-Webhooks/1',
-            'webhook-id': input.eventId,
-            'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-            'webhook-signature': signer(subscription.secret).sign(input.eventId, timestamp, body),
-          },
-          body,
-        });
-        status = response.status;
-        await response.body?.cancel();
+        status = await post(subscription.url, body, {
+          'content-type': 'application/json',
+          'user-agent': 'Kiln-Webhooks/1',
+          'webhook-id': input.eventId,
+          'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+          'webhook-signature': signer(subscription.secret).sign(input.eventId, timestamp, body),
+        }, { timeoutMs: deps.timeoutMs ?? 10_000, publicOnly: !deps.allowPrivateUrls });
       } catch (error) {
         const message = (error as Error).message;
         await record({ error: message });
@@ -71,6 +65,28 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
 }
 
 export type WebhookActivities = ReturnType<typeof createWebhookActivities>;
+
+/**
+ * POSTs and answers the status; redirects are not followed (one could lead to a private address). With
+ * `publicOnly` the connection goes only to an address publicOnlyLookup checked.
+ */
+export function post(url: string, body: string, headers: Record<string, string>, options: { timeoutMs: number; publicOnly: boolean }): Promise<number> {
+  const target = new URL(url);
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  const requestOptions: RequestOptions = {
+    method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+    timeout: options.timeoutMs, ...(options.publicOnly ? { lookup: publicOnlyLookup } : {}),
+  };
+  return new Promise((resolve, reject) => {
+    const req = send(target, requestOptions, (res: IncomingMessage) => {
+      res.resume(); // the answer's body is not read
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${options.timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 /** A `whsec_` secret is base64 as the Standard Webhooks scheme defines; any other secret is used as raw bytes. */
 export function signer(secret: string): Webhook {
