@@ -17,10 +17,12 @@ import { newId } from '../database/ids.ts';
 import {
   BadRequestError, ConflictError, ForbiddenError, InvalidCredentialsError, NotFoundError, ServiceUnavailableError, ValidationError,
 } from '../http/errors.ts';
+import { ROLE_PERMISSIONS } from '../http/permissions.ts';
+import { assertWithinCaller } from '../organizations/grants.ts';
 import { MembershipSchema } from '../organizations/membership.entity.ts';
 import { SSO_PROVIDERS, type SsoProviderKind } from './providers.ts';
 import type {
-  CreateSsoConfigurationInput, SaveSsoConfigurationInput, SsoCallbackInput, SsoConfigurationViewBody, SsoVerificationBody, VerifySsoInput,
+  CreateSsoConfigurationInput, SSO_DEFAULT_ROLES, SaveSsoConfigurationInput, SsoCallbackInput, SsoConfigurationViewBody, SsoVerificationBody, VerifySsoInput,
 } from './schemas.ts';
 import { SsoConfigurationSchema, type SsoConfiguration } from './sso-configuration.entity.ts';
 import { SsoLoginSchema } from './sso-login.entity.ts';
@@ -39,6 +41,11 @@ export interface SsoServiceDeps {
 }
 
 type Check = SsoVerificationBody['checks'][number];
+
+/** Members an identity provider creates get the default role: nobody configures one beyond their own permissions. */
+function assertGrantable(principal: Principal, role: (typeof SSO_DEFAULT_ROLES)[number]): void {
+  assertWithinCaller(principal, ROLE_PERMISSIONS[role], `the default role ${role}`);
+}
 
 export function createSsoService(deps: SsoServiceDeps) {
   const callbackUrl = (origin: string, provider: SsoProviderKind) => `${origin}/v1/auth/sso/callback/${provider}`;
@@ -169,12 +176,14 @@ export function createSsoService(deps: SsoServiceDeps) {
     get: async (em: EntityManager, principal: Principal, origin: string) => view(await find(em, principal.organizationId), origin),
 
     async create(em: EntityManager, principal: Principal, input: CreateSsoConfigurationInput, origin: string) {
+      assertGrantable(principal, input.defaultRole);
       if (await em.count(SsoConfigurationSchema, { organization: principal.organizationId })) throw alreadyConfigured();
       return view(await insert(em, principal, input), origin);
     },
 
     /** Replaces the configuration; an absent client secret keeps the stored one. */
     async replace(em: EntityManager, principal: Principal, input: SaveSsoConfigurationInput, origin: string) {
+      assertGrantable(principal, input.defaultRole);
       const config = await find(em, principal.organizationId);
       assign(config, input);
       await em.flush();
@@ -183,6 +192,7 @@ export function createSsoService(deps: SsoServiceDeps) {
 
     /** Creates or replaces: the enterprise settings page has one form for both. */
     async save(em: EntityManager, principal: Principal, input: SaveSsoConfigurationInput, origin: string) {
+      assertGrantable(principal, input.defaultRole);
       const config = await em.findOne(SsoConfigurationSchema, { organization: principal.organizationId });
       if (config) {
         assign(config, input);

@@ -1,7 +1,7 @@
 // SSO with OpenID Connect against a real OpenID provider (oidc-provider, https) in the test process: the
 // configuration routes, discovery checks, and the whole login, followed redirect by redirect.
 import test from 'ava';
-import { createApiKey, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
+import { addMember, createApiKey, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
 import { startHttpsServer, startTestIdp, type TestIdp } from '../support/oidc-provider.ts';
 
 let api: TestApi;
@@ -205,6 +205,24 @@ test('scopes and roles: read-only keys read, deployments-only keys and members o
     }
   }
   t.deepEqual((await api.request('GET', '/v1/auth/sso', { token: owner.token })).body, owner.config, 'unchanged');
+});
+
+test('a custom role with sso:write cannot make the default role one with more than it holds', async (t) => {
+  const owner = await signup(api, 'sso-delegate');
+  const role = await api.request('POST', '/v1/enterprise/roles', {
+    token: owner.token, body: { name: 'SSO operator', permissions: ['sso:read', 'sso:write', 'deployments:read', 'catalog:read', 'profile:read', 'profile:write', 'organization:read', 'team:read'] },
+  });
+  t.is(role.status, 201);
+  const operator = await addMember(api, owner.organizationId, role.body.id);
+  const asOperator = (method: 'POST' | 'PUT', defaultRole: string) =>
+    api.request(method, `/v1/auth/sso?orgId=${owner.organizationId}`, { token: operator.token, body: configuration({ defaultRole }) });
+  const refused = await asOperator('POST', 'admin');
+  t.is(refused.status, 403);
+  t.regex(refused.body.message, /the default role admin holds permissions you do not have/);
+  t.is((await asOperator('POST', 'member')).status, 403, 'member holds deployments:write');
+  t.is((await asOperator('POST', 'viewer')).status, 201);
+  t.is((await asOperator('PUT', 'admin')).status, 403);
+  t.is((await api.request('GET', '/v1/auth/sso', { token: owner.token })).body.defaultRole, 'viewer', 'unchanged');
 });
 
 test("another organization's configuration is never visible nor changed", async (t) => {
