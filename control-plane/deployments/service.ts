@@ -74,7 +74,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
    * A change of desired state: made under the deployment's row lock, so concurrent changes each get their own
    * generation and the later one carries both (none is lost as an "old" message); sent once committed.
    */
-  async function change(em: EntityManager, principal: Principal, id: string, apply: (deployment: Deployment, tx: EntityManager) => Promise<boolean | void>) {
+  async function change(em: EntityManager, principal: Principal, id: string, apply: (deployment: Deployment, tx: EntityManager) => Promise<boolean | void> | boolean | void) {
     let changed = true;
     const deployment = await em.transactional(async (tx) => {
       const locked = await find(tx, principal, id, true);
@@ -202,7 +202,6 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
           if (deployment.status !== 'failed') throw new ConflictError(`Deployment ${id} has not failed (status ${deployment.status}); there is nothing to retry`, { field: 'id' });
           if (action === 'refresh_and_retry') deployment.refreshes += 1;
         }
-        return Promise.resolve();
       }));
     },
 
@@ -222,9 +221,8 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
     async remove(em: EntityManager, principal: Principal, id: string) {
       // A repeated DELETE changes nothing; it only sends again what was not delivered.
       const deployment = await change(em, principal, id, (d) => {
-        if (d.deleteRequested) return Promise.resolve(false);
+        if (d.deleteRequested) return false;
         Object.assign(d, { deleteRequested: true, status: 'deleting' });
-        return Promise.resolve();
       });
       return { id: deployment.id, status: deployment.status };
     },
