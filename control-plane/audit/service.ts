@@ -6,6 +6,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { newId } from '../database/ids.ts';
+import { isDataException } from '../http/errors.ts';
 
 export interface AuditEntry {
   organizationId: string;
@@ -42,9 +43,6 @@ const COLUMN_WIDTH = 255;
 // PostgreSQL text holds no NUL: a raw path or id (audited before, or without, validation) may carry one.
 const clip = (value: string) => value.replaceAll('\u0000', '').slice(0, COLUMN_WIDTH);
 
-/** PostgreSQL refused the data itself (class 22, 23): writing the same records again cannot succeed. */
-const isDataError = (error: unknown) => /^2[23]/.test(String((error as { code?: unknown }).code ?? ''));
-
 export function createAuditService(deps: { pool: pg.Pool; log: Logger }) {
   let queue: AuditEntry[] = [];
   let timer: NodeJS.Timeout | undefined;
@@ -77,8 +75,9 @@ export function createAuditService(deps: { pool: pg.Pool; log: Logger }) {
         try {
           await write(batch);
         } catch (error) {
-          // Kept for the next try unless it can never succeed, the API is stopping or too many are waiting already.
-          const kept = !closed && !isDataError(error) && queue.length + batch.length <= MAX_QUEUED;
+          // Kept for the next try unless it can never succeed (PostgreSQL refused the data itself), the API is
+          // stopping, or too many are waiting already.
+          const kept = !closed && !isDataException(error) && queue.length + batch.length <= MAX_QUEUED;
           deps.log.error({ err: error, records: batch.length, kept }, 'audit records not written');
           if (kept) queue = [...batch, ...queue];
           break;

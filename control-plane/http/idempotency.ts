@@ -1,8 +1,7 @@
 // Idempotency-Key on creating POSTs: the first successful answer is stored per caller and key; the same
 // request again (concurrent twins included) gets that answer back, another request under the same key
-// gets 409. Stored answers are
-// sealed with AES-256-GCM: some carry secrets shown once (an API key's value, a session's tokens), and
-// secrets never rest in the database in the clear.
+// gets 409. Stored answers are sealed with AES-256-GCM: some carry secrets shown once (an API key's value,
+// a session's tokens), and secrets never rest in the database in the clear.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Middleware } from 'koa';
