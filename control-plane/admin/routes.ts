@@ -47,11 +47,7 @@ export function adminRoutes({ admin, audit, featureFlags, notifications, errors,
       ...flag, method: 'POST', path: '/v1/admin/feature-flags', operationId: 'createFeatureFlag',
       summary: 'Create a feature flag (default, per-organization overrides, percentage rollout)',
       body: CreateFeatureFlagRequest, response: FeatureFlagView, successStatus: 201, idempotent: true, errors: [409, 422],
-      async handle({ body, state }) {
-        const created = await featureFlags.create(state.em, body);
-        state.resourceId = created.id;
-        return { data: created };
-      },
+      handle: async ({ body, state }) => ({ data: await featureFlags.create(state.em, body) }),
     }),
     defineRoute({
       ...flag, method: 'PATCH', path: '/v1/admin/feature-flags/{id}', operationId: 'updateFeatureFlag', summary: 'Change a feature flag',
@@ -73,11 +69,7 @@ export function adminRoutes({ admin, audit, featureFlags, notifications, errors,
       ...notification, method: 'POST', path: '/v1/admin/notifications', operationId: 'createNotification',
       summary: 'Publish a notification to every organization or to some, optionally within a time window',
       body: CreateNotificationRequest, response: NotificationView, successStatus: 201, idempotent: true, errors: [422],
-      async handle({ body, state }) {
-        const created = await notifications.create(state.em, body);
-        state.resourceId = created.id;
-        return { data: created };
-      },
+      handle: async ({ body, state }) => ({ data: await notifications.create(state.em, body) }),
     }),
     defineRoute({
       ...notification, method: 'PATCH', path: '/v1/admin/notifications/{id}', operationId: 'updateNotification', summary: 'Change a notification',
@@ -135,11 +127,7 @@ export function adminRoutes({ admin, audit, featureFlags, notifications, errors,
       ...report, method: 'POST', path: '/v1/admin/reports/generate', operationId: 'generateReport',
       summary: 'Start writing a CSV report; answers at once with its id and where to fetch it',
       body: GenerateReportRequest, response: ReportView, successStatus: 201, idempotent: true, errors: [422, 503],
-      async handle({ body, state }) {
-        const created = await reports.generate(state.em, state.principal!, body);
-        state.resourceId = created.id;
-        return { data: created };
-      },
+      handle: async ({ body, state }) => ({ data: await reports.generate(state.em, state.principal!, body) }),
     }),
     defineRoute({
       ...report, method: 'GET', path: '/v1/admin/reports/{id}', operationId: 'getReport', summary: 'A report\'s status (pending, running, ready, failed)',

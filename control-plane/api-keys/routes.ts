@@ -13,11 +13,7 @@ export function apiKeyRoutes(apiKeys: ApiKeyService): Route[] {
     defineRoute({
       ...common, method: 'POST', operationId: 'createApiKey', summary: 'Create an API key (the value is shown once)',
       body: CreateApiKeyRequest, response: ApiKeyWithValue, successStatus: 201, idempotent: true, errors: [422],
-      async handle({ body, state }) {
-        const key = await apiKeys.create(state.em, state.principal!, body);
-        state.resourceId = key.id;
-        return { data: key };
-      },
+      handle: async ({ body, state }) => ({ data: await apiKeys.create(state.em, state.principal!, body) }),
     }),
     defineRoute({
       ...common, method: 'GET', operationId: 'listApiKeys', summary: 'List API keys (never their values)',

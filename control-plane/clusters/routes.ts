@@ -18,11 +18,7 @@ export function clusterRoutes(clusters: ClusterService): Route[] {
       ...common, method: 'POST', path: '/v1/admin/clusters', operationId: 'createCluster',
       summary: 'Register an existing cluster by kubeconfig (kubernetes), or have Kiln provision an EKS cluster (aws)',
       body: CreateClusterRequest, response: ClusterView, successStatus: 201, idempotent: true, errors: [409, 422],
-      async handle({ body, state }) {
-        const created = await clusters.create(state.em, body);
-        state.resourceId = created.id;
-        return { data: created };
-      },
+      handle: async ({ body, state }) => ({ data: await clusters.create(state.em, body) }),
     }),
     defineRoute({
       ...common, method: 'GET', path: '/v1/admin/clusters/{id}', operationId: 'getCluster', summary: 'Read a GPU cluster',

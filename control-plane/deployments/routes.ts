@@ -19,11 +19,7 @@ export function deploymentRoutes(deployments: DeploymentService): Route[] {
   const create = (path: string, operationId: string) => defineRoute({
     ...common, method: 'POST', path, operationId, summary: 'Create a deployment (it starts as pending)',
     body: CreateDeploymentRequest, response: CreatedDeployment, successStatus: 201, idempotent: true, errors: [402, 409, 422, 503],
-    async handle({ body, state }) {
-      const created = await deployments.create(state.em, state.principal!, body);
-      state.resourceId = created.id;
-      return { data: created };
-    },
+    handle: async ({ body, state }) => ({ data: await deployments.create(state.em, state.principal!, body) }),
   });
   const update = (method: 'PATCH' | 'PUT', body: typeof UpdateDeploymentRequest | typeof ReplaceDeploymentRequest) => defineRoute({
     ...common, method, path: '/api/deployments/{id}', operationId: method === 'PUT' ? 'replaceDeployment' : 'updateDeployment',

@@ -151,6 +151,9 @@ export function mountRoutes(router: Router<AppState>, routes: readonly Route[], 
       if (!URL.canParse(origin)) throw new BadRequestError('Invalid header Host', { header: 'Host' });
       const reply = await route.handle({ ...ctx.state.input!, state: ctx.state, origin });
       if ('redirect' in reply && reply.redirect) return ctx.redirect(reply.redirect);
+      // A change is audited against the resource it answers with, unless the handler named another.
+      const answeredId = 'data' in reply ? (reply.data as { id?: unknown } | null)?.id : undefined;
+      if (ctx.method !== 'GET' && ctx.state.resourceId === undefined && typeof answeredId === 'string') ctx.state.resourceId = answeredId;
       ctx.status = route.successStatus ?? 200;
       if ('stream' in reply) {
         if (!route.streams?.[reply.contentType]) throw new Error(`${route.operationId} answered ${reply.contentType}, which it does not declare`);

@@ -20,11 +20,7 @@ export function roleRoutes(roles: RoleService): Route[] {
     defineRoute({
       ...role, method: 'POST', path: '/v1/enterprise/roles', operationId: 'createRole', summary: 'Create a custom role: a named set of permissions',
       body: RoleRequest, response: RoleView, successStatus: 201, idempotent: true, errors: [409, 422],
-      async handle({ body, state }) {
-        const created = await roles.create(state.em, state.principal!, body);
-        state.resourceId = created.id;
-        return { data: created };
-      },
+      handle: async ({ body, state }) => ({ data: await roles.create(state.em, state.principal!, body) }),
     }),
     defineRoute({
       ...role, method: 'PUT', path: '/v1/enterprise/roles/{id}', operationId: 'replaceRole', summary: 'Replace a custom role\'s name, description and permissions (built-in roles are read-only)',

@@ -26,41 +26,25 @@ export function ssoRoutes(sso: SsoService): Route[] {
       ...configuration, method: 'POST', path: '/v1/auth/sso', operationId: 'createSsoConfiguration',
       summary: 'Configure an OpenID Connect identity provider for the organization (the client secret is stored encrypted)',
       body: CreateSsoConfigurationRequest, response: SsoConfigurationView, successStatus: 201, idempotent: true, errors: [409, 422],
-      async handle({ body, state, origin }) {
-        const created = await sso.create(state.em, state.principal!, body, origin);
-        state.resourceId = created.id;
-        return { data: created };
-      },
+      handle: async ({ body, state, origin }) => ({ data: await sso.create(state.em, state.principal!, body, origin) }),
     }),
     defineRoute({
       ...configuration, method: 'PUT', path: '/v1/auth/sso', operationId: 'replaceSsoConfiguration',
       summary: 'Replace the SSO configuration; an absent client secret keeps the stored one',
       body: SaveSsoConfigurationRequest, response: SsoConfigurationView, errors: [404, 422],
-      async handle({ body, state, origin }) {
-        const saved = await sso.replace(state.em, state.principal!, body, origin);
-        state.resourceId = saved.id;
-        return { data: saved };
-      },
+      handle: async ({ body, state, origin }) => ({ data: await sso.replace(state.em, state.principal!, body, origin) }),
     }),
     defineRoute({
       ...configuration, method: 'DELETE', path: '/v1/auth/sso', operationId: 'deleteSsoConfiguration', summary: 'Remove the SSO configuration',
       query: OrgQuery, response: DeletedSsoConfiguration, errors: [404],
-      async handle({ state }) {
-        const deleted = await sso.remove(state.em, state.principal!);
-        state.resourceId = deleted.id;
-        return { data: deleted };
-      },
+      handle: async ({ state }) => ({ data: await sso.remove(state.em, state.principal!) }),
     }),
     read('/v1/enterprise/sso/configure', 'getEnterpriseSsoConfiguration'),
     defineRoute({
       ...configuration, method: 'POST', path: '/v1/enterprise/sso/configure', operationId: 'saveEnterpriseSsoConfiguration',
       summary: 'Create or replace the SSO configuration; the client secret is required the first time',
       body: SaveSsoConfigurationRequest, response: SsoConfigurationView, errors: [422],
-      async handle({ body, state, origin }) {
-        const saved = await sso.save(state.em, state.principal!, body, origin);
-        state.resourceId = saved.id;
-        return { data: saved };
-      },
+      handle: async ({ body, state, origin }) => ({ data: await sso.save(state.em, state.principal!, body, origin) }),
     }),
     defineRoute({
       ...configuration, method: 'GET', path: '/v1/enterprise/sso/verify', operationId: 'verifySsoConfiguration',

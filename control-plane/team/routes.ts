@@ -23,11 +23,7 @@ export function teamRoutes(team: TeamService): Route[] {
       ...invitations, method: 'POST', path: '/v1/team/invite', operationId: 'inviteMember',
       summary: 'Invite someone by e-mail with a role (the token is mailed, valid 7 days)',
       body: InviteRequest, response: InvitationView, successStatus: 201, idempotent: true, errors: [409, 422, 503],
-      async handle({ body, state }) {
-        const invitation = await team.invite(state.em, state.principal!, body);
-        state.resourceId = invitation.id;
-        return { data: invitation };
-      },
+      handle: async ({ body, state }) => ({ data: await team.invite(state.em, state.principal!, body) }),
     }),
     defineRoute({
       ...invitations, method: 'GET', path: '/v1/team/invitations', operationId: 'listInvitations', summary: 'Invitations of the organization, newest first',

@@ -12,11 +12,7 @@ export function webhookRoutes(webhooks: WebhookService): Route[] {
     defineRoute({
       ...common, method: 'POST', path: '/api/webhooks', operationId: 'createWebhook', summary: 'Subscribe a URL to deployment events',
       body: CreateWebhookRequest, response: WebhookWithSecret, successStatus: 201, idempotent: true, errors: [422],
-      async handle({ body, state }) {
-        const created = await webhooks.create(state.em, state.principal!, body);
-        state.resourceId = created.id;
-        return { data: created };
-      },
+      handle: async ({ body, state }) => ({ data: await webhooks.create(state.em, state.principal!, body) }),
     }),
     defineRoute({
       ...common, method: 'GET', path: '/api/webhooks', operationId: 'listWebhooks', summary: 'List webhook subscriptions (never their secrets)',
