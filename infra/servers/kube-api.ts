@@ -1,7 +1,9 @@
 // A minimal Kubernetes API client for Kiln's own scripts and tests: JSON over HTTPS with the cluster's CA
 // and a bearer token, read from a kubeconfig. (Users look with kubectl; code asks the API directly.)
 import { execFile } from 'node:child_process';
+import type { IncomingMessage } from 'node:http';
 import { request } from 'node:https';
+import { createInterface } from 'node:readline';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
@@ -39,6 +41,11 @@ export interface KubeApi {
   get<T = unknown>(path: string): Promise<T>;
   /** Creates an object, or leaves it as it is when it exists already. */
   ensure(path: string, object: unknown): Promise<void>;
+  /**
+   * A long GET (a watch or a followed log), answered line by line as the server writes; ends when the server
+   * closes or `signal` aborts. A status of 400 or more rejects with KubeApiError before any line.
+   */
+  lines(path: string, signal: AbortSignal): AsyncIterable<string>;
 }
 
 export function kubeApi(credentials: KubeCredentials, options: { timeoutMs?: number } = {}): KubeApi {
@@ -75,9 +82,34 @@ export function kubeApi(credentials: KubeCredentials, options: { timeoutMs?: num
       req.end(payload);
     });
   };
+  async function* lines(path: string, signal: AbortSignal): AsyncIterable<string> {
+    const token = await bearer();
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = request(new URL(path, credentials.server), {
+        method: 'GET', ca: credentials.ca, cert: credentials.cert, key: credentials.key, signal,
+        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), accept: 'application/json' },
+      }, resolve);
+      req.on('error', reject);
+      req.end();
+    });
+    if ((res.statusCode ?? 500) >= 400) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of res) chunks.push(chunk as Buffer);
+      const text = Buffer.concat(chunks).toString('utf8');
+      let parsed: unknown = text;
+      try { parsed = JSON.parse(text); } catch { /* plain text */ }
+      throw new KubeApiError(res.statusCode ?? 500, 'GET', path, parsed);
+    }
+    try {
+      for await (const line of createInterface({ input: res, crlfDelay: Infinity })) if (line) yield line;
+    } catch (error) {
+      if (!signal.aborted) throw error;
+    }
+  }
   return {
     request: call,
     get: (path) => call('GET', path),
+    lines,
     ensure: async (path, object) => {
       await call('POST', path, object).catch((e: unknown) => {
         if (!(e instanceof KubeApiError && e.status === 409)) throw e;
