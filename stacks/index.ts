@@ -27,6 +27,7 @@ export default function program(): Record<string, pulumi.Output<unknown>> {
       extraArgs: config.getObject<string[]>('extraArgs'),
       image: config.get('image'),
       modelCacheSize: config.get('modelCacheSize'),
+      horizontalPodAutoscaler: config.getBoolean('horizontalPodAutoscaler'),
     });
     return { endpoint: deployment.endpoint, deploymentName: deployment.deploymentName, serviceName: deployment.serviceName };
   }

@@ -22,7 +22,7 @@ import { reportStore } from './reports/store.ts';
 import { createWebhookActivities } from './webhooks/activities.ts';
 import { webhookDeliveries, webhookStore } from './webhooks/store.ts';
 import { createDeploymentActivities } from './deployment/activities.ts';
-import { checkDeployment, deploymentProgramRef, namespaceOf } from './deployment/program.ts';
+import { checkDeployment, deploymentProgramRef, ensureNamespace, namespaceOf } from './deployment/program.ts';
 import { kubernetesReadiness } from './deployment/readiness.ts';
 import { createStatusStore } from './deployment/status-store.ts';
 
@@ -69,6 +69,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         programFor: deploymentProgramRef,
         check: checkDeployment,
         clusters: clusterAccess(orm, kubeconfigs),
+        namespaces: { ensure: (cluster, organizationId) => ensureNamespace(apiFor(cluster.kubeconfig), namespaceOf(organizationId)) },
         circuits: provisioningCircuits(orm, createCircuitService()),
         statuses: createStatusStore(orm, webhookDeliveries(orm, client)),
         readiness: { probe: (target, cluster) => kubernetesReadiness(apiFor(cluster.kubeconfig), namespaceOf).probe(target) },

@@ -36,6 +36,12 @@ export interface VllmDeploymentArgs {
   readonly image?: pulumi.Input<string>;
   /** Size limit of the model cache volume (Kubernetes quantity); DEFAULT_MODEL_CACHE_SIZE when absent. */
   readonly modelCacheSize?: pulumi.Input<string>;
+  /**
+   * true: a HorizontalPodAutoscaler on vLLM's queue owns the replica count between the bounds (it needs a custom
+   * metrics adapter such as prometheus-adapter) and `replicas` only sizes the first rollout's bounds. false (the
+   * default, and what Kiln runs): whoever runs the stack sets `replicas`; Kiln scales through its workflow.
+   */
+  readonly horizontalPodAutoscaler?: boolean;
   /** Annotations of the pod template; changing one rolls the pods (Kiln's restart raises `kiln.dev/restarts`). */
   readonly podAnnotations?: pulumi.Input<Record<string, pulumi.Input<string>>>;
 }
@@ -54,6 +60,7 @@ export interface VllmSpec {
   readonly image: string;
   readonly modelCacheSize: string;
   readonly podAnnotations: Record<string, string>;
+  readonly horizontalPodAutoscaler: boolean;
 }
 
 const isKnown = <T>(value: pulumi.Input<T>): value is T => !pulumi.Output.isInstance(value) && !(value instanceof Promise);
@@ -96,5 +103,6 @@ export function vllmSpec(args: pulumi.Unwrap<VllmDeploymentArgs>): VllmSpec {
     image: args.image ?? DEFAULT_VLLM_IMAGE,
     modelCacheSize: args.modelCacheSize ?? DEFAULT_MODEL_CACHE_SIZE,
     podAnnotations: args.podAnnotations ?? {},
+    horizontalPodAutoscaler: args.horizontalPodAutoscaler ?? false,
   };
 }

@@ -27,11 +27,16 @@ export class VllmDeployment extends pulumi.ComponentResource {
     const spec = pulumi.output(args).apply(vllmSpec);
     const metadata = spec.apply((s) => ({ name: s.name, namespace: s.namespace, labels: labels(s), annotations: SKIP_AWAIT }));
     const selector = spec.apply((s) => ({ matchLabels: labels(s) }));
-    const target = spec.apply((s) => ({ apiVersion: 'apps/v1', kind: 'Deployment', name: s.name }));
 
+    // With an autoscaler the Deployment leaves `replicas` to it: a field two controllers set is a field they
+    // fight over (every apply would undo the autoscaler's last scale).
     const deployment = new k8s.apps.v1.Deployment(`${name}-deployment`, {
       metadata,
-      spec: spec.apply((s) => ({ replicas: s.replicas, selector: { matchLabels: labels(s) }, template: podTemplate(s) })),
+      spec: spec.apply((s) => ({
+        ...(s.horizontalPodAutoscaler ? {} : { replicas: s.replicas }),
+        selector: { matchLabels: labels(s) },
+        template: podTemplate(s),
+      })),
     }, { parent: this });
 
     const service = new k8s.core.v1.Service(`${name}-service`, {
@@ -39,20 +44,23 @@ export class VllmDeployment extends pulumi.ComponentResource {
       spec: { selector: spec.apply(labels), ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
     }, { parent: this });
 
-    new k8s.autoscaling.v2.HorizontalPodAutoscaler(`${name}-hpa`, {
-      metadata,
-      spec: {
-        scaleTargetRef: target,
-        minReplicas: spec.minReplicas,
-        maxReplicas: spec.maxReplicas,
-        // Scaling on vLLM's request queue, served by the custom metrics API (e.g. prometheus-adapter scraping
-        // /metrics); GPU pods use little CPU, so the CPU default would never scale them.
-        metrics: [{
-          type: 'Pods',
-          pods: { metric: { name: 'vllm_num_requests_waiting' }, target: { type: 'AverageValue', averageValue: TARGET_REQUESTS_WAITING } },
-        }],
-      },
-    }, { parent: this, dependsOn: [deployment] });
+    // Decided at construction (a plain value, not an Input), so a preview shows exactly the objects an up makes.
+    if (args.horizontalPodAutoscaler) {
+      new k8s.autoscaling.v2.HorizontalPodAutoscaler(`${name}-hpa`, {
+        metadata,
+        spec: {
+          scaleTargetRef: spec.apply((s) => ({ apiVersion: 'apps/v1', kind: 'Deployment', name: s.name })),
+          minReplicas: spec.minReplicas,
+          maxReplicas: spec.maxReplicas,
+          // Scaling on vLLM's request queue, served by the custom metrics API (e.g. prometheus-adapter scraping
+          // /metrics); GPU pods use little CPU, so the CPU default would never scale them.
+          metrics: [{
+            type: 'Pods',
+            pods: { metric: { name: 'vllm_num_requests_waiting' }, target: { type: 'AverageValue', averageValue: TARGET_REQUESTS_WAITING } },
+          }],
+        },
+      }, { parent: this, dependsOn: [deployment] });
+    }
 
     // One pod at a time may go during node drains and upgrades; unlike minAvailable, this never blocks
     // the drain of a single-replica deployment.

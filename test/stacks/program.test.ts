@@ -22,9 +22,17 @@ test('kiln:component vllm-deployment builds a VllmDeployment from the stack conf
   t.deepEqual(pod.containers[0].args, ['--model', 'Qwen/Qwen2.5-7B-Instruct', '--tensor-parallel-size', '2', '--port', '8000', '--enforce-eager']);
   t.deepEqual(pod.nodeSelector, { [GPU_TYPE_LABEL]: 'nvidia-a10g' });
   t.is(d.spec.replicas, 2);
-  const hpa = (await mocks.resource('kubernetes:autoscaling/v2:HorizontalPodAutoscaler', 'qwen-hpa')).inputs;
-  t.deepEqual([hpa.spec.minReplicas, hpa.spec.maxReplicas], [2, 4]);
   t.is(await valueOf(outputs.endpoint!), 'http://qwen.models.svc.cluster.local');
+});
+
+test('kiln:horizontalPodAutoscaler hands the replica count to an autoscaler between the bounds', async (t) => {
+  run({
+    'kiln:component': 'vllm-deployment', 'kiln:name': 'auto', 'kiln:model': 'Qwen/Qwen2.5-7B-Instruct', 'kiln:gpuType': 'nvidia-l4',
+    'kiln:replicas': '2', 'kiln:maxReplicas': '4', 'kiln:horizontalPodAutoscaler': 'true',
+  });
+  const hpa = (await mocks.resource('kubernetes:autoscaling/v2:HorizontalPodAutoscaler', 'auto-hpa')).inputs;
+  t.deepEqual([hpa.spec.minReplicas, hpa.spec.maxReplicas], [2, 4]);
+  t.false('replicas' in (await mocks.resource('kubernetes:apps/v1:Deployment', 'auto-deployment')).inputs.spec);
 });
 
 test('kiln:component gpu-cluster builds a GpuCluster named after the stack', async (t) => {

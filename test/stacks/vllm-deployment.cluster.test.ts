@@ -16,7 +16,6 @@ const { VllmDeployment } = await import('../../stacks/vllm-deployment/index.ts')
 const OBJECTS = [
   ['deployment', 'kubernetes:apps/v1:Deployment', '/apis/apps/v1/namespaces/models/deployments'],
   ['service', 'kubernetes:core/v1:Service', '/api/v1/namespaces/models/services'],
-  ['hpa', 'kubernetes:autoscaling/v2:HorizontalPodAutoscaler', '/apis/autoscaling/v2/namespaces/models/horizontalpodautoscalers'],
   ['pdb', 'kubernetes:policy/v1:PodDisruptionBudget', '/apis/policy/v1/namespaces/models/poddisruptionbudgets'],
 ] as const;
 
@@ -60,8 +59,6 @@ test.serial('one-GPU replicas land on the L4 nodes, one per node, and the Servic
     return b.status?.expectedPods === 2 ? b.status : undefined;
   });
   t.is(pdb.disruptionsAllowed, 1);
-  const hpa = await cluster.api.get<{ spec: { minReplicas: number; maxReplicas: number } }>('/apis/autoscaling/v2/namespaces/models/horizontalpodautoscalers/small');
-  t.deepEqual([hpa.spec.minReplicas, hpa.spec.maxReplicas], [2, 2]);
 });
 
 test.serial('four-GPU replicas share the 8-GPU H100 node; a third finds no room', async (t) => {

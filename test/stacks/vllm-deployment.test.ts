@@ -7,7 +7,7 @@ const mocks = await mockPulumi();
 // Imported after setMocks, so the component registers with the mocks.
 const { VllmDeployment } = await import('../../stacks/vllm-deployment/index.ts');
 
-const llama = new VllmDeployment('llama', {
+const LLAMA_ARGS = {
   name: 'llama',
   namespace: 'models',
   model: 'meta-llama/Llama-3.1-70B-Instruct',
@@ -20,7 +20,8 @@ const llama = new VllmDeployment('llama', {
   dtype: 'bfloat16',
   extraArgs: ['--enable-prefix-caching'],
   modelCacheSize: '300Gi',
-});
+};
+const llama = new VllmDeployment('llama', LLAMA_ARGS);
 
 const deployment = async () => (await mocks.resource('kubernetes:apps/v1:Deployment', 'llama-deployment')).inputs;
 const pod = async () => (await deployment()).spec.template.spec;
@@ -68,11 +69,20 @@ test('the service maps port 80 to the vLLM port of the same pods', async (t) => 
   t.deepEqual(s.spec.selector, (await deployment()).spec.template.metadata.labels);
 });
 
-test('the autoscaler scales the deployment between the bounds', async (t) => {
-  const hpa = (await mocks.resource('kubernetes:autoscaling/v2:HorizontalPodAutoscaler', 'llama-hpa')).inputs;
-  t.deepEqual(hpa.spec.scaleTargetRef, { apiVersion: 'apps/v1', kind: 'Deployment', name: 'llama' });
+test('without an autoscaler asked for, none is made: the replica count is the stack runner\'s alone', async (t) => {
+  await deployment();
+  t.deepEqual(mocks.ofType('kubernetes:autoscaling/v2:HorizontalPodAutoscaler').filter((r) => r.name === 'llama-hpa'), []);
+});
+
+test('with horizontalPodAutoscaler the autoscaler owns replicas between the bounds and the Deployment leaves them out', async (t) => {
+  new VllmDeployment('scaled', { ...LLAMA_ARGS, name: 'scaled', horizontalPodAutoscaler: true });
+  const hpa = (await mocks.resource('kubernetes:autoscaling/v2:HorizontalPodAutoscaler', 'scaled-hpa')).inputs;
+  t.deepEqual(hpa.spec.scaleTargetRef, { apiVersion: 'apps/v1', kind: 'Deployment', name: 'scaled' });
   t.is(hpa.spec.minReplicas, 1);
   t.is(hpa.spec.maxReplicas, 5);
+  t.is(hpa.metadata.annotations['pulumi.com/skipAwait'], 'true');
+  const d = (await mocks.resource('kubernetes:apps/v1:Deployment', 'scaled-deployment')).inputs;
+  t.false('replicas' in d.spec);
 });
 
 test('a disruption budget lets one pod of the deployment go at a time', async (t) => {
@@ -85,7 +95,6 @@ test('Pulumi does not wait for rollout of any object', async (t) => {
   const objects = await Promise.all([
     mocks.resource('kubernetes:apps/v1:Deployment', 'llama-deployment'),
     mocks.resource('kubernetes:core/v1:Service', 'llama-service'),
-    mocks.resource('kubernetes:autoscaling/v2:HorizontalPodAutoscaler', 'llama-hpa'),
     mocks.resource('kubernetes:policy/v1:PodDisruptionBudget', 'llama-pdb'),
   ]);
   for (const o of objects) t.is(o.inputs.metadata.annotations['pulumi.com/skipAwait'], 'true', o.type);
@@ -97,15 +106,14 @@ test('outputs name the objects and the in-cluster endpoint', async (t) => {
   t.is(await valueOf(llama.serviceName), 'llama');
 });
 
-test('defaults: one GPU, fixed replica bounds, the default namespace and cache size', async (t) => {
+test('defaults: one GPU, one replica, the default namespace and cache size', async (t) => {
   const small = new VllmDeployment('small', { name: 'small', model: 'Qwen/Qwen2.5-0.5B', gpuType: 'nvidia-l4', gpusPerReplica: 1, replicas: 1 });
   const d = (await mocks.resource('kubernetes:apps/v1:Deployment', 'small-deployment')).inputs;
   const c = d.spec.template.spec.containers[0];
   t.deepEqual(c.args, ['--model', 'Qwen/Qwen2.5-0.5B', '--tensor-parallel-size', '1', '--port', '8000']);
   t.deepEqual(c.resources.limits, { [GPU_RESOURCE]: '1' });
   t.is(d.spec.template.spec.volumes[0].emptyDir.sizeLimit, '200Gi');
-  const hpa = (await mocks.resource('kubernetes:autoscaling/v2:HorizontalPodAutoscaler', 'small-hpa')).inputs;
-  t.deepEqual([hpa.spec.minReplicas, hpa.spec.maxReplicas], [1, 1]);
+  t.is(d.spec.replicas, 1);
   t.is(await valueOf(small.endpoint), 'http://small.default.svc.cluster.local');
 });
 

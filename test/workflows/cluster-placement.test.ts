@@ -43,7 +43,7 @@ import { clusterProgramRef } from '../../workflows/cluster/program.ts';
 import { createClusterStore } from '../../workflows/cluster/store.ts';
 import { createDeploymentActivities } from '../../workflows/deployment/activities.ts';
 import { clusterAccess, provisioningCircuits } from '../../workflows/deployment/clusters.ts';
-import { checkDeployment, namespaceOf } from '../../workflows/deployment/program.ts';
+import { checkDeployment, ensureNamespace, namespaceOf } from '../../workflows/deployment/program.ts';
 import { kubernetesReadiness } from '../../workflows/deployment/readiness.ts';
 import { createStatusStore } from '../../workflows/deployment/status-store.ts';
 import { createTestDatabase } from '../support/database.ts';
@@ -104,6 +104,7 @@ test.before(async (t) => {
         }),
         check: checkDeployment,
         clusters: clusterAccess(orm, kubeconfigs),
+        namespaces: { ensure: (cluster, organizationId) => ensureNamespace(kubeApi(parseKubeconfig(cluster.kubeconfig)), namespaceOf(organizationId)) },
         circuits: provisioningCircuits(orm, circuits),
         statuses: createStatusStore(orm),
         readiness: { probe: (target, cluster) => kubernetesReadiness(kubeApi(parseKubeconfig(cluster.kubeconfig)), namespaceOf).probe(target) },

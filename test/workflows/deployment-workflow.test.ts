@@ -50,6 +50,7 @@ function harness(t: { context: Context; title: string }, options: { applyDelayMs
     check: checkDeployment,
     // The cluster and its circuits are not what these tests look at (see cluster-placement.test.ts).
     clusters: { accessFor: async () => ({ clusterId: 'clu_test', provider: 'kubernetes', kubeconfig: '' }) },
+    namespaces: { ensure: async () => {} },
     circuits: { acquire: async () => undefined, recordSuccess: async () => {}, recordFailure: async () => {} },
     statuses: { record: async (update) => { statuses.push(update); } },
     readiness: {

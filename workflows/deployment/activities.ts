@@ -59,6 +59,12 @@ export interface DeploymentActivityDeps {
   readonly check?: (target: StackTarget) => void;
   /** The cluster serving a deployment, with its kubeconfig. */
   readonly clusters: { accessFor(deploymentId: string): Promise<ServingCluster> };
+  /**
+   * Makes the organization's namespace on a cluster when it is missing. Every deployment of the organization
+   * shares it, so no one deployment's stack may own it (a second stack's create would fail, a destroy would
+   * take the others' objects with it).
+   */
+  readonly namespaces: { ensure(cluster: ClusterAccess, organizationId: string): Promise<void> };
   readonly circuits: ProvisioningCircuits;
   readonly statuses: { record(update: StatusUpdate): Promise<void> };
   readonly readiness: { probe(target: { organizationId: string; name: string }, cluster: ClusterAccess): Promise<Readiness> };
@@ -94,6 +100,7 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps) {
       const circuit = target.desired.running ? { provider: cluster.provider, gpuType: target.desired.gpu } : undefined;
       const refused = circuit && await deps.circuits.acquire(circuit);
       if (refused) throw ApplicationFailure.nonRetryable(refused.reason, 'CircuitOpen');
+      if (target.desired.running) await deps.namespaces.ensure(cluster, target.organizationId);
       const outputs = await cancellable(runStackOperation(deps.pulumi, {
         project: DEPLOYMENT_PROJECT,
         stackName: target.deploymentId,

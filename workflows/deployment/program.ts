@@ -1,9 +1,10 @@
 // The Pulumi program of one deployment: the vllm-deployment component on the cluster that serves its GPU
-// type, in its organization's namespace. A stopped deployment's program declares nothing, so `pulumi up`
+// type, in its organization's namespace (which no deployment's stack owns). A stopped deployment's program declares nothing, so `pulumi up`
 // removes its pods (and the GPUs they hold) while the stack and its history stay.
 import * as k8s from '@pulumi/kubernetes';
 import type { PulumiFn } from '@pulumi/pulumi/automation/index.js';
 import { VllmDeployment, vllmSpec } from '../../stacks/vllm-deployment/index.ts';
+import type { KubeApi } from '../../infra/servers/kube-api.ts';
 import type { ProgramRef } from '../pulumi/automation.ts';
 import type { StackTarget } from './activities.ts';
 
@@ -20,6 +21,11 @@ export function namespaceOf(organizationId: string): string {
   return `kiln-${organizationId.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`.slice(0, 63).replace(/-+$/, '');
 }
 
+/** Creates an organization's namespace when it is missing; an existing one is left as it is. */
+export async function ensureNamespace(api: KubeApi, namespace: string): Promise<void> {
+  await api.ensure('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace, labels: { 'app.kubernetes.io/managed-by': 'kiln' } } });
+}
+
 export function endpointOf(name: string, namespace: string): string {
   return `http://${name}.${namespace}.svc.cluster.local`;
 }
@@ -34,9 +40,8 @@ export function deploymentProgram({ target, cluster }: { target: StackTarget; cl
     const namespace = namespaceOf(target.organizationId);
     if (!target.desired.running) return { endpoint: endpointOf(target.name, namespace) };
     const provider = new k8s.Provider('cluster', { kubeconfig: cluster.kubeconfig }, {});
-    // Shared by the organization's stacks: adopted if it exists, never deleted with one deployment.
-    const ns = new k8s.core.v1.Namespace('namespace', { metadata: { name: namespace } }, { provider, retainOnDelete: true });
-    const vllm = new VllmDeployment(target.name, { ...vllmArgs(target, namespace), namespace: ns.metadata.name }, { provider });
+    // The namespace is the organization's, made by the activity before this runs (activities.ts `namespaces`).
+    const vllm = new VllmDeployment(target.name, vllmArgs(target, namespace), { provider });
     return { endpoint: vllm.endpoint };
   };
 }
