@@ -6,13 +6,22 @@
 import type { OutputMap, PulumiFn } from '@pulumi/pulumi/automation/index.js';
 import { runStackOperationHere, type OperationMessage, type OperationRequest } from './automation.ts';
 
-const send = (message: OperationMessage) => new Promise<void>((resolve) => process.send!(message, () => resolve()));
+const send = (message: OperationMessage) => new Promise<void>((resolve) => {
+  if (!process.connected) return resolve(); // nobody is left to tell
+  process.send!(message, () => resolve());
+});
 const abort = new AbortController();
 let finished = false;
 
 process.on('message', (message: OperationRequest | 'abort') => {
   if (message === 'abort') return abort.abort();
   void run(message);
+});
+// The worker that asked died (a crash, an evicted pod): its activity will be retried elsewhere, so this
+// operation must not go on beside the retry. Aborting lets the engine leave the stack consistent.
+process.on('disconnect', () => {
+  abort.abort();
+  if (finished) process.exit(0);
 });
 // Whatever the Pulumi runtime leaves unhandled after the answer was sent is of no interest to anyone.
 process.on('unhandledRejection', (reason) => {
