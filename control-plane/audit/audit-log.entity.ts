@@ -16,6 +16,8 @@ export const AuditLogSchema = defineEntity({
     apiKeyId: p.string().nullable(),
     ipAddress: p.string(),
     statusCode: p.integer(),
+    /** What the request carried beyond its route (an inference's token counts, for billing). */
+    details: p.json<Record<string, unknown>>().nullable(),
   },
 });
 

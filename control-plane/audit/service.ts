@@ -8,6 +8,9 @@ import type { Logger } from 'pino';
 import { newId } from '../database/ids.ts';
 import { isDataException } from '../http/errors.ts';
 
+/** What a record carries beyond the request itself (e.g. an inference's token counts), as JSON. */
+export type AuditDetails = Readonly<Record<string, unknown>>;
+
 export interface AuditEntry {
   organizationId: string;
   userId: string;
@@ -19,6 +22,7 @@ export interface AuditEntry {
   statusCode: number;
   /** When the request was answered: a queued record keeps its own time. */
   createdAt: Date;
+  details?: AuditDetails | null;
 }
 
 /** A queued record is written at most this long after its request. */
@@ -32,8 +36,8 @@ const MAX_QUEUED = 50_000;
 // kept to the minute: rewriting it on every request would serialize a busy key's requests on its row.
 const RECORD_USE = `
   WITH record AS (
-    INSERT INTO audit_log (id, created_at, organization_id, user_id, api_key_id, action, resource_type, resource_id, ip_address, status_code)
-    SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[])
+    INSERT INTO audit_log (id, created_at, organization_id, user_id, api_key_id, action, resource_type, resource_id, ip_address, status_code, details)
+    SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $12::jsonb[])
   )
   UPDATE api_key SET last_used_at = now()
   WHERE id = ANY($11::text[]) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`;
@@ -59,6 +63,7 @@ export function createAuditService(deps: { pool: pg.Pool; log: Logger }) {
         entries.map((e) => e.apiKeyId), entries.map((e) => clip(e.action)), entries.map((e) => clip(e.resourceType)),
         entries.map((e) => (e.resourceId === null ? null : clip(e.resourceId))), entries.map((e) => clip(e.ipAddress)), entries.map((e) => e.statusCode),
         [...new Set(entries.flatMap((e) => e.apiKeyId ?? []))],
+        entries.map((e) => (e.details ? JSON.stringify(e.details) : null)),
       ],
     });
   }

@@ -42,6 +42,11 @@ export const GpuClusterSchema = defineEntity({
     provider: p.string().$type<ClusterProvider>(),
     status: p.string().$type<ClusterStatus>(),
     sealedKubeconfig: p.text().nullable(),
+    /**
+     * Where inference reaches the cluster's deployments when Kiln cannot reach its pod network: requests go
+     * to `<gatewayUrl>/<namespace>/<deployment name>/v1/...` instead of to the pods. Null: to the pods.
+     */
+    gatewayUrl: p.text().nullable(),
     gpus: p.json<ClusterGpus[]>(),
     /** `aws` clusters only. */
     spec: p.json<AwsClusterSpec>().nullable(),

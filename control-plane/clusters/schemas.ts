@@ -9,6 +9,10 @@ const name = z.string().max(63).regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must b
 const kubeconfig = z.string().min(1).max(65_536).meta({
   description: 'Kubeconfig (YAML) whose current context reaches the cluster with a bearer token or a client certificate. Stored encrypted, never shown again.',
 });
+const gatewayUrl = z.url({ protocol: /^https?$/ }).max(2048).meta({
+  description: 'For a cluster whose pod network Kiln cannot reach: inference goes to <gatewayUrl>/<namespace>/<deployment name>/v1/... instead of to the pods.',
+  example: 'https://inference-gateway.gpu-east.example.com',
+});
 const size = z.number().int().min(0).max(1000);
 const NodeGroup = z.strictObject({
   gpuType: z.enum(GPU_IDS),
@@ -19,7 +23,7 @@ const NodeGroup = z.strictObject({
 const nodeGroups = z.array(NodeGroup).min(1).max(GPU_IDS.length);
 
 export const CreateClusterRequest = z.discriminatedUnion('provider', [
-  z.strictObject({ provider: z.literal('kubernetes'), name, kubeconfig }),
+  z.strictObject({ provider: z.literal('kubernetes'), name, kubeconfig, gatewayUrl: gatewayUrl.optional() }),
   z.strictObject({
     provider: z.literal('aws'),
     name,
@@ -27,12 +31,14 @@ export const CreateClusterRequest = z.discriminatedUnion('provider', [
     subnetIds: z.array(z.string().regex(/^subnet-[0-9a-f]{8,17}$/, 'must be a subnet id such as subnet-0123abcd')).min(2).max(16),
     kubernetesVersion: z.string().regex(/^1\.\d+$/, 'must be a Kubernetes minor version such as 1.33').optional(),
     nodeGroups,
+    gatewayUrl: gatewayUrl.optional(),
   }),
 ]).meta({ id: 'CreateClusterRequest' });
 
-/** kubeconfig: `kubernetes` clusters (the GPUs are read again); nodeGroups: `aws` clusters (a scale). */
-export const UpdateClusterRequest = z.strictObject({ name: name.optional(), kubeconfig: kubeconfig.optional(), nodeGroups: nodeGroups.optional() })
-  .meta({ id: 'UpdateClusterRequest' });
+/** kubeconfig: `kubernetes` clusters (the GPUs are read again); nodeGroups: `aws` clusters (a scale); gatewayUrl: null removes it. */
+export const UpdateClusterRequest = z.strictObject({
+  name: name.optional(), kubeconfig: kubeconfig.optional(), nodeGroups: nodeGroups.optional(), gatewayUrl: gatewayUrl.nullable().optional(),
+}).meta({ id: 'UpdateClusterRequest' });
 
 export const ClusterIdParams = z.object({ id: z.string().max(64) });
 
@@ -44,6 +50,7 @@ export const ClusterView = z.object({
   gpus: z.array(z.object({ gpuType: z.string(), count: z.number().int() })).meta({ description: 'GPUs the cluster offers, per type.' }),
   region: z.string().nullable(),
   nodeGroups: z.array(NodeGroup).nullable(),
+  gatewayUrl: z.string().nullable().meta({ description: 'Where inference reaches the deployments; null: their pods directly.' }),
   failureReason: z.string().nullable(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),

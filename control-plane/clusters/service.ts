@@ -22,6 +22,13 @@ export interface ClusterServiceDeps {
   log: Pick<Logger, 'error'>;
 }
 
+export interface ClusterInferenceAccess {
+  readonly clusterId: string;
+  readonly gatewayUrl: string | null;
+  /** Unsealed; null for a cluster that has none yet (an aws cluster still provisioning). */
+  readonly kubeconfig: string | null;
+}
+
 /** A registration must not hold a request for long: an unreachable API server fails it after this. */
 const KUBE_API_TIMEOUT_MS = 10_000;
 /** Clusters that can take deployments. */
@@ -57,7 +64,7 @@ export function createClusterService(deps: ClusterServiceDeps) {
 
     async create(em: EntityManager, input: CreateClusterInput) {
       if (await em.count(GpuClusterSchema, { name: input.name, deletedAt: null })) throw nameTaken(input.name);
-      const base = { id: newId('clu'), name: input.name, provider: input.provider, createdAt: new Date() };
+      const base = { id: newId('clu'), name: input.name, provider: input.provider, gatewayUrl: input.gatewayUrl ?? null, createdAt: new Date() };
       if (input.provider === 'kubernetes') {
         const gpus = await inspect(input.kubeconfig);
         const cluster = em.create(GpuClusterSchema, { ...base, status: 'ready', sealedKubeconfig: deps.secrets.seal(input.kubeconfig), gpus });
@@ -81,6 +88,7 @@ export function createClusterService(deps: ClusterServiceDeps) {
       if (input.nodeGroups !== undefined && cluster.provider !== 'aws') throw invalid('nodeGroups', 'only an aws cluster has node groups Kiln can scale');
       if (input.name !== undefined && input.name !== cluster.name && await em.count(GpuClusterSchema, { name: input.name, deletedAt: null })) throw nameTaken(input.name);
       if (input.name !== undefined) cluster.name = input.name;
+      if (input.gatewayUrl !== undefined) cluster.gatewayUrl = input.gatewayUrl;
       if (cluster.provider === 'kubernetes') {
         // Any PATCH reads the GPUs again: with the new kubeconfig, or the one kept.
         const kubeconfig = input.kubeconfig ?? deps.secrets.open(cluster.sealedKubeconfig!);
@@ -117,6 +125,15 @@ export function createClusterService(deps: ClusterServiceDeps) {
       await em.flush();
       await converge(cluster);
       return view(cluster);
+    },
+
+    /** How inference reaches a cluster's deployments: through the gateway it names, else to the pods found with its kubeconfig. */
+    inferenceAccess(cluster: GpuClusterRecord): ClusterInferenceAccess {
+      return {
+        clusterId: cluster.id,
+        gatewayUrl: cluster.gatewayUrl ?? null,
+        kubeconfig: cluster.sealedKubeconfig ? deps.secrets.open(cluster.sealedKubeconfig) : null,
+      };
     },
 
     /** GPU types some serving cluster offers (GET /v1/gpu-types `available`). */
@@ -209,7 +226,7 @@ function nameTaken(name: string): ConflictError {
 function view(c: GpuClusterRecord): ClusterViewBody {
   return {
     id: c.id, name: c.name, provider: c.provider, status: c.status, gpus: c.gpus.map((g) => ({ gpuType: g.gpuType, count: g.count })),
-    region: c.spec?.region ?? null, nodeGroups: c.spec ? c.spec.nodeGroups.map((g) => ({ ...g })) : null,
+    region: c.spec?.region ?? null, nodeGroups: c.spec ? c.spec.nodeGroups.map((g) => ({ ...g })) : null, gatewayUrl: c.gatewayUrl ?? null,
     failureReason: c.failureReason ?? null, createdAt: c.createdAt.toISOString(), updatedAt: c.updatedAt.toISOString(),
   };
 }

@@ -39,6 +39,7 @@ import { Migration20261122040000Audit } from './migrations/Migration202611220400
 import { Migration20261122090000AdminNotifications } from './migrations/Migration20261122090000AdminNotifications.ts';
 import { Migration20261122100000RateLimitKeyText } from './migrations/Migration20261122100000RateLimitKeyText.ts';
 import { Migration20261122110000UserSsoProvisioned } from './migrations/Migration20261122110000UserSsoProvisioned.ts';
+import { Migration20261122120000Inference } from './migrations/Migration20261122120000Inference.ts';
 
 export const ENTITIES = [
   BaseSchema,
@@ -90,6 +91,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
         Migration20261122090000AdminNotifications,
         Migration20261122100000RateLimitKeyText,
         Migration20261122110000UserSsoProvisioned,
+        Migration20261122120000Inference,
       ],
       snapshot: false,
       silent: true,

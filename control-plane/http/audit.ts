@@ -1,8 +1,9 @@
 // Every request made with an API key, and every mutation made with any credential, leaves an audit
 // record, whatever its outcome. A mutation's record is written before the answer leaves; a read's is
-// queued and written in the next batch (audit/service.ts).
+// queued and written in the next batch (audit/service.ts). A streamed answer whose record needs what only
+// its end tells (an inference's token counts) is recorded once the stream ends, also in the next batch.
 import type { Middleware } from 'koa';
-import type { AuditService } from '../audit/service.ts';
+import type { AuditDetails, AuditEntry, AuditService } from '../audit/service.ts';
 import type { AppState } from './context.ts';
 
 const READS = ['GET', 'HEAD', 'OPTIONS'];
@@ -15,7 +16,8 @@ export function auditTrail(audit: AuditService): Middleware<AppState> {
       const { principal } = ctx.state;
       const read = READS.includes(ctx.method);
       if (principal && (principal.apiKeyId || !read)) {
-        const entry = {
+        const details = ctx.state.auditDetails;
+        const entry: AuditEntry = {
           organizationId: principal.organizationId,
           userId: principal.userId,
           apiKeyId: principal.apiKeyId ?? null,
@@ -25,8 +27,12 @@ export function auditTrail(audit: AuditService): Middleware<AppState> {
           ipAddress: ctx.ip,
           statusCode: ctx.status,
           createdAt: new Date(),
+          details: details instanceof Promise ? null : details ?? null,
         };
-        if (read) audit.recordSoon(entry);
+        if (details instanceof Promise) {
+          const recordEnded = (settled: AuditDetails | null) => audit.recordSoon({ ...entry, details: settled, createdAt: new Date() });
+          void details.then(recordEnded, () => recordEnded(null));
+        } else if (read) audit.recordSoon(entry);
         else await audit.record(entry).catch((error: unknown) => ctx.state.log.error({ err: error }, 'audit record failed'));
       }
     }

@@ -1,6 +1,7 @@
 // What middleware leaves on ctx.state for later middleware and handlers.
 import type { Logger } from 'pino';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AuditDetails } from '../audit/service.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ApiError } from './errors.ts';
 import type { Surface } from './surface.ts';
@@ -20,6 +21,8 @@ export interface AppState {
   /** Audit name of the matched route (its operationId). */
   action?: string;
   resourceType?: string;
+  /** Added to the audit record; a promise when only the end of a streamed answer tells them. */
+  auditDetails?: AuditDetails | Promise<AuditDetails>;
   /** The route's query, path parameters and body, validated by its schemas. */
   input?: { query: unknown; params: unknown; body: unknown };
 }

@@ -41,6 +41,18 @@ export class RateLimitedError extends ApiError {}
 export class ServiceUnavailableError extends ApiError {}
 /** No ready cluster offers the GPU type, or its provisioning circuit is open. */
 export class GpuUnavailableError extends ApiError {}
+/** Inference on a deployment that is not serving (stopped, failed, still deploying...): details carry its status. */
+export class DeploymentNotRunningError extends ApiError {}
+/** The model server refused the inference request (4xx): its message is passed on. */
+export class InferenceRejectedError extends ApiError {}
+/** The model server failed (5xx) or broke its answer off. */
+export class UpstreamError extends ApiError {}
+/** No ready replica of the deployment, or none could be reached; answered with Retry-After. */
+export class ReplicaUnavailableError extends ApiError {}
+/** The model server stayed silent past the gateway's timeout. */
+export class UpstreamTimeoutError extends ApiError {}
+/** The client went away before its answer was complete: work on its behalf stops. Nobody reads the answer; the audit record shows it. */
+export class ClientClosedError extends ApiError {}
 
 type ErrorClass = abstract new (...args: never[]) => ApiError;
 
@@ -48,6 +60,7 @@ export const ERROR_TABLE: ReadonlyArray<readonly [ErrorClass, number, string]> =
   [BadRequestError, 400, 'INVALID_REQUEST'],
   [MalformedJsonError, 400, 'INVALID_JSON'],
   [InvalidModelError, 400, 'INVALID_MODEL'],
+  [InferenceRejectedError, 400, 'INFERENCE_REJECTED'],
   [UnauthenticatedError, 401, 'INVALID_API_KEY'],
   [InvalidCredentialsError, 401, 'INVALID_CREDENTIALS'],
   [InsufficientCreditsError, 402, 'INSUFFICIENT_CREDITS'],
@@ -57,13 +70,19 @@ export const ERROR_TABLE: ReadonlyArray<readonly [ErrorClass, number, string]> =
   [MethodNotAllowedError, 405, 'METHOD_NOT_ALLOWED'],
   [ConflictError, 409, 'RESOURCE_EXISTS'],
   [InUseError, 409, 'RESOURCE_IN_USE'],
+  [DeploymentNotRunningError, 409, 'DEPLOYMENT_NOT_RUNNING'],
   [IdempotencyConflictError, 409, 'IDEMPOTENCY_KEY_REUSED'],
   [PayloadTooLargeError, 413, 'PAYLOAD_TOO_LARGE'],
   [UnsupportedMediaTypeError, 415, 'UNSUPPORTED_MEDIA_TYPE'],
   [ValidationError, 422, 'VALIDATION_ERROR'],
   [RateLimitedError, 429, 'RATE_LIMIT_EXCEEDED'],
+  // nginx's status for a request its client abandoned.
+  [ClientClosedError, 499, 'CLIENT_CLOSED_REQUEST'],
+  [UpstreamError, 502, 'UPSTREAM_ERROR'],
   [ServiceUnavailableError, 503, 'SERVICE_UNAVAILABLE'],
   [GpuUnavailableError, 503, 'GPU_UNAVAILABLE'],
+  [ReplicaUnavailableError, 503, 'REPLICA_UNAVAILABLE'],
+  [UpstreamTimeoutError, 504, 'UPSTREAM_TIMEOUT'],
 ];
 
 export interface ErrorDescription {

@@ -70,7 +70,7 @@ function operation(route: Route, path: string): ZodOpenApiOperationObject {
         },
       ...Object.fromEntries([...statuses].sort().map((status) => [status, {
         description: reasonPhrase(status),
-        ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' as const } } } } : {}),
+        ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' as const } } } } : {}),
         content: { 'application/json': { schema: errorSchema } },
       }])),
     },

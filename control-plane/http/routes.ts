@@ -1,13 +1,15 @@
 // Routes are declared once (method, path, schemas, handler) and mounted here: the permission comes from
 // the permission table, body parsing, validation and idempotency are applied uniformly, and the same
 // declarations produce the OpenAPI document (http/openapi.ts).
+import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import type { Middleware } from 'koa';
 import type { z } from 'zod';
+import type { AuditDetails } from '../audit/service.ts';
 import type { AppState } from './context.ts';
-import { BadRequestError, ForbiddenError, MalformedJsonError, PayloadTooLargeError, UnauthenticatedError, UnsupportedMediaTypeError } from './errors.ts';
+import { BadRequestError, ClientClosedError, ForbiddenError, MalformedJsonError, PayloadTooLargeError, UnauthenticatedError, UnsupportedMediaTypeError } from './errors.ts';
 import { isAllowed, ROUTE_PERMISSIONS, type Permission } from './permissions.ts';
 import type { Page } from './pagination.ts';
 import { successBody } from './surface.ts';
@@ -19,7 +21,15 @@ type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 export type Reply = JsonReply | StreamReply;
 
-export interface JsonReply {
+interface ReplyAudit {
+  /**
+   * Added to the request's audit record. A promise: what only the end of a streamed answer tells (tokens
+   * relayed); the record is then written once it settles, never holding the answer up.
+   */
+  auditDetails?: AuditDetails | Promise<AuditDetails>;
+}
+
+export interface JsonReply extends ReplyAudit {
   data: unknown;
   pagination?: { hasMore: boolean; nextCursor: string | null };
   /** Answer `data` as the whole body, outside either surface's shape (the OpenAPI document). */
@@ -29,12 +39,14 @@ export interface JsonReply {
 }
 
 /** A body of any size, piped to the client with backpressure (a route declaring `streams`). */
-export interface StreamReply {
+export interface StreamReply extends ReplyAudit {
   stream: Readable;
   /** One of the route's `streams` media types. */
   contentType: string;
   /** Offered as a download under this name (Content-Disposition: attachment). */
   filename?: string;
+  /** Further response headers (e.g. Cache-Control of an event stream). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** A list route's answer: the page's items as `data`, with the pagination envelope. */
@@ -64,8 +76,11 @@ export interface RouteSpec<Q extends z.ZodType | undefined, P extends z.ZodType 
   errors?: number[];
   /** A creating POST: honours Idempotency-Key. */
   idempotent?: boolean;
-  /** `origin`: scheme and host as the client sees them (X-Forwarded-* when proxies are trusted). */
-  handle(input: { query: Out<Q>; params: Out<P>; body: Out<B>; state: AppState; origin: string }): Promise<Reply>;
+  /**
+   * `origin`: scheme and host as the client sees them (X-Forwarded-* when proxies are trusted). `signal`
+   * aborts when the client goes away before its answer is complete: work done on its behalf stops with it.
+   */
+  handle(input: { query: Out<Q>; params: Out<P>; body: Out<B>; state: AppState; origin: string; signal: AbortSignal }): Promise<Reply>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of routes with differing schemas
@@ -123,6 +138,18 @@ const requireJson: Middleware<AppState> = async (ctx, next) => {
   await next();
 };
 
+/**
+ * Aborts when the response closes unfinished: the client went away. (The request's own 'close' is no
+ * sign of that: it fires as soon as its body has been read.)
+ */
+function clientGone(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  const gone = () => controller.abort(new ClientClosedError('The client closed the connection before its answer was complete'));
+  if (!res.socket || res.socket.destroyed) gone();
+  else res.once('close', () => { if (!res.writableFinished) gone(); });
+  return controller.signal;
+}
+
 export function mountRoutes(router: Router<AppState>, routes: readonly Route[], extra: { idempotency: Middleware<AppState> }): void {
   for (const route of routes) {
     const permission = permissionOf(route);
@@ -149,7 +176,8 @@ export function mountRoutes(router: Router<AppState>, routes: readonly Route[], 
       // Where this API is reached (SSO redirect URIs, links): from a Host header that must be a valid one.
       const origin = `${ctx.protocol}://${ctx.host}`;
       if (!URL.canParse(origin)) throw new BadRequestError('Invalid header Host', { header: 'Host' });
-      const reply = await route.handle({ ...ctx.state.input!, state: ctx.state, origin });
+      const reply = await route.handle({ ...ctx.state.input!, state: ctx.state, origin, signal: clientGone(ctx.res) });
+      if (reply.auditDetails) ctx.state.auditDetails = reply.auditDetails;
       if ('redirect' in reply && reply.redirect) return ctx.redirect(reply.redirect);
       // A change is audited against the resource it answers with, unless the handler named another.
       const answeredId = 'data' in reply ? (reply.data as { id?: unknown } | null)?.id : undefined;
@@ -158,6 +186,7 @@ export function mountRoutes(router: Router<AppState>, routes: readonly Route[], 
       if ('stream' in reply) {
         if (!route.streams?.[reply.contentType]) throw new Error(`${route.operationId} answered ${reply.contentType}, which it does not declare`);
         if (reply.filename) ctx.attachment(reply.filename);
+        if (reply.headers) ctx.set(reply.headers);
         ctx.type = reply.contentType;
         ctx.body = reply.stream;
       } else {
