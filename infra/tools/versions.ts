@@ -128,5 +128,14 @@ export const TOOLS = {
 
 export type ToolName = keyof typeof TOOLS;
 
-/** Provider plugins registered with the Pulumi CLI from the binaries built above. */
-export const PULUMI_PLUGINS: readonly { kind: 'resource'; name: string; tool: ToolName; binary: string }[] = [];
+/** The Kubernetes provider plugin version the @pulumi/kubernetes SDK asks for: its exact pin in package.json (test/tools checks both). */
+export const KUBERNETES_PROVIDER_VERSION = '4.34.2';
+
+/**
+ * Provider plugins the Pulumi CLI needs that cannot be built or downloaded here. Each is used as installed
+ * when the real plugin is; otherwise Kiln installs its own stand-in program (`standin`, a path from the
+ * checkout's root) under the plugin's name and version (see pulumi-plugins.ts).
+ */
+export const PULUMI_PLUGINS: readonly { kind: 'resource'; name: string; version: string; standin: string }[] = [
+  { kind: 'resource', name: 'kubernetes', version: KUBERNETES_PROVIDER_VERSION, standin: 'infra/pulumi-kubernetes-standin/main.ts' },
+];

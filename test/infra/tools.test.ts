@@ -1,9 +1,15 @@
 import test from 'ava';
-import { execFile } from 'node:child_process';
+import grpc from '@grpc/grpc-js';
+import emptyPb from 'google-protobuf/google/protobuf/empty_pb.js';
+import providerGrpc from '@pulumi/pulumi/proto/provider_grpc_pb.js';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { binaryPath } from '../../infra/tools/paths.ts';
-import { TOOLS, type ToolName } from '../../infra/tools/versions.ts';
+import { checkoutDir, inspectPlugin, pluginBinary, standinLauncher } from '../../infra/tools/pulumi-plugins.ts';
+import { KUBERNETES_PROVIDER_VERSION, PULUMI_PLUGINS, TOOLS, type ToolName } from '../../infra/tools/versions.ts';
 
 const run = promisify(execFile);
 
@@ -19,5 +25,44 @@ for (const name of Object.keys(TOOLS) as ToolName[]) {
       const { stdout, stderr } = await run(binaryPath(name, binary), [...args]);
       t.true(`${stdout}${stderr}`.includes(spec.version.replace(/^v/, '')), `${binary} ${args.join(' ')} printed ${stdout}${stderr}`);
     }
+  });
+}
+
+test('@pulumi/kubernetes is pinned exactly to the Kubernetes provider version the plugins install', async (t) => {
+  const project = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };
+  const sdk = JSON.parse(await readFile(new URL('../../node_modules/@pulumi/kubernetes/package.json', import.meta.url), 'utf8')) as { version: string };
+  t.is(project.dependencies['@pulumi/kubernetes'], KUBERNETES_PROVIDER_VERSION);
+  t.is(sdk.version, KUBERNETES_PROVIDER_VERSION);
+  t.deepEqual(PULUMI_PLUGINS.filter((p) => p.name === 'kubernetes').map((p) => p.version), [KUBERNETES_PROVIDER_VERSION]);
+});
+
+for (const plugin of PULUMI_PLUGINS) {
+  test(`pulumi plugin ${plugin.kind} ${plugin.name} ${plugin.version} is installed: the real plugin, or this checkout's stand-in with its marker`, async (t) => {
+    const installed = inspectPlugin(plugin);
+    if (installed.state === 'missing') return t.fail(`${pluginBinary(plugin)} is missing: npm run tools installs it`);
+    if (installed.state === 'real') return t.pass('the real plugin is installed; the stand-in is not');
+    t.is(installed.marker.checkout, checkoutDir);
+    t.is(installed.marker.standin, plugin.standin);
+    t.true(existsSync(installed.marker.node), `the launcher's Node ${installed.marker.node} exists`);
+    const launcher = await readFile(pluginBinary(plugin), 'utf8');
+    t.is(launcher, standinLauncher(plugin, checkoutDir, installed.marker.node));
+    t.true(launcher.includes(`'${join(checkoutDir, plugin.standin)}'`));
+  });
+
+  test(`the installed ${plugin.name} plugin prints only its port and answers GetPluginInfo with ${plugin.version}`, async (t) => {
+    const child = spawn(pluginBinary(plugin), ['127.0.0.1:1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    t.teardown(() => { child.kill(); });
+    const stdout = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      child.stdout.on('data', (chunk: Buffer) => { text += chunk.toString(); if (text.includes('\n')) resolve(text); });
+      child.on('exit', (code) => reject(new Error(`the plugin exited (${code}) before printing a port`)));
+    });
+    t.regex(stdout, /^\d+\n$/);
+    const client = new providerGrpc.ResourceProviderClient(`127.0.0.1:${stdout.trim()}`, grpc.credentials.createInsecure());
+    t.teardown(() => client.close());
+    const info = await new Promise<string>((resolve, reject) => {
+      client.getPluginInfo(new emptyPb.Empty(), (error: Error | null, response: { getVersion(): string }) => (error ? reject(error) : resolve(response.getVersion())));
+    });
+    t.is(info, plugin.version);
   });
 }
