@@ -3,6 +3,7 @@
 // answers on the pod's IP and vLLM port; when the pod stops being Ready or goes away, so does its server. On a
 // laptop pod IPs are loopback addresses (infra/servers/gpu-cluster.ts), so a pod's address really answers.
 // A real cluster runs vLLM itself: nothing here is used there.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeApi } from '../servers/kube-api.ts';
 import { watchCollection } from '../servers/kube-watch.ts';
 import { startModelServer, type ModelServer } from './model-server.ts';
@@ -36,6 +37,21 @@ interface PodEntry {
   logRegistered: boolean;
   /** Changes to one pod's server are made one after another. */
   queue: Promise<void>;
+}
+
+/**
+ * kwok hands a deleted pod's IP to the next pod: if the old pod's server has not let go of it yet, the new
+ * one tries again for a few seconds.
+ */
+async function startWhenFree(start: () => Promise<ModelServer>, attempts = 25): Promise<ModelServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= attempts) throw error;
+      await sleep(200);
+    }
+  }
 }
 
 export function startModelServerSim(options: ModelServerSimOptions): ModelServerSim {
@@ -83,7 +99,7 @@ export function startModelServerSim(options: ModelServerSimOptions): ModelServer
       const serve = !deleted && !stopping && shouldServe(pod);
       if (serve && !current.server) {
         const config = serverConfig(pod, defaults, options.logDir);
-        current.server = await startModelServer(config);
+        current.server = await startWhenFree(() => startModelServer(config));
         say(`${podKey(pod)}: serving ${config.model} on ${current.server.address}`);
         await registerLog(pod, current);
       } else if (!serve && current.server) {

@@ -1,16 +1,25 @@
 // The local GPU cluster: a real Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager,
 // kube-scheduler) whose nodes are kwok-simulated GPU machines. Pods are really scheduled by GPU count,
-// type label and taint; kwok then plays the kubelet and turns them Ready after a short delay.
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+// type label and taint; kwok then plays the kubelet and turns them Ready after a short delay, and the model
+// server simulator (infra/model-server-sim) answers as vLLM on each Ready vLLM pod's IP.
+//
+// Networking is loopback only: pod IPs come from a /16 of 127.0.0.0/8 owned by this cluster (so a pod's IP
+// really answers on this machine), nodes' InternalIP is 127.0.0.1 where kwok's kubelet API listens. Because
+// Kubernetes refuses loopback addresses in EndpointSlices, Services here have no endpoints: clients reach pods
+// by their IPs.
+import { generateKeyPairSync, randomBytes, randomInt } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { GPU_RESOURCE, GPU_TAINT, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
+import type { SimDefaults } from '../model-server-sim/pods.ts';
 import { binaryPath } from '../tools/paths.ts';
-import { kubeApi, type KubeApi, type KubeCredentials } from './kube-api.ts';
-import { freePort, startProcess, waitUntilReady, type ServerProcess } from './process.ts';
-import { kwokConfig } from './kwok-stages.ts';
+import { KubeApiError, kubeApi, type KubeApi, type KubeCredentials } from './kube-api.ts';
+import { freePort, logTail, startProcess, waitUntilReady, type ServerProcess } from './process.ts';
+import { KWOK_LOGS_CRD, kwokConfig } from './kwok-stages.ts';
 
 /** A group of identical simulated GPU machines. */
 export interface GpuNodePool {
@@ -30,6 +39,10 @@ export interface GpuCluster {
   readonly kubeconfig: string;
   readonly credentials: KubeCredentials;
   readonly api: KubeApi;
+  /** The loopback range pod IPs come from, e.g. `127.64.0.0/16`. */
+  readonly podCidr: string;
+  /** Folder of the simulated vLLM servers' logs, one file per pod (also served as the pods' logs). */
+  readonly podLogDir: string;
   /** Adds simulated GPU nodes (also used to add capacity later). */
   addNodes(pool: GpuNodePool): Promise<void>;
   stop(): Promise<void>;
@@ -45,7 +58,27 @@ export interface GpuClusterOptions {
   readonly basePort?: number;
   /** Milliseconds before a scheduled pod turns Ready. */
   readonly podReadyDelayMs?: number;
+  /**
+   * Second byte of the pod IP range 127.N.0.0/16, 64 to 127; a free one when absent, 64 when `basePort` is
+   * set (so a kept cluster's pods keep their range). A range is held by one cluster at a time on this machine.
+   */
+  readonly podNetwork?: number;
+  /** Settings of the simulated vLLM servers (time to first token, per-token time, batch size...). */
+  readonly modelServers?: Partial<SimDefaults>;
+  /** Models whose pods fail (crash-loop, never Ready) as pods annotated `sim.kiln.dev/fail: "true"` do. */
+  readonly failingModels?: readonly string[];
+  /** Milliseconds between two restarts of a failing pod; 10 s (the kubelet's first back-off) when absent. */
+  readonly crashLoopIntervalMs?: number;
 }
+
+/** Pod IP ranges are 127.N.0.0/16 for N in this span, clear of 127.0.0.1 and the addresses tools use. */
+const POD_NETWORKS = { first: 64, last: 127 } as const;
+/** `npm start`'s cluster (a fixed basePort) keeps this range across restarts. */
+const KEPT_CLUSTER_POD_NETWORK = 64;
+/** A cluster holds its range by listening on 127.N.0.0 (an address no pod gets) at this port. */
+const POD_NETWORK_CLAIM_PORT = 16439;
+/** Where kwok's kubelet API listens and what nodes give as their InternalIP. */
+const NODE_IP = '127.0.0.1';
 
 export async function startGpuCluster(options: GpuClusterOptions): Promise<GpuCluster> {
   const dir = join(options.dataDir, 'kube');
@@ -54,7 +87,11 @@ export async function startGpuCluster(options: GpuClusterOptions): Promise<GpuCl
   await mkdir(pki, { recursive: true });
   const { token } = await ensureSecrets(dir);
   const started: ServerProcess[] = [];
-  const stop = async () => { for (const s of started.reverse()) await s.stop(); };
+  const claim = await claimPodNetwork(options.podNetwork ?? (options.basePort ? KEPT_CLUSTER_POD_NETWORK : undefined));
+  const stop = async () => {
+    for (const s of started.reverse()) await s.stop();
+    await new Promise((resolve) => claim.server.close(resolve));
+  };
 
   try {
     const { basePort } = options;
@@ -82,6 +119,8 @@ export async function startGpuCluster(options: GpuClusterOptions): Promise<GpuCl
       `--service-account-signing-key-file=${join(pki, 'sa.key')}`,
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
       '--service-cluster-ip-range=10.96.0.0/16',
+      // Pod logs: the API server calls a node's kubelet (kwok) at its InternalIP, never at its host name.
+      '--kubelet-preferred-address-types=InternalIP',
       '--allow-privileged=true',
       '--enable-priority-and-fairness=false',
     ], { logFile: join(logs, 'kube-apiserver.log') });
@@ -103,17 +142,38 @@ export async function startGpuCluster(options: GpuClusterOptions): Promise<GpuCl
       ], { logFile: join(logs, `${name}.log`) }));
     }
 
+    // kwok reads which file is a pod's log from `Logs` objects, which the model server simulator creates.
+    await api.ensure('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', KWOK_LOGS_CRD);
+    await waitUntilReady(apiServer, async () => {
+      const crd = await api.get<{ status?: { conditions?: { type: string; status: string }[] } }>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${KWOK_LOGS_CRD.metadata.name}`);
+      return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
+    });
+
     const kwokConfigFile = join(dir, 'kwok.yaml');
-    await writeFile(kwokConfigFile, kwokConfig({ podReadyDelayMs: options.podReadyDelayMs ?? 2000 }));
+    await writeFile(kwokConfigFile, kwokConfig({
+      podReadyDelayMs: options.podReadyDelayMs ?? 2000, kubeletPort: kwokPort,
+      failingModels: options.failingModels, crashLoopIntervalMs: options.crashLoopIntervalMs,
+    }));
     const kwok = await startProcess('kwok', binaryPath('kwok'), [
       `--kubeconfig=${kubeconfig}`, `--config=${kwokConfigFile}`,
       '--manage-all-nodes=false', '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
-      `--server-address=127.0.0.1:${kwokPort}`, '--cidr=10.244.0.1/16', '--node-ip=10.240.0.1',
+      `--server-address=${NODE_IP}:${kwokPort}`, `--cidr=${claim.cidr.replace('.0.0/', '.0.1/')}`, `--node-ip=${NODE_IP}`,
+      '--enable-crds=Logs',
     ], { logFile: join(logs, 'kwok.log') });
     started.push(kwok);
 
     // Pods need the `default` service account, which the controller manager creates.
     await waitUntilReady(kwok, async () => !!(await api.get('/api/v1/namespaces/default/serviceaccounts/default')));
+    await moveToLoopback(api, claim.cidr, kwokPort);
+
+    const podLogDir = join(options.dataDir, 'pod-logs');
+    const sim = await startProcess('model-server-sim', process.execPath, [
+      fileURLToPath(new URL('../model-server-sim/main.ts', import.meta.url)),
+      `--kubeconfig=${kubeconfig}`, `--log-dir=${podLogDir}`, '--kwok-logs',
+      ...Object.entries(options.modelServers ?? {}).map(([key, value]) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}=${value}`),
+    ], { logFile: join(logs, 'model-server-sim.log') });
+    started.push(sim);
+    await waitUntilReady(sim, async () => (await logTail(sim.logFile, 1000)).includes('watching vLLM pods'));
     const addNodes = async (pool: GpuNodePool) => {
       for (let i = 0; i < pool.nodes; i++) await api.ensure('/api/v1/nodes', gpuNode(pool, i));
       await waitUntilReady(kwok, async () => {
@@ -122,10 +182,70 @@ export async function startGpuCluster(options: GpuClusterOptions): Promise<GpuCl
       });
     };
     for (const pool of options.nodePools ?? DEFAULT_NODE_POOLS) await addNodes(pool);
-    return { kubeconfig, credentials, api, addNodes, stop };
+    return { kubeconfig, credentials, api, podCidr: claim.cidr, podLogDir, addNodes, stop };
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/**
+ * Takes a pod IP range no other cluster on this machine holds: `preferred`, or else a free one picked at random.
+ * The claim is a listening socket, so a crashed holder's range is free again.
+ */
+async function claimPodNetwork(preferred?: number): Promise<{ cidr: string; server: Server }> {
+  const { first, last } = POD_NETWORKS;
+  if (preferred !== undefined && !(Number.isInteger(preferred) && preferred >= first && preferred <= last)) {
+    throw new Error(`podNetwork must be an integer from ${first} to ${last} (pod IPs 127.N.0.0/16), not ${preferred}`);
+  }
+  const listen = (n: number) => new Promise<Server | undefined>((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(undefined) : reject(error)));
+    server.listen({ host: `127.${n}.0.0`, port: POD_NETWORK_CLAIM_PORT }, () => resolve(server));
+  });
+  const candidates = preferred !== undefined ? [preferred] : shuffled(first, last);
+  for (const n of candidates) {
+    const server = await listen(n);
+    if (server) return { cidr: `127.${n}.0.0/16`, server };
+  }
+  throw new Error(preferred !== undefined
+    ? `pod IP range 127.${preferred}.0.0/16 is held by another local cluster (is another \`npm start\` running?)`
+    : `every pod IP range 127.${first}-${last}.0.0/16 is held by another local cluster`);
+}
+
+function shuffled(first: number, last: number): number[] {
+  const all = Array.from({ length: last - first + 1 }, (_, i) => first + i);
+  for (let i = all.length - 1; i > 0; i--) {
+    const j = randomInt(i + 1);
+    [all[i], all[j]] = [all[j]!, all[i]!];
+  }
+  return all;
+}
+
+/**
+ * A cluster kept from before pod IPs were loopback addresses: its nodes still name 10.240.0.1 and its pods
+ * 10.244.x.x, where nothing may be sent. Nodes are given their loopback address and kubelet port, and pods
+ * outside the range are deleted (their Deployments replace them with pods in the range).
+ */
+async function moveToLoopback(api: KubeApi, podCidr: string, kubeletPort: number): Promise<void> {
+  const prefix = podCidr.split('.').slice(0, 2).join('.') + '.';
+  const nodes = await api.get<{ items: { metadata: { name: string }; status?: { addresses?: { type: string; address: string }[] } }[] }>('/api/v1/nodes');
+  for (const node of nodes.items) {
+    if (node.status?.addresses?.every((a) => a.type !== 'InternalIP' || a.address === NODE_IP)) continue;
+    await api.request('PATCH', `/api/v1/nodes/${node.metadata.name}/status`, {
+      status: {
+        addresses: [{ type: 'InternalIP', address: NODE_IP }, { type: 'Hostname', address: node.metadata.name }],
+        daemonEndpoints: { kubeletEndpoint: { Port: kubeletPort } },
+      },
+    }, 'application/merge-patch+json');
+  }
+  const pods = await api.get<{ items: { metadata: { name: string; namespace: string }; status?: { podIP?: string } }[] }>('/api/v1/pods');
+  for (const pod of pods.items) {
+    if (!pod.status?.podIP || pod.status.podIP.startsWith(prefix)) continue;
+    await api.request('DELETE', `/api/v1/namespaces/${pod.metadata.namespace}/pods/${pod.metadata.name}`).catch((e: unknown) => {
+      if (!(e instanceof KubeApiError && e.status === 404)) throw e;
+    });
   }
 }
 

@@ -1,7 +1,10 @@
 // kwok's configuration: how simulated GPU nodes and the pods placed on them behave. Nodes turn Ready at
 // once and keep their advertised GPUs; pods turn Ready after a delay (as a vLLM server would after loading
-// its model) and disappear when deleted.
+// its model) and disappear when deleted. Pods marked to fail crash-loop instead, for the failure paths.
 import { stringify } from 'yaml';
+
+/** Pods with this annotation set to "true" never turn Ready: kwok crash-loops them. */
+export const FAIL_ANNOTATION = 'sim.kiln.dev/fail';
 
 const nodeConditions = `{{ $now := Now }}
 conditions:
@@ -15,15 +18,19 @@ conditions:
 {{ end }}
 `;
 
-const nodeReadyStatus = `${nodeConditions}addresses:
+/** A Ready node; it names kwok's kubelet API as its kubelet, which the API server calls for pod logs. */
+const nodeReadyStatus = (kubeletPort: number) => `${nodeConditions}addresses:
 - address: {{ NodeIP | Quote }}
   type: InternalIP
-- address: {{ NodeName | Quote }}
+- address: {{ .metadata.name | Quote }}
   type: Hostname
 allocatable:
 {{ YAML .status.allocatable 1 }}
 capacity:
 {{ YAML .status.capacity 1 }}
+daemonEndpoints:
+  kubeletEndpoint:
+    Port: ${kubeletPort}
 nodeInfo:
   architecture: amd64
   operatingSystem: linux
@@ -62,16 +69,108 @@ phase: Running
 startTime: {{ $now | Quote }}
 `;
 
+const crashLoopingContainer = `  ready: false
+  started: false
+  state:
+    waiting:
+      reason: CrashLoopBackOff
+      message: {{ printf "back-off restarting failed container=%s pod=%s" .name $.metadata.name | Quote }}
+  lastState:
+    terminated:
+      exitCode: 1
+      reason: Error
+      startedAt: {{ $now | Quote }}
+      finishedAt: {{ $now | Quote }}
+`;
+
+/** A pod that fails: scheduled and given an IP, but its container keeps exiting, as a vLLM that cannot start. */
+const podCrashStatus = `{{ $now := Now }}
+conditions:
+- lastTransitionTime: {{ $now | Quote }}
+  status: "True"
+  type: Initialized
+- lastTransitionTime: {{ $now | Quote }}
+  status: "False"
+  reason: ContainersNotReady
+  type: Ready
+- lastTransitionTime: {{ $now | Quote }}
+  status: "False"
+  reason: ContainersNotReady
+  type: ContainersReady
+containerStatuses:
+{{ range .spec.containers }}
+- image: {{ .image | Quote }}
+  name: {{ .name | Quote }}
+  restartCount: 0
+${crashLoopingContainer}{{ end }}
+hostIP: {{ NodeIPWith .spec.nodeName | Quote }}
+podIP: {{ PodIPWith .spec.nodeName ( or .spec.hostNetwork false ) ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" ) | Quote }}
+phase: Running
+startTime: {{ $now | Quote }}
+`;
+
+/** The next crash of a failing pod: one more restart. */
+const podRestartStatus = `{{ $now := Now }}
+containerStatuses:
+{{ range .status.containerStatuses }}
+- image: {{ .image | Quote }}
+  name: {{ .name | Quote }}
+  restartCount: {{ add .restartCount 1 }}
+${crashLoopingContainer}{{ end }}
+`;
+
+/**
+ * A jq expression (kwok's selectors are gojq queries) true for a pod marked to fail: the annotation, or an
+ * argument of one of its containers naming a failing model.
+ */
+function failsExpression(failingModels: readonly string[]): string {
+  const annotated = `(.metadata.annotations[${JSON.stringify(FAIL_ANNOTATION)}]? == "true")`;
+  if (!failingModels.length) return annotated;
+  return `${annotated} or any(.spec.containers[]?.args[]?; ${failingModels.map((m) => `. == ${JSON.stringify(m)}`).join(' or ')})`;
+}
+
+/**
+ * kwok's `Logs` resource as a CRD: with `--enable-crds=Logs` kwok reads one object per pod naming the file its
+ * kubelet API serves as that pod's log (the model server simulator creates them). Its schema is left open:
+ * only kwok reads these objects.
+ */
+export const KWOK_LOGS_CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'logs.kwok.x-k8s.io' },
+  spec: {
+    group: 'kwok.x-k8s.io',
+    names: { kind: 'Logs', listKind: 'LogsList', plural: 'logs', singular: 'logs' },
+    scope: 'Namespaced',
+    versions: [{
+      name: 'v1alpha1', served: true, storage: true, subresources: { status: {} },
+      schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+    }],
+  },
+};
+
 function stage(name: string, spec: Record<string, unknown>) {
   return { apiVersion: 'kwok.x-k8s.io/v1alpha1', kind: 'Stage', metadata: { name }, spec };
 }
 
-export function kwokConfig(options: { podReadyDelayMs: number }): string {
+export interface KwokConfigOptions {
+  readonly podReadyDelayMs: number;
+  /** Port of kwok's kubelet API, which nodes advertise so the API server reaches it for pod logs. */
+  readonly kubeletPort: number;
+  /** Pods serving one of these models (named in a container argument) fail like annotated ones. */
+  readonly failingModels?: readonly string[];
+  /** Milliseconds between two restarts of a failing pod. */
+  readonly crashLoopIntervalMs?: number;
+}
+
+export function kwokConfig(options: KwokConfigOptions): string {
+  const fails = { key: failsExpression(options.failingModels ?? []), operator: 'In', values: ['true'] };
+  const notDeleted = { key: '.metadata.deletionTimestamp', operator: 'DoesNotExist' };
   const docs = [
     stage('node-initialize', {
       resourceRef: { apiGroup: 'v1', kind: 'Node' },
       selector: { matchExpressions: [{ ...readyIs('True'), operator: 'NotIn' }] },
-      next: { statusTemplate: nodeReadyStatus },
+      next: { statusTemplate: nodeReadyStatus(options.kubeletPort) },
     }),
     stage('node-heartbeat', {
       resourceRef: { apiGroup: 'v1', kind: 'Node' },
@@ -82,14 +181,21 @@ export function kwokConfig(options: { podReadyDelayMs: number }): string {
     }),
     stage('pod-ready', {
       resourceRef: { apiGroup: 'v1', kind: 'Pod' },
-      selector: {
-        matchExpressions: [
-          { key: '.metadata.deletionTimestamp', operator: 'DoesNotExist' },
-          { key: '.status.podIP', operator: 'DoesNotExist' },
-        ],
-      },
+      selector: { matchExpressions: [notDeleted, { key: '.status.podIP', operator: 'DoesNotExist' }, { ...fails, operator: 'NotIn' }] },
       delay: { durationMilliseconds: options.podReadyDelayMs },
       next: { statusTemplate: podReadyStatus },
+    }),
+    stage('pod-crash', {
+      resourceRef: { apiGroup: 'v1', kind: 'Pod' },
+      selector: { matchExpressions: [notDeleted, { key: '.status.podIP', operator: 'DoesNotExist' }, fails] },
+      delay: { durationMilliseconds: options.podReadyDelayMs },
+      next: { statusTemplate: podCrashStatus },
+    }),
+    stage('pod-crash-restart', {
+      resourceRef: { apiGroup: 'v1', kind: 'Pod' },
+      selector: { matchExpressions: [notDeleted, { key: '.status.podIP', operator: 'Exists' }, fails] },
+      delay: { durationMilliseconds: options.crashLoopIntervalMs ?? 10_000 },
+      next: { statusTemplate: podRestartStatus },
     }),
     stage('pod-delete', {
       resourceRef: { apiGroup: 'v1', kind: 'Pod' },

@@ -12,7 +12,7 @@ import { eventually } from '../support/eventually.ts';
 interface Pod {
   metadata: { name: string; labels?: Record<string, string> };
   spec: { nodeName?: string };
-  status: { phase?: string; conditions?: { type: string; status: string; reason?: string }[] };
+  status: { phase?: string; podIP?: string; hostIP?: string; conditions?: { type: string; status: string; reason?: string }[] };
 }
 
 let cluster: GpuCluster;
@@ -63,6 +63,10 @@ test.serial('a pod asking for an L4 GPU is scheduled onto an L4 node and turns R
   const pod = await eventually('a Ready pod', async () => (await podsOf('l4-model')).find(isReady));
   t.regex(pod.spec.nodeName ?? '', /^gpu-nvidia-l4-\d$/);
   t.is(pod.status.phase, 'Running');
+  // Loopback only: the pod's IP is in this cluster's own 127.N.0.0/16, its node's address is 127.0.0.1.
+  t.regex(cluster.podCidr, /^127\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])\.0\.0\/16$/);
+  t.true(pod.status.podIP?.startsWith(cluster.podCidr.replace('0.0/16', '')), `${pod.status.podIP} in ${cluster.podCidr}`);
+  t.is(pod.status.hostIP, '127.0.0.1');
 
   await cluster.api.request('DELETE', '/apis/apps/v1/namespaces/default/deployments/l4-model?propagationPolicy=Foreground');
   await eventually('the pods to be gone', async () => ((await podsOf('l4-model')).length === 0 ? true : undefined));

@@ -1,15 +1,18 @@
 // A local GPU cluster for one test file, in a fresh folder: two 1-GPU L4 nodes and one 8-GPU H100 node
-// unless the file asks for others; pods turn Ready 300 ms after they are placed.
+// unless the file asks for others; pods turn Ready 300 ms after they are placed, failing pods restart every
+// second, and simulated vLLM servers answer on Ready vLLM pods' IPs.
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startGpuCluster, type GpuCluster, type GpuNodePool } from '../../infra/servers/gpu-cluster.ts';
+import { startGpuCluster, type GpuCluster, type GpuClusterOptions, type GpuNodePool } from '../../infra/servers/gpu-cluster.ts';
 
 export const TEST_NODE_POOLS: readonly GpuNodePool[] = [
   { gpuType: 'nvidia-l4', nodes: 2, gpusPerNode: 1 },
   { gpuType: 'nvidia-h100-80gb', nodes: 1, gpusPerNode: 8 },
 ];
 
-export async function startTestGpuCluster(nodePools: readonly GpuNodePool[] = TEST_NODE_POOLS): Promise<GpuCluster> {
-  return startGpuCluster({ dataDir: await mkdtemp(join(tmpdir(), 'kiln-cluster-')), nodePools, podReadyDelayMs: 300 });
+export async function startTestGpuCluster(nodePools: readonly GpuNodePool[] = TEST_NODE_POOLS, options: Omit<Partial<GpuClusterOptions>, 'dataDir' | 'nodePools'> = {}): Promise<GpuCluster> {
+  return startGpuCluster({
+    dataDir: await mkdtemp(join(tmpdir(), 'kiln-cluster-')), nodePools, podReadyDelayMs: 300, crashLoopIntervalMs: 1000, ...options,
+  });
 }
