@@ -22,7 +22,8 @@ interface Pod {
 
 let cluster: GpuCluster;
 test.before(async () => {
-  cluster = await startTestGpuCluster(TEST_NODE_POOLS, { failingModels: [FAILING_MODEL] });
+  // Throughput lines every second instead of vLLM's ten, so the log test sees them.
+  cluster = await startTestGpuCluster(TEST_NODE_POOLS, { failingModels: [FAILING_MODEL], modelServers: { statsIntervalMs: 1000 } });
 });
 test.after.always(() => cluster?.stop());
 
@@ -223,7 +224,10 @@ test.serial('each pod\'s vLLM log is written, one file per pod, and the API serv
   const [pod] = await podsOf('models');
   const dir = (await readdir(cluster.podLogDir)).find((d) => d === `default_${pod!.metadata.name}_${pod!.metadata.uid}`);
   t.truthy(dir);
-  const log = await readFile(join(cluster.podLogDir, dir!, 'vllm.log'), 'utf8');
+  const log = await eventually('a throughput line', async () => {
+    const text = await readFile(join(cluster.podLogDir, dir!, 'vllm.log'), 'utf8');
+    return /INFO .* Engine 000: Avg prompt throughput: [\d.]+ tokens\/s, Avg generation throughput: [\d.]+ tokens\/s, Running: \d+ reqs, Waiting: \d+ reqs/.test(text) && text;
+  });
   t.regex(log, /^\S+Z stdout F INFO \d\d-\d\d \d\d:\d\d:\d\d \[[\w.]+:\d+\] vLLM API server version 0\.11\.0$/m);
   t.regex(log, /INFO .* Starting vLLM API server 0 on http:\/\/0\.0\.0\.0:8000/);
   t.regex(log, /INFO: {5}127\.0\.0\.1:\d+ - "POST \/v1\/chat\/completions HTTP\/1\.1" 200 OK/);
