@@ -61,6 +61,9 @@ import { createFeatureFlags } from './feature-flags/flags.ts';
 import { createFeatureFlagService } from './feature-flags/service.ts';
 import type { ReportOrchestrator } from './reports/orchestrator.ts';
 import { createReportService } from './reports/service.ts';
+import { createInferenceGateway, type InferenceGatewayOptions } from './inference/gateway.ts';
+import { inferenceRoutes } from './inference/routes.ts';
+import { createInferenceService } from './inference/service.ts';
 
 export interface AppDeps {
   config: Pick<Config, 'env' | 'signingKey' | 'endpointDomain' | 'trustProxy' | 'adminEmails' | 'dataDir' | 'errorTrackerUrl'>;
@@ -78,11 +81,13 @@ export interface AppDeps {
   clusterOrchestrator: ClusterOrchestrator;
   /** Outgoing mail, and the public address its links start with. */
   mail: { mailer: Mailer; publicUrl: string };
+  /** Overrides the inference gateway's timeouts and the addresses it may connect to (tests: loopback only). */
+  inference?: Partial<InferenceGatewayOptions>;
 }
 
 /** The Koa application, and what must happen when it stops. */
 export type KilnApp = Koa<AppState> & {
-  /** Writes the audit records still queued. Call once the server stopped answering, before the database closes. */
+  /** Stops the inference gateway's pod watches and writes the audit records still queued. Call once the server stopped answering, before the database closes. */
   close(): Promise<void>;
 };
 
@@ -114,6 +119,7 @@ export function createApp(deps: AppDeps): KilnApp {
   const errorTracker = createErrorTracker({ orm: deps.orm, log: deps.log, cursors, forwardUrl: deps.config.errorTrackerUrl, environment: deps.config.env });
 
   const auditQuery = createAuditQueryService({ cursors });
+  const inferenceGateway = createInferenceGateway({ log: deps.log, options: deps.inference });
 
   const routes: Route[] = [
     ...healthRoutes(deps.orm),
@@ -121,6 +127,7 @@ export function createApp(deps: AppDeps): KilnApp {
     ...apiKeyRoutes(apiKeys),
     ...deploymentRoutes(deployments),
     ...recoveryRoutes(deployments, circuits),
+    ...inferenceRoutes(createInferenceService({ clusters, gateway: inferenceGateway })),
     ...clusterRoutes(clusters),
     ...gpuTypeRoutes(clusters),
     ...webhookRoutes(createWebhookService({
@@ -171,5 +178,10 @@ export function createApp(deps: AppDeps): KilnApp {
   app.use(rateLimit({ pool: deps.pool, limits: deps.rateLimits }));
   app.use(router.routes());
   app.use(router.allowedMethods());
-  return Object.assign(app, { close: () => audit.close() });
+  return Object.assign(app, {
+    close: async () => {
+      inferenceGateway.close();
+      await audit.close();
+    },
+  });
 }

@@ -18,6 +18,8 @@ export function isBuiltInRole(id: string): id is Role {
 /** Every permission a route may need. `public` needs no credential; `admin:*` needs a platform administrator. */
 export const PERMISSIONS = [
   'deployments:read', 'deployments:write',
+  // Calling a deployment's model: using it, not changing it, so a role or key may do one without the other.
+  'deployments:infer',
   'catalog:read',
   'api-keys:read', 'api-keys:write',
   'webhooks:read', 'webhooks:write',
@@ -75,6 +77,8 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   'PUT /api/deployments/{id}': 'deployments:write',
   'DELETE /api/deployments/{id}': 'deployments:write',
   'POST /v1/deployments/{id}/actions': 'deployments:write',
+  'POST /v1/inference': 'deployments:infer',
+  'POST /v1/inference/test': 'deployments:infer',
   'GET /v1/recovery/deployments/{id}': 'deployments:read',
   'POST /v1/recovery/deployments/{id}': 'deployments:write',
   'DELETE /v1/recovery/deployments/{id}': 'deployments:write',
@@ -142,8 +146,8 @@ const READS: readonly Permission[] = PERMISSIONS.filter((p) => p.endsWith(':read
 /** What an API key may do (a login session acts as full_access). */
 export const SCOPE_PERMISSIONS: Readonly<Record<Scope, readonly Permission[]>> = {
   full_access: PERMISSIONS,
-  // Deployment operations plus the reads they need (the GPU catalog).
-  deployments_only: ['deployments:read', 'deployments:write', 'catalog:read'],
+  // Deployment operations, inference included, plus the reads they need (the GPU catalog).
+  deployments_only: ['deployments:read', 'deployments:write', 'deployments:infer', 'catalog:read'],
   read_only: READS,
 };
 
@@ -155,7 +159,7 @@ export const SCOPE_PERMISSIONS: Readonly<Record<Scope, readonly Permission[]>> =
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly OrganizationPermission[]>> = {
   owner: ORGANIZATION_PERMISSIONS,
   admin: ORGANIZATION_PERMISSIONS,
-  member: ['deployments:read', 'deployments:write', 'catalog:read', 'profile:read', 'profile:write', 'organization:read', 'team:read'],
+  member: ['deployments:read', 'deployments:write', 'deployments:infer', 'catalog:read', 'profile:read', 'profile:write', 'organization:read', 'team:read'],
   viewer: ['deployments:read', 'catalog:read', 'profile:read', 'profile:write', 'organization:read', 'team:read'],
 };
 

@@ -23,11 +23,12 @@ test('read only: every GET, no write', (t) => {
   }
 });
 
-test('deployments only: deployment operations (recovery included) and the catalog, nothing of API keys or webhooks', (t) => {
+test('deployments only: deployment operations (recovery and inference included) and the catalog, nothing of API keys or webhooks', (t) => {
   for (const [route, permission] of routes) {
     // Resetting a provisioning circuit is platform administration (circuits are shared by every organization).
     const platformOnly = route.includes('/admin/') || route === 'POST /v1/recovery/circuits';
-    const expected = permission === 'public' || (!platformOnly && (route.includes('/deployments') || route.includes('/recovery') || route.includes('/gpu-types')));
+    const deploymentRoute = ['/deployments', '/recovery', '/inference', '/gpu-types'].some((part) => route.includes(part));
+    const expected = permission === 'public' || (!platformOnly && deploymentRoute);
     t.is(isAllowed(permission, ROLE_PERMISSIONS.owner, 'deployments_only', true), expected, route);
   }
 });
@@ -39,6 +40,9 @@ test('full access: everything the role allows; members cannot manage API keys, v
     t.is(isAllowed(permission, ROLE_PERMISSIONS.viewer, 'full_access'), route.includes('/v1/settings/profile'), route);
   }
   t.true(isAllowed('deployments:write', ROLE_PERMISSIONS.member, 'full_access'));
+  // Inference uses a deployment without changing it: members may, viewers may not.
+  t.true(isAllowed('deployments:infer', ROLE_PERMISSIONS.member, 'full_access'));
+  t.false(isAllowed('deployments:infer', ROLE_PERMISSIONS.viewer, 'full_access'));
 });
 
 test('a credential never exceeds its role, whatever its scope', (t) => {

@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { createApp, type AppDeps } from '../../control-plane/app.ts';
 import { openDatabase, type Orm } from '../../control-plane/database/orm.ts';
 import { createDeploymentOrchestrator } from '../../control-plane/deployments/orchestrator.ts';
+import { isLoopback } from '../../control-plane/inference/gateway.ts';
 import { createClusterOrchestrator } from '../../control-plane/clusters/orchestrator.ts';
 import { GpuClusterSchema } from '../../control-plane/clusters/gpu-cluster.entity.ts';
 import { GPU_TYPES } from '../../catalog/gpu-types.ts';
@@ -54,6 +55,8 @@ export interface TestApiOverrides extends Partial<Pick<AppDeps, 'rateLimits' | '
   defaultCluster?: boolean;
   /** Another test API's database, to run a second replica on it. */
   databaseUrl?: string;
+  /** The inference gateway's options; it connects to loopback addresses only unless told otherwise. */
+  inference?: AppDeps['inference'];
 }
 
 export async function startTestApi(testFile: string, overrides: TestApiOverrides = {}): Promise<TestApi> {
@@ -84,6 +87,8 @@ export async function startTestApi(testFile: string, overrides: TestApiOverrides
     orm,
     pool,
     log,
+    // This machine's rule: tests never connect to private or public addresses.
+    inference: { connectable: isLoopback, ...overrides.inference },
     rateLimits: overrides.rateLimits ?? {
       // Generous by default so tests exercise limits only where they mean to.
       free: { perMinute: 10_000, burst: 10_000 },

@@ -1,0 +1,176 @@
+// Inference through Kiln: a request for one of the caller's running deployments goes to its model server
+// (vLLM's OpenAI-compatible API) through the gateway, and the answer comes back as the server gives it,
+// streamed chunk by chunk when asked. The tokens it carried are counted for the audit record.
+import { pipeline } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Principal } from '../auth/principal.ts';
+import type { AuditDetails } from '../audit/service.ts';
+import type { ClusterService } from '../clusters/service.ts';
+import { DeploymentSchema, type DeploymentStatus } from '../deployments/deployment.entity.ts';
+import {
+  DeploymentNotFoundError, DeploymentNotRunningError, InferenceRejectedError, ReplicaUnavailableError, UpstreamError, UpstreamTimeoutError,
+} from '../http/errors.ts';
+import type { StreamReply } from '../http/routes.ts';
+import type { DeploymentTarget, InferenceGateway, UpstreamAnswer } from './gateway.ts';
+import { jsonRelay, sseRelay, type Relay, type RelayOutcome } from './relay.ts';
+import type { InferenceInput, InferenceTestInput, InferenceTestResultBody } from './schemas.ts';
+import { SilenceError } from './upstream.ts';
+
+/** Statuses in which a deployment's pods serve (a scale or update keeps its Ready pods answering). */
+const SERVING: readonly DeploymentStatus[] = ['running', 'scaling', 'updating'];
+/** Enough of a refusal to quote its message. */
+const MAX_ERROR_BODY = 64 << 10;
+
+/**
+ * Kubernetes namespace of an organization's deployments: the rule of workflows/deployment/program.ts's
+ * namespaceOf, which the API does not import (it would load the Pulumi program); inference.test.ts checks
+ * that both agree.
+ */
+export function namespaceOf(organizationId: string): string {
+  return `kiln-${organizationId.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`.slice(0, 63).replace(/-+$/, '');
+}
+
+/** A running deployment of the caller's, and how to reach it. */
+export interface InferenceTarget extends DeploymentTarget {
+  readonly deploymentId: string;
+  /** The name vLLM serves the model under (its --model argument). */
+  readonly model: string;
+}
+
+export interface InferenceServiceDeps {
+  clusters: Pick<ClusterService, 'inferenceAccess'>;
+  gateway: Pick<InferenceGateway, 'send'>;
+}
+
+export function createInferenceService(deps: InferenceServiceDeps) {
+  /** Sends `request` to `path` and answers once the model server has accepted it (a refusal is thrown). */
+  async function accepted(target: InferenceTarget, path: string, request: Record<string, unknown>, signal: AbortSignal): Promise<UpstreamAnswer> {
+    const answer = await deps.gateway.send(target, path, Buffer.from(JSON.stringify(request)), signal);
+    const status = answer.response.statusCode ?? 502;
+    if (status < 400) return answer;
+    const message = await refusalMessage(answer.response).catch(() => '');
+    const quoted = message ? `: ${message}` : '';
+    if (status >= 500) throw new UpstreamError(`The model server of deployment ${target.name} failed (${status})${quoted}`);
+    throw new InferenceRejectedError(`The model server refused the request (${status})${quoted}`, { upstreamStatus: status });
+  }
+
+  return {
+    /** The caller's deployment named by id or name: 404 when not theirs, 409 unless it serves. */
+    async target(em: EntityManager, principal: Principal, reference: string): Promise<InferenceTarget> {
+      // Names are DNS labels (no underscore): `dep_...` can only be an id.
+      const which = reference.startsWith('dep_') ? { id: reference } : { name: reference };
+      const deployment = await em.findOne(DeploymentSchema, { ...which, organization: principal.organizationId, deletedAt: null }, { populate: ['cluster'] });
+      if (!deployment) throw new DeploymentNotFoundError(`Deployment ${reference} not found`);
+      if (!SERVING.includes(deployment.status)) {
+        throw new DeploymentNotRunningError(`Deployment ${deployment.name} is ${deployment.status}; inference needs it running`, { status: deployment.status });
+      }
+      const cluster = deployment.cluster?.getEntity();
+      if (!cluster) throw new ReplicaUnavailableError(`Deployment ${deployment.name} has no GPU cluster`);
+      return {
+        deploymentId: deployment.id, name: deployment.name, model: deployment.model,
+        namespace: namespaceOf(principal.organizationId), cluster: deps.clusters.inferenceAccess(cluster),
+      };
+    },
+
+    /**
+     * Runs an OpenAI request on the target and relays the answer: JSON, or with `stream` the event stream
+     * chunk by chunk with backpressure. The audit details (tokens) settle when the answer has ended.
+     */
+    async infer(target: InferenceTarget, input: InferenceInput, signal: AbortSignal): Promise<StreamReply> {
+      const { deployment: _, ...fields } = input;
+      const stream = fields.stream === true;
+      const request = {
+        ...fields,
+        model: fields.model ?? target.model,
+        // Tokens are counted from the final chunk's usage, which vLLM sends only when asked.
+        ...(stream ? { stream_options: { ...fields.stream_options, include_usage: true } } : {}),
+      };
+      const answer = await accepted(target, fields.messages ? '/v1/chat/completions' : '/v1/completions', request, signal);
+      const relay = stream ? sseRelay({ stripUsageChunk: fields.stream_options?.include_usage !== true }) : jsonRelay();
+      relayFrom(answer.response, relay);
+      return {
+        stream: relay.stream,
+        contentType: stream ? 'text/event-stream' : 'application/json',
+        headers: { 'X-Kiln-Replica': answer.replica, ...(stream ? { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' } : {}) },
+        auditDetails: relay.outcome.then((outcome) => usageDetails(outcome, { stream, replica: answer.replica })),
+      };
+    },
+
+    /** A short streamed completion: how long the model takes to its first token and to the end, and what it reports. */
+    async test(target: InferenceTarget, input: InferenceTestInput, signal: AbortSignal): Promise<{ result: InferenceTestResultBody; auditDetails: AuditDetails }> {
+      const started = performance.now();
+      let firstTokenAt: number | undefined;
+      let model: string | null = null;
+      let output = '';
+      const request = { model: target.model, prompt: input.prompt, max_tokens: input.maxTokens, stream: true, stream_options: { include_usage: true } };
+      const answer = await accepted(target, '/v1/completions', request, signal);
+      const relay = sseRelay({
+        stripUsageChunk: false,
+        onChunk: (chunk) => {
+          const { model: reported, choices } = chunk as { model?: unknown; choices?: Array<{ text?: unknown }> };
+          if (typeof reported === 'string') model ??= reported;
+          const text = choices?.map((c) => (typeof c.text === 'string' ? c.text : '')).join('') ?? '';
+          if (text) firstTokenAt ??= performance.now();
+          output += text;
+        },
+      });
+      relayFrom(answer.response, relay);
+      try {
+        for await (const chunk of relay.stream) void chunk;
+      } catch (error) {
+        throw streamFailure(error, target, signal);
+      }
+      const outcome = await relay.outcome;
+      return {
+        result: {
+          deploymentId: target.deploymentId, model, replica: answer.replica,
+          latencyMs: Math.round(performance.now() - started),
+          timeToFirstTokenMs: firstTokenAt === undefined ? null : Math.round(firstTokenAt - started),
+          tokens: { prompt: outcome.usage?.promptTokens ?? null, completion: outcome.usage?.completionTokens ?? null },
+          output,
+        },
+        auditDetails: usageDetails(outcome, { stream: true, replica: answer.replica }),
+      };
+    },
+  };
+}
+
+export type InferenceService = ReturnType<typeof createInferenceService>;
+
+/** Pipes the model server's answer through the relay; a failure on either side ends both (the client's stream is cut off). */
+function relayFrom(response: IncomingMessage, relay: Relay): void {
+  pipeline(response, relay.stream, () => {});
+}
+
+/** Why a probe's stream broke off, as the client is told it. */
+function streamFailure(error: unknown, target: InferenceTarget, signal: AbortSignal): unknown {
+  if (signal.aborted) return signal.reason;
+  if (error instanceof SilenceError) return new UpstreamTimeoutError(`The model server of deployment ${target.name} fell silent: ${error.message}`);
+  return new UpstreamError(`The model server of deployment ${target.name} broke its answer off: ${(error as Error).message}`);
+}
+
+function usageDetails(outcome: RelayOutcome, extra: { stream: boolean; replica: string }): AuditDetails {
+  return {
+    promptTokens: outcome.usage?.promptTokens ?? null,
+    completionTokens: outcome.usage?.completionTokens ?? null,
+    completed: outcome.completed,
+    ...extra,
+  };
+}
+
+/** The message of a model server's error answer: OpenAI's `{error: {message}}`, vLLM's `{message}`, FastAPI's `{detail}`, or the text. */
+async function refusalMessage(response: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_ERROR_BODY) { response.destroy(); break; }
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  let body: { error?: { message?: unknown } | string; message?: unknown; detail?: unknown } | undefined;
+  try { body = JSON.parse(text) as typeof body; } catch { /* plain text */ }
+  const message = typeof body?.error === 'object' ? body.error.message : body?.error ?? body?.message ?? body?.detail;
+  return (typeof message === 'string' ? message : typeof message === 'object' && message !== null ? JSON.stringify(message) : text).trim().slice(0, 500);
+}

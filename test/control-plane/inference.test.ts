@@ -1,0 +1,464 @@
+// POST /v1/inference and /v1/inference/test: requests reach a deployment's model server through Kiln's
+// gateway, which finds the deployment's Ready pods through its cluster's API (a real local cluster here) and
+// connects to them itself. The model servers are stand-ins started by this file (startFakeModelServer), each
+// on a loopback address of its own that a Pod object of the cluster names as its IP; the pods are never
+// scheduled, their status is written here (Ready, podIP), so discovery is real and nothing else runs them.
+import { randomInt } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import test from 'ava';
+import { namespaceOf } from '../../control-plane/inference/service.ts';
+import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
+import { signupAdmin } from '../support/admin.ts';
+import { addMember, createApiKey, signup, startTestApi, type TestApi, validDeployment } from '../support/control-plane.ts';
+import { eventually } from '../support/eventually.ts';
+import { startTestGpuCluster } from '../support/gpu-cluster.ts';
+
+let api: TestApi;
+let gpuCluster: GpuCluster;
+let admin: string;
+let kubeconfig: string;
+
+/** The silence the gateway allows here before answering 504 (short, so the timeout test is quick). */
+const SILENCE_MS = 1500;
+const RETRY_AFTER_SECONDS = 2;
+
+test.before(async () => {
+  [api, gpuCluster] = await Promise.all([
+    startTestApi(import.meta.filename, { defaultCluster: false, inference: { silenceTimeoutMs: SILENCE_MS, retryAfterSeconds: RETRY_AFTER_SECONDS } }),
+    startTestGpuCluster(),
+  ]);
+  kubeconfig = await readFile(gpuCluster.kubeconfig, 'utf8');
+  admin = (await signupAdmin(api)).token;
+  const registered = await api.request('POST', '/v1/admin/clusters', { token: admin, body: { provider: 'kubernetes', name: 'local', kubeconfig } });
+  if (registered.status !== 201) throw new Error(`cluster registration failed: ${JSON.stringify(registered.body)}`);
+});
+test.after.always(async () => {
+  await api?.close();
+  await gpuCluster?.stop();
+  await Promise.all([...fakeServers].map((s) => new Promise((resolve) => s.close(resolve))));
+});
+
+// ---- Model servers: stand-ins answering vLLM's OpenAI API on loopback addresses of their own ----
+
+/** The container port the fake pods name `http` (not vLLM's 8000: the cluster's simulator may answer there). */
+const MODEL_PORT = 18080;
+/** Addresses 127.1.<run>.<n>: loopback, one per fake pod, outside the ranges local clusters give their pods. */
+const RUN = randomInt(256);
+let hosts = 0;
+const nextAddress = () => `127.1.${RUN}.${++hosts}`;
+const fakeServers = new Set<Server>();
+
+interface Received {
+  readonly path: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the request body as sent, read freely
+  readonly body: any;
+  /** Resolves when the gateway's connection for this request closes. */
+  readonly closed: Promise<void>;
+}
+
+type Answer = (received: Received, res: ServerResponse) => void | Promise<void>;
+
+interface FakeModelServer {
+  readonly address: string;
+  readonly received: Received[];
+  /** Requests received and not yet closed. */
+  open(): number;
+}
+
+/** A stand-in for one pod's vLLM server, on `address`:MODEL_PORT, answering as `answer` says (vLLM's way by default). */
+async function startFakeModelServer(address: string, answer: Answer = vllmAnswer()): Promise<FakeModelServer> {
+  const received: Received[] = [];
+  let open = 0;
+  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    open += 1;
+    const closed = new Promise<void>((resolve) => res.once('close', () => { open -= 1; resolve(); }));
+    const request: Received = { path: req.url ?? '', body: JSON.parse(Buffer.concat(chunks).toString('utf8')), closed };
+    received.push(request);
+    await answer(request, res);
+  });
+  fakeServers.add(server);
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(MODEL_PORT, address, resolve));
+  return { address, received, open: () => open };
+}
+
+const USAGE = { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 };
+
+/**
+ * Answers as vLLM does: a chat.completion or text_completion, or with `stream` its chunks ("Hel", "lo", " there")
+ * then, when asked for, the usage-only chunk, then [DONE]. `afterFirstChunk` holds the rest of a stream back.
+ */
+function vllmAnswer(options: { afterFirstChunk?: () => Promise<void> } = {}): Answer {
+  return async ({ path, body }, res) => {
+    const chat = path === '/v1/chat/completions';
+    const base = { id: 'cmpl-test', created: 1_700_000_000, model: body.model };
+    if (!body.stream) {
+      const choice = chat ? { index: 0, message: { role: 'assistant', content: 'Hello there' }, finish_reason: 'stop' } : { index: 0, text: 'Hello there', finish_reason: 'stop' };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...base, object: chat ? 'chat.completion' : 'text_completion', choices: [choice], usage: USAGE }));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const object = chat ? 'chat.completion.chunk' : 'text_completion';
+    const event = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
+    const piece = (text: string) => event({ ...base, object, choices: [chat ? { index: 0, delta: { content: text }, finish_reason: null } : { index: 0, text, finish_reason: null }] });
+    piece('Hel');
+    await options.afterFirstChunk?.();
+    if (res.destroyed) return;
+    piece('lo');
+    piece(' there');
+    if (body.stream_options?.include_usage) event({ ...base, object, choices: [], usage: USAGE });
+    res.end('data: [DONE]\n\n');
+  };
+}
+
+/** Holds every request open without a word (until the gateway gives up). */
+const silent: Answer = () => {};
+
+// ---- Deployments and their pods ----
+
+let pods = 0;
+
+/** A new organization with a deployment of `status` (running unless told otherwise), placed on the local cluster. */
+async function deploymentOf(status = 'running', name = 'chat') {
+  const owner = await signup(api);
+  const created = await api.request('POST', '/v1/deployments', { token: owner.token, body: validDeployment(name) });
+  if (created.status !== 201) throw new Error(`deployment creation failed: ${JSON.stringify(created.body)}`);
+  await api.pool.query(`UPDATE deployment SET status = $2 WHERE id = $1`, [created.body.id, status]);
+  return { ...owner, id: created.body.id as string, name };
+}
+
+/**
+ * A pod of the deployment as the vllm-deployment stack labels it, Ready at `address` unless `ready` is false.
+ * Never scheduled (no scheduler serves its schedulerName), so the status written here stays.
+ */
+async function podOf(deployment: { organizationId: string; name: string }, address: string, options: { ready?: boolean } = {}) {
+  const namespace = namespaceOf(deployment.organizationId);
+  await gpuCluster.api.ensure('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  const name = `${deployment.name}-${++pods}`;
+  const pod = {
+    apiVersion: 'v1', kind: 'Pod',
+    metadata: { name, labels: { 'app.kubernetes.io/name': 'vllm', 'app.kubernetes.io/instance': deployment.name } },
+    spec: { schedulerName: 'kiln-test-unscheduled', containers: [{ name: 'vllm', image: 'vllm/vllm-openai:v0.11.0', ports: [{ name: 'http', containerPort: MODEL_PORT }] }] },
+  };
+  // A new namespace's default service account, which pods need, comes from the controller manager shortly.
+  await eventually(`pod ${name} created`, () => gpuCluster.api.request('POST', `/api/v1/namespaces/${namespace}/pods`, pod).then(() => true, () => false), 30_000);
+  if (options.ready ?? true) {
+    await gpuCluster.api.request('PATCH', `/api/v1/namespaces/${namespace}/pods/${name}/status`, {
+      status: { phase: 'Running', podIP: address, podIPs: [{ ip: address }], conditions: [{ type: 'Ready', status: 'True' }] },
+    }, 'application/merge-patch+json');
+  }
+  return name;
+}
+
+const chat = (deployment: string, extra: Record<string, unknown> = {}) => ({ deployment, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 8, ...extra });
+const infer = (token: string | undefined, body: unknown) => api.request('POST', '/v1/inference', { token, body });
+const probe = (token: string | undefined, body: unknown) => api.request('POST', '/v1/inference/test', { token, body });
+
+async function auditDetails(deploymentId: string, action: string) {
+  return eventually(`the ${action} audit record of ${deploymentId}`, async () => {
+    const { rows } = await api.pool.query(`SELECT status_code, details FROM audit_log WHERE resource_id = $1 AND action = $2 ORDER BY created_at`, [deploymentId, action]);
+    return rows.length ? rows : undefined;
+  }, 10_000);
+}
+
+/** Sends an inference request and reads its streamed answer chunk by chunk. */
+async function streamOf(body: { token: string; request: unknown }) {
+  const controller = new AbortController();
+  const res = await fetch(`${api.url}/v1/inference`, {
+    method: 'POST', headers: { authorization: `Bearer ${body.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body.request), signal: controller.signal,
+  });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  return {
+    res,
+    async next(): Promise<string | undefined> {
+      const { value, done } = await reader.read();
+      return done ? undefined : decoder.decode(value, { stream: true });
+    },
+    async rest(): Promise<string> {
+      let text = '';
+      for (let chunk = await this.next(); chunk !== undefined; chunk = await this.next()) text += chunk;
+      return text;
+    },
+    /** The client goes away: its connection is dropped. */
+    abort: () => controller.abort(),
+  };
+}
+
+// ---- Success ----
+
+test('a chat completion is answered as the model server answers it, the model defaulting to the deployment\'s; tokens are audited', async (t) => {
+  const deployment = await deploymentOf();
+  const server = await startFakeModelServer(nextAddress());
+  const pod = await podOf(deployment, server.address);
+  const res = await infer(deployment.token, chat(deployment.id, { temperature: 0.2, top_k: 5 }));
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.regex(res.headers.get('content-type')!, /^application\/json/);
+  t.is(res.headers.get('x-kiln-replica'), pod);
+  t.like(res.body, { object: 'chat.completion', model: 'meta-llama/Llama-3.1-8B-Instruct', choices: [{ message: { content: 'Hello there' } }], usage: USAGE });
+
+  const sent = server.received[0]!;
+  t.is(sent.path, '/v1/chat/completions');
+  t.deepEqual(sent.body, { model: 'meta-llama/Llama-3.1-8B-Instruct', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 8, temperature: 0.2, top_k: 5 },
+    'the deployment field is Kiln\'s; everything else is passed on');
+  const [record] = await auditDetails(deployment.id, 'inferV1');
+  t.is(record.status_code, 200);
+  t.like(record.details, { promptTokens: 7, completionTokens: 3, stream: false, completed: true, replica: pod });
+});
+
+test('a completion (prompt) by deployment name goes to /v1/completions with the model given', async (t) => {
+  const deployment = await deploymentOf('running', 'completer');
+  const server = await startFakeModelServer(nextAddress());
+  await podOf(deployment, server.address);
+  const res = await infer(deployment.token, { deployment: 'completer', model: 'my-lora', prompt: 'Once upon', max_tokens: 4 });
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.like(res.body, { object: 'text_completion', model: 'my-lora', choices: [{ text: 'Hello there' }] });
+  t.is(server.received[0]!.path, '/v1/completions');
+});
+
+test('a stream is relayed chunk by chunk: the first chunk reaches the client while the model server is still generating', async (t) => {
+  const deployment = await deploymentOf();
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => { release = resolve; });
+  const server = await startFakeModelServer(nextAddress(), vllmAnswer({ afterFirstChunk: () => held }));
+  await podOf(deployment, server.address);
+  const stream = await streamOf({ token: deployment.token, request: chat(deployment.id, { stream: true }) });
+  t.is(stream.res.status, 200);
+  t.regex(stream.res.headers.get('content-type')!, /^text\/event-stream/);
+  t.is(stream.res.headers.get('cache-control'), 'no-cache');
+  const first = await stream.next();
+  t.regex(first!, /"content":"Hel"/, 'the first chunk arrives while the rest is held back upstream');
+  t.is(server.open(), 1, 'the model server has not finished');
+  release();
+  const rest = await stream.rest();
+  const events = (first + rest).split('\n\n').filter(Boolean);
+  t.deepEqual(events.map((e) => (e.includes('[DONE]') ? 'done' : JSON.parse(e.slice('data: '.length)).choices[0]?.delta.content)), ['Hel', 'lo', ' there', 'done'],
+    'the usage chunk Kiln asked for is not shown to a client that did not ask for it');
+  t.deepEqual(server.received[0]!.body.stream_options, { include_usage: true });
+  const [record] = await auditDetails(deployment.id, 'inferV1');
+  t.like(record.details, { promptTokens: 7, completionTokens: 3, stream: true, completed: true });
+});
+
+test('a client asking for usage in its stream gets the usage chunk', async (t) => {
+  const deployment = await deploymentOf();
+  const server = await startFakeModelServer(nextAddress());
+  await podOf(deployment, server.address);
+  const stream = await streamOf({ token: deployment.token, request: chat(deployment.id, { stream: true, stream_options: { include_usage: true } }) });
+  const events = (await stream.rest()).split('\n\n').filter(Boolean);
+  t.is(events.length, 5);
+  t.deepEqual(JSON.parse(events[3]!.slice('data: '.length)).usage, USAGE);
+});
+
+test('a client that goes away cancels the model server\'s request; the record says the answer was cut off', async (t) => {
+  const deployment = await deploymentOf();
+  const server = await startFakeModelServer(nextAddress(), vllmAnswer({ afterFirstChunk: () => new Promise(() => {}) }));
+  await podOf(deployment, server.address);
+  const stream = await streamOf({ token: deployment.token, request: chat(deployment.id, { stream: true }) });
+  t.regex((await stream.next())!, /Hel/);
+  stream.abort();
+  await Promise.race([server.received[0]!.closed, sleep(5000).then(() => { throw new Error('the model server\'s request stayed open'); })]);
+  t.is(server.open(), 0);
+  const [record] = await auditDetails(deployment.id, 'inferV1');
+  t.like(record.details, { stream: true, completed: false, promptTokens: null });
+});
+
+/** Holds each request until release() (then answers as vLLM does). */
+function holding() {
+  const waiting: Array<() => void> = [];
+  const answer: Answer = (received, res) => new Promise<void>((resolve) => waiting.push(resolve)).then(() => vllmAnswer()(received, res));
+  return { answer, release: () => waiting.splice(0).forEach((go) => go()) };
+}
+
+test('requests go to the replica with the fewest in flight', async (t) => {
+  const deployment = await deploymentOf();
+  const gates = [holding(), holding()];
+  const servers = await Promise.all(gates.map((gate) => startFakeModelServer(nextAddress(), gate.answer)));
+  for (const server of servers) await podOf(deployment, server.address);
+  const answers = [infer(deployment.token, chat(deployment.id))];
+  await eventually('the first request upstream', () => servers.some((s) => s.received.length === 1));
+  const first = servers.findIndex((s) => s.received.length === 1);
+  const other = 1 - first;
+  answers.push(infer(deployment.token, chat(deployment.id)));
+  await eventually('the second request at the idle replica', () => servers[other]!.received.length === 1);
+  t.is(servers[first]!.received.length, 1);
+
+  // The second replica finishes its request: the third goes there again, where taking turns would not.
+  gates[other]!.release();
+  t.is((await answers[1])!.status, 200);
+  answers.push(infer(deployment.token, chat(deployment.id)));
+  await eventually('the third request upstream', () => servers[0]!.received.length + servers[1]!.received.length === 3);
+  t.deepEqual([servers[first]!.received.length, servers[other]!.received.length], [1, 2]);
+  gates.forEach((gate) => gate.release());
+  t.true((await Promise.all(answers)).every((res) => res.status === 200));
+});
+
+test('a replica refusing connections is skipped for the next one', async (t) => {
+  const deployment = await deploymentOf();
+  const working = await startFakeModelServer(nextAddress());
+  await podOf(deployment, nextAddress()); // Ready, but nothing listens at its address
+  const good = await podOf(deployment, working.address);
+  for (let i = 0; i < 4; i++) {
+    const res = await infer(deployment.token, chat(deployment.id));
+    t.is(res.status, 200, JSON.stringify(res.body));
+    t.is(res.headers.get('x-kiln-replica'), good);
+  }
+  t.is(working.received.length, 4);
+});
+
+test('/v1/inference/test probes a deployment: latency, time to first token, tokens and the model its server reports', async (t) => {
+  const deployment = await deploymentOf();
+  const server = await startFakeModelServer(nextAddress(), vllmAnswer({ afterFirstChunk: () => sleep(150) }));
+  const pod = await podOf(deployment, server.address);
+  const res = await probe(deployment.token, { deployment: deployment.name });
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.like(res.body, {
+    deploymentId: deployment.id, model: 'meta-llama/Llama-3.1-8B-Instruct', replica: pod, tokens: { prompt: 7, completion: 3 }, output: 'Hello there',
+  });
+  t.true(res.body.timeToFirstTokenMs >= 0 && res.body.timeToFirstTokenMs < res.body.latencyMs, JSON.stringify(res.body));
+  t.true(res.body.latencyMs >= 150);
+  t.like(server.received[0]!, { path: '/v1/completions', body: { prompt: 'Say hello.', max_tokens: 16, stream: true, stream_options: { include_usage: true } } });
+  const [record] = await auditDetails(deployment.id, 'testInferenceV1');
+  t.like(record.details, { promptTokens: 7, completionTokens: 3, completed: true });
+});
+
+// ---- Errors, on both endpoints ----
+
+const ENDPOINTS = [
+  { name: 'inference', path: '/v1/inference', send: infer, body: (deployment: string) => chat(deployment) },
+  { name: 'inference test', path: '/v1/inference/test', send: probe, body: (deployment: string) => ({ deployment }) },
+] as const;
+
+for (const endpoint of ENDPOINTS) {
+  test(`${endpoint.name}: a bad body is 400 naming the field`, async (t) => {
+    const deployment = await deploymentOf();
+    const missing = await endpoint.send(deployment.token, {});
+    t.is(missing.status, 400);
+    t.like(missing.body, { code: 'INVALID_REQUEST', statusCode: 400 });
+    t.regex(missing.body.message, /deployment/);
+    const wrongType = await endpoint.send(deployment.token, { ...endpoint.body(deployment.id), deployment: 42 });
+    t.is(wrongType.status, 400);
+    t.regex(wrongType.body.message, /^Invalid field deployment/);
+    const notJson = await endpoint.send(deployment.token, '{"deployment":');
+    t.like(notJson.body, { statusCode: 400, code: 'INVALID_JSON' });
+  });
+
+  test(`${endpoint.name}: no credential is 401, a read-only key or a viewer 403; a deployments-only key or a member may`, async (t) => {
+    const deployment = await deploymentOf();
+    const server = await startFakeModelServer(nextAddress());
+    await podOf(deployment, server.address);
+    t.like((await endpoint.send(undefined, endpoint.body(deployment.id))).body, { statusCode: 401, code: 'INVALID_API_KEY' });
+    const readOnly = await createApiKey(api, deployment.token, 'read_only');
+    t.like((await endpoint.send(readOnly.key, endpoint.body(deployment.id))).body, { statusCode: 403, code: 'INSUFFICIENT_PERMISSIONS' });
+    const viewer = await addMember(api, deployment.organizationId, 'viewer');
+    t.is((await api.request('POST', endpoint.path, { ...viewer.as, body: endpoint.body(deployment.id) })).status, 403);
+    const deploymentsOnly = await createApiKey(api, deployment.token, 'deployments_only');
+    t.is((await endpoint.send(deploymentsOnly.key, endpoint.body(deployment.id))).status, 200);
+    const member = await addMember(api, deployment.organizationId, 'member');
+    t.is((await api.request('POST', endpoint.path, { ...member.as, body: endpoint.body(deployment.id) })).status, 200);
+  });
+
+  test(`${endpoint.name}: an unknown deployment, or another organization's, is 404`, async (t) => {
+    const deployment = await deploymentOf();
+    const other = await signup(api, 'other');
+    for (const reference of [deployment.id, deployment.name]) {
+      const res = await endpoint.send(other.token, endpoint.body(reference));
+      t.is(res.status, 404);
+      t.like(res.body, { code: 'DEPLOYMENT_NOT_FOUND' });
+    }
+    t.is((await endpoint.send(deployment.token, endpoint.body('dep_unknown'))).status, 404);
+  });
+
+  test(`${endpoint.name}: a deployment that is not running is 409 naming its status`, async (t) => {
+    for (const status of ['stopped', 'deploying', 'failed']) {
+      const deployment = await deploymentOf(status);
+      const res = await endpoint.send(deployment.token, endpoint.body(deployment.id));
+      t.is(res.status, 409);
+      t.like(res.body, { code: 'DEPLOYMENT_NOT_RUNNING', message: `Deployment chat is ${status}; inference needs it running` });
+    }
+  });
+
+  test(`${endpoint.name}: no ready replica, or none reachable, is 503 with Retry-After`, async (t) => {
+    const none = await deploymentOf();
+    const empty = await endpoint.send(none.token, endpoint.body(none.id));
+    t.is(empty.status, 503);
+    t.like(empty.body, { code: 'REPLICA_UNAVAILABLE', message: 'Deployment chat has no ready replica' });
+    t.is(empty.headers.get('retry-after'), String(RETRY_AFTER_SECONDS));
+
+    const starting = await deploymentOf();
+    await podOf(starting, nextAddress(), { ready: false });
+    t.is((await endpoint.send(starting.token, endpoint.body(starting.id))).status, 503, 'a pod that is not Ready takes no requests');
+
+    const refusing = await deploymentOf();
+    await podOf(refusing, nextAddress());
+    const unreachable = await endpoint.send(refusing.token, endpoint.body(refusing.id));
+    t.is(unreachable.status, 503);
+    t.like(unreachable.body, { code: 'REPLICA_UNAVAILABLE', message: 'None of the 1 ready replicas of deployment chat can be reached' });
+    t.is(unreachable.headers.get('retry-after'), String(RETRY_AFTER_SECONDS));
+  });
+
+  test(`${endpoint.name}: a model server that stays silent is 504`, async (t) => {
+    const deployment = await deploymentOf();
+    const server = await startFakeModelServer(nextAddress(), silent);
+    await podOf(deployment, server.address);
+    const started = Date.now();
+    const res = await endpoint.send(deployment.token, endpoint.body(deployment.id));
+    t.is(res.status, 504);
+    t.like(res.body, { code: 'UPSTREAM_TIMEOUT', statusCode: 504, error: 'Gateway Timeout' });
+    t.true(Date.now() - started >= SILENCE_MS - 100);
+    await server.received[0]!.closed;
+  });
+
+  test(`${endpoint.name}: the model server's refusal is 400 with its message; its failure 502`, async (t) => {
+    const deployment = await deploymentOf();
+    let status = 400;
+    const server = await startFakeModelServer(nextAddress(), (_, res) => {
+      res.writeHead(status, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'max_tokens is too large', type: 'BadRequestError', param: null, code: status } }));
+    });
+    await podOf(deployment, server.address);
+    const refused = await endpoint.send(deployment.token, endpoint.body(deployment.id));
+    t.is(refused.status, 400);
+    t.like(refused.body, { code: 'INFERENCE_REJECTED', message: 'The model server refused the request (400): max_tokens is too large' });
+    status = 500;
+    const failed = await endpoint.send(deployment.token, endpoint.body(deployment.id));
+    t.is(failed.status, 502);
+    t.like(failed.body, { code: 'UPSTREAM_ERROR' });
+  });
+}
+
+test('a chat request needs messages or a prompt, not both (422) nor neither (400)', async (t) => {
+  const deployment = await deploymentOf();
+  const neither = await infer(deployment.token, { deployment: deployment.id });
+  t.is(neither.status, 400);
+  t.regex(neither.body.message, /^Invalid field messages: give either messages/);
+  const both = await infer(deployment.token, { ...chat(deployment.id), prompt: 'Hi' });
+  t.is(both.status, 422);
+  t.is((await infer(deployment.token, chat(deployment.id, { stream: 'yes' }))).status, 400);
+  t.is((await infer(deployment.token, { deployment: deployment.id, messages: 'Hi' })).status, 400);
+});
+
+test('a cluster naming a gateway URL gets the requests at <gatewayUrl>/<namespace>/<name>/v1/...', async (t) => {
+  const gateway = await startFakeModelServer(nextAddress());
+  const created = await api.request('POST', '/v1/admin/clusters', {
+    token: admin, body: { provider: 'kubernetes', name: 'behind-gateway', kubeconfig, gatewayUrl: `http://${gateway.address}:${MODEL_PORT}/kiln/` },
+  });
+  t.is(created.status, 201);
+  t.is(created.body.gatewayUrl, `http://${gateway.address}:${MODEL_PORT}/kiln/`);
+  const deployment = await deploymentOf();
+  await api.pool.query(`UPDATE deployment SET cluster_id = $2 WHERE id = $1`, [deployment.id, created.body.id]);
+  const res = await infer(deployment.token, chat(deployment.id));
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.is(res.headers.get('x-kiln-replica'), 'gateway');
+  t.is(gateway.received[0]!.path, `/kiln/${namespaceOf(deployment.organizationId)}/chat/v1/chat/completions`);
+  const cleared = await api.request('PATCH', `/v1/admin/clusters/${created.body.id}`, { token: admin, body: { gatewayUrl: null } });
+  t.is(cleared.body.gatewayUrl, null);
+});
+
+test('the namespace rule is the deployment workflow\'s', async (t) => {
+  const { namespaceOf: workflowNamespaceOf } = await import('../../workflows/deployment/program.ts');
+  for (const id of ['org_2bXk9QzLm', 'org_0123456789abcdefghij', `org_${'x'.repeat(70)}`]) t.is(namespaceOf(id), workflowNamespaceOf(id));
+});
