@@ -1,5 +1,5 @@
 // The model server simulator as a process, one per local cluster (infra/servers/gpu-cluster.ts starts it):
-//   node infra/model-server-sim/main.ts --kubeconfig FILE --log-dir DIR [--kwok-logs]
+//   node infra/model-server-sim/main.ts --kubeconfig FILE --log-dir DIR [--pod-cidr 127.64.0.0/16] [--kwok-logs]
 //     [--ttft-ms 50] [--token-ms 10] [--max-concurrency 8] [--max-model-len 8192] [--stats-interval-ms 10000]
 // It stands in for vLLM on a laptop; a real cluster runs vLLM itself. SIGTERM or SIGINT stops it.
 import { parseArgs } from 'node:util';
@@ -11,6 +11,7 @@ const { values } = parseArgs({
   options: {
     kubeconfig: { type: 'string' },
     'log-dir': { type: 'string' },
+    'pod-cidr': { type: 'string' },
     'kwok-logs': { type: 'boolean', default: false },
     'ttft-ms': { type: 'string' },
     'token-ms': { type: 'string' },
@@ -20,7 +21,7 @@ const { values } = parseArgs({
   },
 });
 if (!values.kubeconfig || !values['log-dir']) {
-  console.error('usage: node infra/model-server-sim/main.ts --kubeconfig FILE --log-dir DIR [--kwok-logs] [--ttft-ms N] [--token-ms N] [--max-concurrency N] [--max-model-len N] [--stats-interval-ms N]');
+  console.error('usage: node infra/model-server-sim/main.ts --kubeconfig FILE --log-dir DIR [--pod-cidr CIDR] [--kwok-logs] [--ttft-ms N] [--token-ms N] [--max-concurrency N] [--max-model-len N] [--stats-interval-ms N]');
   process.exit(2);
 }
 
@@ -40,6 +41,7 @@ const say = (line: string) => console.log(`${new Date().toISOString()} ${line}`)
 const sim = startModelServerSim({
   api: kubeApi(await credentialsFromKubeconfig(values.kubeconfig)),
   logDir: values['log-dir'],
+  podCidr: values['pod-cidr'],
   defaults,
   kwokLogs: values['kwok-logs'],
   say,

@@ -33,7 +33,7 @@ const VLLM_DEFAULT_MODEL = 'facebook/opt-125m';
 
 export interface Pod extends KubeObject {
   metadata?: KubeObject['metadata'] & { uid?: string; annotations?: Record<string, string>; deletionTimestamp?: string };
-  spec?: { containers?: { name: string; image?: string; args?: string[]; command?: string[] }[] };
+  spec?: { nodeName?: string; containers?: { name: string; image?: string; args?: string[]; command?: string[] }[] };
   status?: {
     podIP?: string;
     conditions?: { type: string; status: string }[];
@@ -49,10 +49,27 @@ export function vllmContainer(pod: Pod) {
   return containers.find((c) => c.name === 'vllm') ?? containers[0];
 }
 
-/** A pod's server should be up: it is Ready, has an IP and is not being deleted. */
+/**
+ * A pod's server should be up: it runs on a node (kwok's), is Ready, has an IP and is not being deleted. (A pod
+ * whose status someone wrote by hand, never scheduled, is not the simulator's to serve.)
+ */
 export function shouldServe(pod: Pod): boolean {
-  return !pod.metadata?.deletionTimestamp && !!pod.status?.podIP
+  return !pod.metadata?.deletionTimestamp && !!pod.spec?.nodeName && !!pod.status?.podIP
     && (pod.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false);
+}
+
+const ipv4 = (ip: string) => {
+  const parts = ip.split('.').map(Number);
+  return parts.length === 4 && parts.every((p) => Number.isInteger(p) && p >= 0 && p <= 255) ? parts.reduce((n, p) => n * 256 + p, 0) : undefined;
+};
+
+/** Whether an IPv4 address is inside a CIDR range such as `127.64.0.0/16`. */
+export function inCidr(ip: string, cidr: string): boolean {
+  const [base = '', bits = ''] = cidr.split('/');
+  const [address, network, prefix] = [ipv4(ip), ipv4(base), Number(bits)];
+  if (address === undefined || network === undefined || !(prefix >= 0 && prefix <= 32)) return false;
+  const size = 2 ** (32 - prefix);
+  return Math.floor(address / size) === Math.floor(network / size);
 }
 
 /** The value of each `--flag value` / `--flag=value`; a flag given again adds a value. */

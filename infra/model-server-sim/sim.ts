@@ -7,13 +7,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeApi } from '../servers/kube-api.ts';
 import { watchCollection } from '../servers/kube-watch.ts';
 import { startModelServer, type ModelServer } from './model-server.ts';
-import { DEFAULT_SIM_SETTINGS, podKey, podLogFile, serverConfig, shouldServe, vllmContainer, VLLM_POD_SELECTOR, type Pod, type SimDefaults } from './pods.ts';
+import { DEFAULT_SIM_SETTINGS, inCidr, podKey, podLogFile, serverConfig, shouldServe, vllmContainer, VLLM_POD_SELECTOR, type Pod, type SimDefaults } from './pods.ts';
 import { openServerLog } from './server-log.ts';
 
 export interface ModelServerSimOptions {
   readonly api: KubeApi;
   /** Folder of the pods' vLLM logs, one file per pod. */
   readonly logDir: string;
+  /** The cluster's pod IP range: pods with an IP outside it are not served (the simulator binds no other address). */
+  readonly podCidr?: string;
   readonly defaults?: Partial<SimDefaults>;
   /**
    * Registers each pod's log file with kwok (a `Logs` object named after the pod), so the API server's
@@ -96,7 +98,10 @@ export function startModelServerSim(options: ModelServerSimOptions): ModelServer
     if (!entry) pods.set(key, entry = { crashesLogged: 0, logRegistered: false, queue: Promise.resolve() });
     const current = entry;
     current.queue = current.queue.then(async () => {
-      const serve = !deleted && !stopping && shouldServe(pod);
+      const ip = pod.status?.podIP ?? '';
+      const inRange = !options.podCidr || inCidr(ip, options.podCidr);
+      const serve = !deleted && !stopping && shouldServe(pod) && inRange;
+      if (shouldServe(pod) && !inRange && !current.server) say(`${podKey(pod)}: not serving ${ip}, outside the pod range ${options.podCidr}`);
       if (serve && !current.server) {
         const config = serverConfig(pod, defaults, options.logDir);
         current.server = await startWhenFree(() => startModelServer(config));

@@ -169,7 +169,7 @@ export async function startGpuCluster(options: GpuClusterOptions): Promise<GpuCl
     const podLogDir = join(options.dataDir, 'pod-logs');
     const sim = await startProcess('model-server-sim', process.execPath, [
       fileURLToPath(new URL('../model-server-sim/main.ts', import.meta.url)),
-      `--kubeconfig=${kubeconfig}`, `--log-dir=${podLogDir}`, '--kwok-logs',
+      `--kubeconfig=${kubeconfig}`, `--log-dir=${podLogDir}`, `--pod-cidr=${claim.cidr}`, '--kwok-logs',
       ...Object.entries(options.modelServers ?? {}).map(([key, value]) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}=${value}`),
     ], { logFile: join(logs, 'model-server-sim.log') });
     started.push(sim);
