@@ -123,6 +123,9 @@ export function createReplicaDirectory(deps: { log: Pick<Logger, 'warn'>; option
       return [...watch.pods.values()].flatMap((p) => (p.deployment === name && p.replica ? [p.replica] : []));
     },
 
+    /** How many cluster namespaces are being watched. */
+    watching: (): number => watches.size,
+
     /** Stops every watch. */
     close(): void {
       for (const key of [...watches.keys()]) stop(key);

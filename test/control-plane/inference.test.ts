@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
+import { createReplicaDirectory } from '../../control-plane/inference/replicas.ts';
 import { namespaceOf } from '../../control-plane/inference/service.ts';
 import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
 import { signupAdmin } from '../support/admin.ts';
@@ -135,6 +136,13 @@ async function deploymentOf(status = 'running', name = 'chat') {
  * Never scheduled (no scheduler serves its schedulerName), so the status written here stays.
  */
 async function podOf(deployment: { organizationId: string; name: string }, address: string, options: { ready?: boolean } = {}) {
+  const name = await unreadyPodOf(deployment);
+  if (options.ready ?? true) await markReady(namespaceOf(deployment.organizationId), name, address);
+  return name;
+}
+
+/** A pod of the deployment whose status says nothing yet (as a pod just created). */
+async function unreadyPodOf(deployment: { organizationId: string; name: string }) {
   const namespace = namespaceOf(deployment.organizationId);
   await gpuCluster.api.ensure('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
   const name = `${deployment.name}-${++pods}`;
@@ -145,12 +153,14 @@ async function podOf(deployment: { organizationId: string; name: string }, addre
   };
   // A new namespace's default service account, which pods need, comes from the controller manager shortly.
   await eventually(`pod ${name} created`, () => gpuCluster.api.request('POST', `/api/v1/namespaces/${namespace}/pods`, pod).then(() => true, () => false), 30_000);
-  if (options.ready ?? true) {
-    await gpuCluster.api.request('PATCH', `/api/v1/namespaces/${namespace}/pods/${name}/status`, {
-      status: { phase: 'Running', podIP: address, podIPs: [{ ip: address }], conditions: [{ type: 'Ready', status: 'True' }] },
-    }, 'application/merge-patch+json');
-  }
   return name;
+}
+
+/** What the kubelet writes once the pod's readiness probe passes. */
+async function markReady(namespace: string, pod: string, address: string) {
+  await gpuCluster.api.request('PATCH', `/api/v1/namespaces/${namespace}/pods/${pod}/status`, {
+    status: { phase: 'Running', podIP: address, podIPs: [{ ip: address }], conditions: [{ type: 'Ready', status: 'True' }] },
+  }, 'application/merge-patch+json');
 }
 
 const chat = (deployment: string, extra: Record<string, unknown> = {}) => ({ deployment, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 8, ...extra });
@@ -456,6 +466,36 @@ test('a cluster naming a gateway URL gets the requests at <gatewayUrl>/<namespac
   t.is(gateway.received[0]!.path, `/kiln/${namespaceOf(deployment.organizationId)}/chat/v1/chat/completions`);
   const cleared = await api.request('PATCH', `/v1/admin/clusters/${created.body.id}`, { token: admin, body: { gatewayUrl: null } });
   t.is(cleared.body.gatewayUrl, null);
+});
+
+test('pod discovery: one watch per cluster and namespace, shared, following pods as they turn Ready and go; stopped when idle', async (t) => {
+  const directory = createReplicaDirectory({ log: { warn: () => {} }, options: { idleMs: 1000, syncTimeoutMs: 10_000 } });
+  t.teardown(() => directory.close());
+  const cluster = { clusterId: 'clu_discovery', kubeconfig };
+  const [one, two] = [await deploymentOf(), await deploymentOf()];
+  const namespace = namespaceOf(one.organizationId);
+  const first = await podOf(one, '127.1.255.1');
+  t.deepEqual(await directory.ready(cluster, namespace, 'chat'), [{ pod: first, address: '127.1.255.1', port: MODEL_PORT }]);
+  t.deepEqual(await directory.ready(cluster, namespace, 'other'), []);
+  t.is(directory.watching(), 1, 'one watch answers every deployment of the namespace');
+  t.deepEqual(await directory.ready(cluster, namespaceOf(two.organizationId), 'chat'), []);
+  t.is(directory.watching(), 2);
+
+  // A pod turning Ready after the watch started is seen through the watch; a deleted one goes.
+  const second = await unreadyPodOf(one);
+  t.is((await directory.ready(cluster, namespace, 'chat')).length, 1);
+  await markReady(namespace, second, '127.1.255.2');
+  await eventually('the second pod seen Ready', async () => (await directory.ready(cluster, namespace, 'chat')).length === 2, 10_000);
+  await gpuCluster.api.request('DELETE', `/api/v1/namespaces/${namespace}/pods/${first}?gracePeriodSeconds=0`);
+  await eventually('the first pod gone', async () => {
+    const ready = await directory.ready(cluster, namespace, 'chat');
+    return ready.length === 1 && ready[0]!.pod === second;
+  }, 10_000);
+
+  // No request for a while: both watches stop; the next request lists afresh.
+  await eventually('the idle watches stopped', () => directory.watching() === 0, 10_000);
+  t.deepEqual((await directory.ready(cluster, namespace, 'chat')).map((r) => r.pod), [second]);
+  t.is(directory.watching(), 1);
 });
 
 test('the namespace rule is the deployment workflow\'s', async (t) => {
