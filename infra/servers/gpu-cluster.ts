@@ -59,8 +59,8 @@ export interface GpuClusterOptions {
   /** Milliseconds before a scheduled pod turns Ready. */
   readonly podReadyDelayMs?: number;
   /**
-   * Second byte of the pod IP range 127.N.0.0/16, 64 to 127; a free one when absent, 64 when `basePort` is
-   * set (so a kept cluster's pods keep their range). A range is held by one cluster at a time on this machine.
+   * Second byte of the pod IP range 127.N.0.0/16, 64 to 127; 64 when `basePort` is set (so a kept cluster's
+   * pods keep their range), else a free one from 65 up. A range is held by one cluster at a time on this machine.
    */
   readonly podNetwork?: number;
   /** Settings of the simulated vLLM servers (time to first token, per-token time, batch size...). */
@@ -204,14 +204,15 @@ async function claimPodNetwork(preferred?: number): Promise<{ cidr: string; serv
     server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(undefined) : reject(error)));
     server.listen({ host: `127.${n}.0.0`, port: POD_NETWORK_CLAIM_PORT }, () => resolve(server));
   });
-  const candidates = preferred !== undefined ? [preferred] : shuffled(first, last);
+  // A free pick leaves npm start's range alone, so a test run never keeps `npm start` from starting.
+  const candidates = preferred !== undefined ? [preferred] : shuffled(first, last).filter((n) => n !== KEPT_CLUSTER_POD_NETWORK);
   for (const n of candidates) {
     const server = await listen(n);
     if (server) return { cidr: `127.${n}.0.0/16`, server };
   }
   throw new Error(preferred !== undefined
     ? `pod IP range 127.${preferred}.0.0/16 is held by another local cluster (is another \`npm start\` running?)`
-    : `every pod IP range 127.${first}-${last}.0.0/16 is held by another local cluster`);
+    : `every pod IP range 127.${first + 1}-${last}.0.0/16 is held by another local cluster`);
 }
 
 function shuffled(first: number, last: number): number[] {

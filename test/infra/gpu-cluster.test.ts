@@ -4,7 +4,7 @@ import { delimiter, join } from 'node:path';
 import test from 'ava';
 import { eksKubeconfig } from '../../stacks/gpu-cluster/kubeconfig.ts';
 import { GPU_RESOURCE, GPU_TAINT, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
-import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
+import { startGpuCluster, type GpuCluster } from '../../infra/servers/gpu-cluster.ts';
 import { startTestGpuCluster } from '../support/gpu-cluster.ts';
 import { credentialsFromKubeconfig, kubeApi, parseKubeconfig } from '../../infra/servers/kube-api.ts';
 import { eventually } from '../support/eventually.ts';
@@ -83,6 +83,12 @@ test.serial('the scheduler refuses more GPUs than the cluster has: the extra rep
   });
   t.is(new Set(pods.filter(isReady).map((p) => p.spec.nodeName)).size, 2, 'one replica per L4 node');
   await cluster.api.request('DELETE', '/apis/apps/v1/namespaces/default/deployments/too-big');
+});
+
+test('a pod IP range is held by one cluster at a time: another cluster asking for it is refused before it starts', async (t) => {
+  const taken = Number(cluster.podCidr.split('.')[1]);
+  await t.throwsAsync(startGpuCluster({ dataDir: await mkdtemp(join(tmpdir(), 'kiln-cluster-')), podNetwork: taken }), { message: /held by another local cluster/ });
+  await t.throwsAsync(startGpuCluster({ dataDir: await mkdtemp(join(tmpdir(), 'kiln-cluster-')), podNetwork: 10 }), { message: /podNetwork must be an integer from 64 to 127/ });
 });
 
 test.serial('the written kubeconfig gives access to the cluster', async (t) => {
