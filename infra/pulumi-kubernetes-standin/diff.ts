@@ -3,7 +3,7 @@
 // per property path; a change under a replace-on-change path (name, namespace, Deployment selector, Service
 // clusterIP, ...) replaces the object, deleting it first when the new object must have the same name.
 import { isAutonamed, isNamed } from './naming.ts';
-import { isObject, isUnknown, type Json, type JsonObject } from './wire.ts';
+import { containsUnknowns, isObject, isUnknown, type Json, type JsonObject } from './wire.ts';
 
 export type DiffKind = 'ADD' | 'ADD_REPLACE' | 'DELETE' | 'DELETE_REPLACE' | 'UPDATE' | 'UPDATE_REPLACE';
 export interface PropertyDiff { readonly kind: DiffKind; readonly inputDiff: boolean }
@@ -16,6 +16,25 @@ export function withoutReadOnlyFields(object: JsonObject): JsonObject {
   if (!isObject(object.metadata)) return object;
   const metadata = Object.fromEntries(Object.entries(object.metadata).filter(([k]) => !READ_ONLY_METADATA.includes(k)));
   return { ...object, metadata };
+}
+
+/**
+ * Inputs in the form the API server stores them, so equal objects compare equal: no server-owned fields, and
+ * a v1 Secret's `stringData` folded into `data` (base64), as the API server does (and the real provider).
+ */
+export function normalizeInputs(object: JsonObject): JsonObject {
+  const result = withoutReadOnlyFields(object);
+  if (result.apiVersion !== 'v1' || result.kind !== 'Secret' || containsUnknowns(result)) return result;
+  const { stringData, ...rest } = result;
+  // The API server decodes and re-encodes `data` (dropping whitespace, say); `stringData` overwrites it.
+  const data: JsonObject = isObject(rest.data)
+    ? Object.fromEntries(Object.entries(rest.data).map(([k, v]) => [k, typeof v === 'string' ? Buffer.from(v, 'base64').toString('base64') : v]))
+    : {};
+  if (isObject(stringData) && Object.keys(stringData).length > 0) {
+    for (const [k, v] of Object.entries(stringData)) data[k] = typeof v === 'string' ? Buffer.from(v).toString('base64') : v;
+    return { ...rest, data };
+  }
+  return isObject(rest.data) ? { ...result, data } : result;
 }
 
 /** The live value cut down to the keys (and array elements) `shape` has, recursively. */
@@ -145,9 +164,9 @@ const canonicalNamespace = (o: JsonObject, namespaced: boolean): JsonObject => {
 };
 
 export function diffObject(input: DiffInput): DiffResult {
-  const oldInputs = withoutReadOnlyFields(input.oldInputs);
+  const oldInputs = normalizeInputs(input.oldInputs);
   const pruned = canonicalNamespace(withoutReadOnlyFields(prune(input.oldLive, oldInputs) as JsonObject), input.namespaced);
-  const next = canonicalNamespace(withoutReadOnlyFields(input.newInputs), input.namespaced);
+  const next = canonicalNamespace(normalizeInputs(input.newInputs), input.namespaced);
   const detailed = detailedDiff(pruned, next, oldInputs, input.replacePaths);
   const ignored = input.ignoreChanges.map(parsePath);
   for (const path of Object.keys(detailed)) if (ignored.some((ignore) => startsWith(parsePath(path), ignore))) delete detailed[path];

@@ -3,7 +3,7 @@
 // server-side apply mode. Previews never call the cluster: they answer with the planned object.
 import type { KubeApi } from '../servers/kube-api.ts';
 import { AwaitTimeout, Cluster, describe, isAlreadyExists, type ObjectRef } from './cluster.ts';
-import { diffObject, parsePath, prune, withoutReadOnlyFields, type DiffResult } from './diff.ts';
+import { diffObject, normalizeInputs, parsePath, prune, withoutReadOnlyFields, type DiffResult } from './diff.ts';
 import { deletionSkipsAwait, gvkOfType, Kinds, nameOfUrn, replaceOnChangePaths, typeOfUrn, UnknownKindError, type Gvk } from './kinds.ts';
 import { assignName, assignNamespace, uniqueName, type Autonaming } from './naming.ts';
 import { diffConfig, readProviderConfig, type ConfigDiff, type ProviderConfig } from './provider-config.ts';
@@ -145,7 +145,8 @@ export class KubernetesProvider {
     const failures = ['apiVersion', 'kind'].filter((k) => !stringField(inputs[k])).map((k) => ({ property: k, reason: `${k} is required` }));
     assignName(inputs, { resourceName: nameOfUrn(urn), randomSeed, autonaming, oldInputs: revealObject(olds) });
     if (await this.kinds.isNamespaced(gvkOf(revealObject(inputs), urn))) assignNamespace(inputs, this.config.defaultNamespace);
-    return { inputs, failures };
+    // A Secret's data is secret in the inputs the engine records too, even when the program did not say so.
+    return { inputs: annotateSecrets(inputs, news), failures };
   }
 
   async diff({ urn, olds, news, ignoreChanges }: DiffRequest): Promise<DiffResult> {
@@ -171,11 +172,20 @@ export class KubernetesProvider {
 
     const ref = await this.refOf(object, urn);
     const cluster = this.cluster();
+    const post = async () => {
+      try {
+        return await cluster.create(ref, object, this.cancel.signal);
+      } catch (error) {
+        // The object it replaces may still be going (deleted first, without waiting: skipAwait); wait for it, then create.
+        const existing = isAlreadyExists(error) ? await cluster.get(ref) : undefined;
+        if (!existing || !isObject(existing.metadata) || !existing.metadata.deletionTimestamp) throw error;
+        await cluster.waitUntilGone(ref, deadline(timeout, object), this.cancel.signal);
+        return cluster.create(ref, object, this.cancel.signal);
+      }
+    };
     let live: JsonObject;
     try {
-      live = this.config.upsertExistingObjects
-        ? await cluster.apply(ref, object, fieldManager)
-        : await cluster.create(ref, object, this.cancel.signal);
+      live = this.config.upsertExistingObjects ? await cluster.apply(ref, object, fieldManager) : await post();
     } catch (error) {
       if (isAlreadyExists(error)) {
         throw new Error(`resource "${urn}" was not successfully created by the Kubernetes API server: ${describe(ref)} already exists. `
@@ -209,7 +219,7 @@ export class KubernetesProvider {
     const live = await this.cluster().get(ref);
     if (!live) return { id: '' };
 
-    const liveInputs = fromCluster ? inputsFromLive(live) : withoutReadOnlyFields(prune(live, withoutReadOnlyFields(oldInputs)) as JsonObject);
+    const liveInputs = fromCluster ? inputsFromLive(live) : withoutReadOnlyFields(prune(live, normalizeInputs(oldInputs)) as JsonObject);
     const secretInputs = Object.keys(inputs).length > 0 ? inputs : properties.__inputs;
     const recordedInputs = annotateSecrets(liveInputs, secretInputs);
     const fieldManager = state.fieldManager ?? annotation(oldInputs, ANNOTATION.fieldManager) ?? uniqueName('pulumi-kubernetes-', undefined);

@@ -145,3 +145,13 @@ test('state keeps secret inputs secret in the outputs, and a Secret\'s data alwa
   t.deepEqual(secretState.data, secret({ k: 'dg==' }));
   t.deepEqual((secretState.__inputs as JsonObject).stringData, secret({ k: 'v' }));
 });
+
+test('a Secret\'s stringData compares with the data the API server made of it', (t) => {
+  const inputs: JsonObject = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'default' }, stringData: { token: 'abc' } };
+  const { stringData: _stringData, ...rest } = inputs;
+  const stored: JsonObject = { ...rest, data: { token: Buffer.from('abc').toString('base64') }, type: 'Opaque' };
+  const paths = replaceOnChangePaths({ apiVersion: 'v1', kind: 'Secret' }, false, options);
+  t.false(diffObject({ oldInputs: inputs, oldLive: stored, newInputs: inputs, namespaced: true, replacePaths: paths, ignoreChanges: [] }).changed);
+  const changed = diffObject({ oldInputs: inputs, oldLive: stored, newInputs: { ...inputs, stringData: { token: 'xyz' } }, namespaced: true, replacePaths: paths, ignoreChanges: [] });
+  t.deepEqual(changed.replaces, ['data.token']);
+});
