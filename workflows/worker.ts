@@ -14,7 +14,7 @@ import { createClusterActivities } from './cluster/activities.ts';
 import { clusterProgramRef } from './cluster/program.ts';
 import { createClusterStore } from './cluster/store.ts';
 import { clusterAccess, provisioningCircuits } from './deployment/clusters.ts';
-import { DEPLOYMENTS_TASK_QUEUE } from './contract/deployment.ts';
+import { DEPLOYMENTS_TASK_QUEUE, namespaceOf } from './contract/deployment.ts';
 import { WEBHOOKS_TASK_QUEUE } from './contract/webhooks.ts';
 import { REPORTS_TASK_QUEUE } from './contract/reports.ts';
 import { createReportActivities } from './reports/activities.ts';
@@ -22,7 +22,7 @@ import { reportStore } from './reports/store.ts';
 import { createWebhookActivities } from './webhooks/activities.ts';
 import { webhookDeliveries, webhookStore } from './webhooks/store.ts';
 import { createDeploymentActivities } from './deployment/activities.ts';
-import { checkDeployment, deploymentProgramRef, ensureNamespace, namespaceOf } from './deployment/program.ts';
+import { checkDeployment, deploymentProgramRef, ensureNamespace } from './deployment/program.ts';
 import { kubernetesReadiness } from './deployment/readiness.ts';
 import { createStatusStore } from './deployment/status-store.ts';
 

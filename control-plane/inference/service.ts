@@ -12,6 +12,7 @@ import {
   DeploymentNotFoundError, DeploymentNotRunningError, InferenceRejectedError, ReplicaUnavailableError, UpstreamError, UpstreamTimeoutError,
 } from '../http/errors.ts';
 import type { StreamReply } from '../http/routes.ts';
+import { namespaceOf } from '../../workflows/contract/deployment.ts';
 import type { DeploymentTarget, InferenceGateway, UpstreamAnswer } from './gateway.ts';
 import { jsonRelay, sseRelay, type Relay, type RelayOutcome } from './relay.ts';
 import type { InferenceInput, InferenceTestInput, InferenceTestResultBody } from './schemas.ts';
@@ -21,15 +22,6 @@ import { SilenceError } from './upstream.ts';
 const SERVING: readonly DeploymentStatus[] = ['running', 'scaling', 'updating'];
 /** Enough of a refusal to quote its message. */
 const MAX_ERROR_BODY = 64 << 10;
-
-/**
- * Kubernetes namespace of an organization's deployments: the rule of workflows/deployment/program.ts's
- * namespaceOf, which the API does not import (it would load the Pulumi program); inference.test.ts checks
- * that both agree.
- */
-export function namespaceOf(organizationId: string): string {
-  return `kiln-${organizationId.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`.slice(0, 63).replace(/-+$/, '');
-}
 
 /** A running deployment of the caller's, and how to reach it. */
 export interface InferenceTarget extends DeploymentTarget {

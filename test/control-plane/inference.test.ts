@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { createReplicaDirectory } from '../../control-plane/inference/replicas.ts';
-import { namespaceOf } from '../../control-plane/inference/service.ts';
+import { namespaceOf } from '../../workflows/contract/deployment.ts';
 import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
 import { signupAdmin } from '../support/admin.ts';
 import { addMember, createApiKey, signup, startTestApi, type TestApi, validDeployment } from '../support/control-plane.ts';
@@ -498,7 +498,3 @@ test('pod discovery: one watch per cluster and namespace, shared, following pods
   t.is(directory.watching(), 1);
 });
 
-test('the namespace rule is the deployment workflow\'s', async (t) => {
-  const { namespaceOf: workflowNamespaceOf } = await import('../../workflows/deployment/program.ts');
-  for (const id of ['org_2bXk9QzLm', 'org_0123456789abcdefghij', `org_${'x'.repeat(70)}`]) t.is(namespaceOf(id), workflowNamespaceOf(id));
-});

@@ -3,6 +3,14 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 
 export const DEPLOYMENTS_TASK_QUEUE = 'kiln-deployments';
+
+/**
+ * Kubernetes namespace of an organization's deployments (names are unique per organization only): where the
+ * worker applies them and where the API's inference gateway finds their pods.
+ */
+export function namespaceOf(organizationId: string): string {
+  return `kiln-${organizationId.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`.slice(0, 63).replace(/-+$/, '');
+}
 export const DEPLOYMENT_WORKFLOW = 'deploymentWorkflow';
 
 /**

@@ -5,6 +5,7 @@ import * as k8s from '@pulumi/kubernetes';
 import type { PulumiFn } from '@pulumi/pulumi/automation/index.js';
 import { VllmDeployment, vllmSpec } from '../../stacks/vllm-deployment/index.ts';
 import type { KubeApi } from '../../infra/servers/kube-api.ts';
+import { namespaceOf } from '../contract/deployment.ts';
 import type { ProgramRef } from '../pulumi/automation.ts';
 import type { StackTarget } from './activities.ts';
 
@@ -16,10 +17,6 @@ export interface ClusterAccess {
   readonly kubeconfig: string;
 }
 
-/** Kubernetes namespace of an organization's deployments (names are unique per organization only). */
-export function namespaceOf(organizationId: string): string {
-  return `kiln-${organizationId.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`.slice(0, 63).replace(/-+$/, '');
-}
 
 /** Creates an organization's namespace when it is missing; an existing one is left as it is. */
 export async function ensureNamespace(api: KubeApi, namespace: string): Promise<void> {
