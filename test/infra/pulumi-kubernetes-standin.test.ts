@@ -246,6 +246,22 @@ test.serial('an object that exists already is an error, unless the provider has 
   t.true(live.metadata.managedFields!.some((f) => f.manager === state!.outputs!.__fieldManager && f.operation === 'Apply'));
 });
 
+test.serial('an object read with .get() is the live object from the cluster, and the stack does not own it', async (t) => {
+  const ns = 'read';
+  await createNamespace(ns);
+  await cluster.api.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'theirs' }, data: { owner: 'someone' } });
+  const s = await stack('read', async () => {
+    const theirs = k8s.core.v1.ConfigMap.get('theirs', `${ns}/theirs`, { provider: provider() });
+    return { data: theirs.data, uid: theirs.metadata.uid };
+  });
+  const up = await s.up();
+  const live = await get(`/api/v1/namespaces/${ns}/configmaps/theirs`);
+  t.deepEqual(up.outputs.data!.value, { owner: 'someone' });
+  t.is(up.outputs.uid!.value, live!.metadata.uid);
+  await s.destroy();
+  t.truthy(await get(`/api/v1/namespaces/${ns}/configmaps/theirs`), 'destroy leaves an object the stack only read');
+});
+
 test.serial('an unnamed object is named <resource name>-<8 hex>, marked autonamed, keeps its name across updates, and a replacement gets a new one', async (t) => {
   const ns = 'autoname';
   await createNamespace(ns);
