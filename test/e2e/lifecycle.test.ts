@@ -1,0 +1,203 @@
+// The main job, end to end, through the public API only: REST -> Temporal workflow -> Pulumi engine ->
+// Kubernetes API server -> scheduled GPU pods -> a model server that answers. Each step is checked where a
+// user or an SRE would look: the API, the webhooks, the cluster.
+import anyTest, { type TestFn } from 'ava';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { GPU_RESOURCE, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
+
+import { eventually } from '../support/eventually.ts';
+import { deploymentWhen, newTenant, startKiln, type Kiln } from '../support/kiln.ts';
+import { namespaceOf } from '../../workflows/contract/deployment.ts';
+
+interface Hook { type: string; deploymentId: string; verified: boolean }
+interface Context {
+  kiln: Kiln;
+  tenant: Awaited<ReturnType<typeof newTenant>>;
+  hooks: Hook[];
+  receiver: Server;
+}
+const test = anyTest as TestFn<Context>;
+
+test.before(async (t) => {
+  // Four one-GPU L4 machines and one eight-GPU H100 machine.
+  const kiln = await startKiln(import.meta.filename, {
+    nodePools: [{ gpuType: 'nvidia-l4', nodes: 4, gpusPerNode: 1 }, { gpuType: 'nvidia-h100-80gb', nodes: 1, gpusPerNode: 8 }],
+  });
+  const tenant = await newTenant(kiln, 'lifecycle');
+  const hooks: Hook[] = [];
+  const signing: { verifier?: Webhook } = {};
+  const receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => { body += c.toString(); });
+    req.on('end', () => {
+      let verified = false;
+      try { signing.verifier!.verify(body, req.headers as Record<string, string>); verified = true; } catch { /* recorded as unverified */ }
+      const event = JSON.parse(body) as { event: string; data: { id: string } };
+      hooks.push({ type: event.event, deploymentId: event.data.id, verified });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const subscribed = await kiln.request('POST', '/api/webhooks', {
+    token: tenant.token,
+    body: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/kiln`, events: ['deployment.created', 'deployment.running', 'deployment.failed', 'deployment.stopped', 'deployment.deleted'] },
+  });
+  if (subscribed.status !== 201) throw new Error(`webhook subscription: ${subscribed.status} ${JSON.stringify(subscribed.body)}`);
+  signing.verifier = new Webhook(subscribed.body.data.secret.slice('whsec_'.length));
+  t.context = { kiln, tenant, hooks, receiver };
+});
+test.after.always(async (t) => {
+  t.context.receiver?.close();
+  await t.context.kiln?.stop();
+});
+
+interface Pod {
+  metadata: { name: string };
+  spec: { nodeName?: string; containers: { args: string[]; resources: { limits: Record<string, string> } }[] };
+  status: { podIP?: string; conditions?: { type: string; status: string }[] };
+}
+const isReady = (p: Pod) => p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+
+function clusterView(t: { context: Context }) {
+  const { kiln, tenant } = t.context;
+  const namespace = namespaceOf(tenant.organizationId);
+  return {
+    namespace,
+    pods: async (name: string) => (await kiln.cluster.api.get<{ items: Pod[] }>(
+      `/api/v1/namespaces/${namespace}/pods?labelSelector=${encodeURIComponent(`app.kubernetes.io/instance=${name}`)}`)).items,
+    exists: async (path: string) => kiln.cluster.api.get(path).then(() => true, (e: { status?: number }) => (e.status === 404 ? false : Promise.reject(e))),
+  };
+}
+
+async function create(t: { context: Context }, body: Record<string, unknown>) {
+  const res = await t.context.kiln.request('POST', '/api/deployments', { token: t.context.tenant.key, body: { runtime: 'vllm', ...body } });
+  if (res.status !== 201) throw new Error(`create: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data.id as string;
+}
+
+const running = (t: { context: Context }, id: string, what = 'running') =>
+  deploymentWhen(t.context.kiln, t.context.tenant.key, id, (d) => d.status === 'running' || d.status === 'failed', what)
+    .then((d) => { if (d.status !== 'running') throw new Error(`${id} failed: ${d.failureReason}`); return d; });
+
+test.serial('a created deployment goes to running: its pod holds an L4 GPU on an L4 node, and signed webhooks say so', async (t) => {
+  const id = await create(t, { name: 'chat', model: 'meta-llama/Llama-3.1-8B-Instruct', gpu: 'nvidia-l4', replicas: 1, minReplicas: 1, maxReplicas: 3 });
+  const deployment = await running(t, id);
+  t.is(deployment.name, 'chat');
+
+  const cluster = clusterView(t);
+  const [pod] = (await cluster.pods('chat')).filter(isReady);
+  t.truthy(pod, 'one Ready pod');
+  t.regex(pod!.spec.nodeName ?? '', /^gpu-nvidia-l4-\d$/);
+  t.is(pod!.spec.containers[0]!.resources.limits[GPU_RESOURCE], '1');
+  t.true(pod!.spec.containers[0]!.args.includes('meta-llama/Llama-3.1-8B-Instruct'));
+  const node = await t.context.kiln.cluster.api.get<{ metadata: { labels: Record<string, string> } }>(`/api/v1/nodes/${pod!.spec.nodeName}`);
+  t.is(node.metadata.labels[GPU_TYPE_LABEL], 'nvidia-l4');
+  t.true(await cluster.exists(`/api/v1/namespaces/${cluster.namespace}/services/chat`));
+
+  // The simulated model server answers on the pod's address, as vLLM would.
+  const models = await (await fetch(`http://${pod!.status.podIP}:8000/v1/models`)).json() as { data: { id: string }[] };
+  t.is(models.data[0]!.id, 'meta-llama/Llama-3.1-8B-Instruct');
+
+  const hooks = await eventually('created and running webhooks', () => {
+    const mine = t.context.hooks.filter((h) => h.deploymentId === id);
+    return mine.some((h) => h.type === 'deployment.running') && mine.some((h) => h.type === 'deployment.created') ? mine : undefined;
+  });
+  t.true(hooks.every((h) => h.verified), 'every delivery carries a valid Standard Webhooks signature');
+});
+
+test.serial('scaling to 3 runs three Ready pods on three L4 nodes', async (t) => {
+  const { kiln, tenant } = t.context;
+  const list = await kiln.request('GET', '/api/deployments?limit=20', { token: tenant.key });
+  const id = list.body.data.find((d: { name: string }) => d.name === 'chat').id as string;
+  const scaled = await kiln.request('POST', `/v1/deployments/${id}/actions`, { token: tenant.key, body: { action: 'scale', replicas: 3 } });
+  t.is(scaled.status, 200, JSON.stringify(scaled.body));
+  await deploymentWhen(kiln, tenant.key, id, (d) => d.status === 'running' && d.replicas === 3, 'three replicas running');
+  const pods = (await clusterView(t).pods('chat')).filter(isReady);
+  t.is(pods.length, 3);
+  t.is(new Set(pods.map((p) => p.spec.nodeName)).size, 3, 'one pod per one-GPU node');
+});
+
+test.serial('a second deployment of the organization runs beside the first, on the H100 machine', async (t) => {
+  const id = await create(t, { name: 'coder', model: 'Qwen/Qwen2.5-Coder-7B-Instruct', gpu: 'nvidia-h100-80gb' });
+  await running(t, id);
+  const [pod] = (await clusterView(t).pods('coder')).filter(isReady);
+  t.is(pod!.spec.nodeName, 'gpu-nvidia-h100-80gb-0');
+  t.is((await clusterView(t).pods('chat')).filter(isReady).length, 3, 'the first deployment is untouched');
+});
+
+test.serial('inference through Kiln reaches each deployment\'s model server, whole and streamed, and the probe reports its timing', async (t) => {
+  const { kiln, tenant } = t.context;
+  const ask = (deployment: string, stream: boolean) => fetch(`${kiln.url()}/v1/inference`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ deployment, messages: [{ role: 'user', content: 'Name three rivers.' }], max_tokens: 12, stream }),
+  });
+
+  for (const [name, model] of [['chat', 'meta-llama/Llama-3.1-8B-Instruct'], ['coder', 'Qwen/Qwen2.5-Coder-7B-Instruct']]) {
+    const whole = await ask(name!, false);
+    t.is(whole.status, 200);
+    const answer = await whole.json() as { model: string; choices: { message: { content: string } }[]; usage: { completion_tokens: number } };
+    t.is(answer.model, model);
+    t.true(answer.choices[0]!.message.content.length > 0);
+    t.is(answer.usage.completion_tokens, 12);
+  }
+
+  const streamed = await ask('chat', true);
+  t.is(streamed.status, 200);
+  t.regex(streamed.headers.get('content-type') ?? '', /^text\/event-stream/);
+  const text = await streamed.text();
+  const chunks = text.split('\n\n').filter((c) => c.startsWith('data: '));
+  t.is(chunks.at(-1), 'data: [DONE]');
+  t.true(chunks.length >= 12, `one chunk per token at least, got ${chunks.length}`);
+
+  const probe = await kiln.request('POST', '/v1/inference/test', { token: tenant.key, body: { deployment: 'coder' } });
+  t.is(probe.status, 200, JSON.stringify(probe.body));
+  t.is(probe.body.model, 'Qwen/Qwen2.5-Coder-7B-Instruct');
+  t.true(probe.body.timeToFirstTokenMs > 0 && probe.body.latencyMs >= probe.body.timeToFirstTokenMs);
+  t.true(probe.body.tokens.completion > 0);
+});
+
+test.serial('pods that cannot be placed fail the deployment with the scheduler\'s reason; a retry after capacity is added runs it', async (t) => {
+  const { kiln, tenant } = t.context;
+  // Three of the four L4 GPUs are taken by `chat`: two more replicas leave one pod unschedulable.
+  const id = await create(t, { name: 'overflow', model: 'Qwen/Qwen2.5-7B-Instruct', gpu: 'nvidia-l4', replicas: 2, minReplicas: 1, maxReplicas: 2 });
+  const failed = await deploymentWhen(kiln, tenant.key, id, (d) => d.status === 'failed', 'the deployment to fail', 180_000);
+  t.regex(failed.failureReason, /1 of 2 replicas cannot be placed: .*Insufficient nvidia\.com\/gpu/);
+  await eventually('the failed webhook', () => t.context.hooks.some((h) => h.deploymentId === id && h.type === 'deployment.failed'));
+
+  await kiln.cluster.addNodes({ gpuType: 'nvidia-l4', nodes: 5, gpusPerNode: 1 }); // a fifth L4 machine
+  const retried = await kiln.request('POST', `/v1/recovery/deployments/${id}`, { token: tenant.token, body: { action: 'retry' } });
+  t.true([200, 202].includes(retried.status), JSON.stringify(retried.body));
+  await running(t, id, 'running after the retry');
+  t.is((await clusterView(t).pods('overflow')).filter(isReady).length, 2);
+});
+
+test.serial('stop removes the pods, start brings them back, delete removes the objects and the stack', async (t) => {
+  const { kiln, tenant } = t.context;
+  const list = await kiln.request('GET', '/api/deployments?limit=20', { token: tenant.key });
+  const id = list.body.data.find((d: { name: string }) => d.name === 'coder').id as string;
+  const cluster = clusterView(t);
+
+  t.is((await kiln.request('POST', `/v1/deployments/${id}/actions`, { token: tenant.key, body: { action: 'stop' } })).status, 200);
+  await deploymentWhen(kiln, tenant.key, id, (d) => d.status === 'stopped', 'stopped');
+  await eventually('no pods left', async () => (await cluster.pods('coder')).length === 0);
+  t.false(await cluster.exists(`/apis/apps/v1/namespaces/${cluster.namespace}/deployments/coder`));
+
+  t.is((await kiln.request('POST', `/v1/deployments/${id}/actions`, { token: tenant.key, body: { action: 'start' } })).status, 200);
+  await running(t, id, 'running again');
+  t.is((await cluster.pods('coder')).filter(isReady).length, 1);
+
+  t.is((await kiln.request('DELETE', `/api/deployments/${id}`, { token: tenant.key })).status, 200);
+  // A deleted deployment is gone from the API (404), as any deleted resource.
+  await eventually('the deployment deleted', async () => (await kiln.request('GET', `/api/deployments/${id}`, { token: tenant.key })).status === 404, 120_000);
+  await eventually('the objects gone', async () => !(await cluster.exists(`/apis/apps/v1/namespaces/${cluster.namespace}/deployments/coder`))
+    && !(await cluster.exists(`/api/v1/namespaces/${cluster.namespace}/services/coder`)));
+  t.is((await cluster.pods('coder')).length, 0);
+  const stateFile = join(kiln.dataDir, 'pulumi-state', '.pulumi', 'stacks', 'kiln-deployment', `${id}.json`);
+  t.false(existsSync(stateFile), 'the stack is removed from the state backend');
+  await eventually('the deleted webhook', () => t.context.hooks.some((h) => h.deploymentId === id && h.type === 'deployment.deleted'));
+});
