@@ -106,7 +106,9 @@ function getAt(source: Json, path: (string | number)[]): Json | undefined {
 }
 
 export class KubernetesProvider {
-  private config: ProviderConfig = readProviderConfig(new Map(), {});
+  private config: ProviderConfig = {
+    api: undefined, unreachableReason: 'the provider was not configured', defaultNamespace: 'default', upsertExistingObjects: false, secretMutable: false, configMapMutable: false,
+  };
   private configured = false;
   private cancel = new AbortController();
   private readonly kinds = new Kinds(() => this.config.api);
