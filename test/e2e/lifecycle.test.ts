@@ -115,7 +115,7 @@ test.serial('scaling to 3 runs three Ready pods on three L4 nodes', async (t) =>
   const id = list.body.data.find((d: { name: string }) => d.name === 'chat').id as string;
   const scaled = await kiln.request('POST', `/v1/deployments/${id}/actions`, { token: tenant.key, body: { action: 'scale', replicas: 3 } });
   t.is(scaled.status, 200, JSON.stringify(scaled.body));
-  await deploymentWhen(kiln, tenant.key, id, (d) => d.status === 'running' && d.replicas === 3, 'three replicas running');
+  await deploymentWhen(kiln, tenant.key, id, (d) => d.status === 'running' && d.currentReplicas === 3, 'three replicas running');
   const pods = (await clusterView(t).pods('chat')).filter(isReady);
   t.is(pods.length, 3);
   t.is(new Set(pods.map((p) => p.spec.nodeName)).size, 3, 'one pod per one-GPU node');
@@ -191,13 +191,14 @@ test.serial('stop removes the pods, start brings them back, delete removes the o
   await running(t, id, 'running again');
   t.is((await cluster.pods('coder')).filter(isReady).length, 1);
 
+  const stateFile = join(kiln.dataDir, 'pulumi-state', '.pulumi', 'stacks', 'kiln-deployment', `${id}.json`);
+  t.true(existsSync(stateFile), 'the stack is in the state backend while the deployment lives');
   t.is((await kiln.request('DELETE', `/api/deployments/${id}`, { token: tenant.key })).status, 200);
   // A deleted deployment is gone from the API (404), as any deleted resource.
   await eventually('the deployment deleted', async () => (await kiln.request('GET', `/api/deployments/${id}`, { token: tenant.key })).status === 404, 120_000);
   await eventually('the objects gone', async () => !(await cluster.exists(`/apis/apps/v1/namespaces/${cluster.namespace}/deployments/coder`))
     && !(await cluster.exists(`/api/v1/namespaces/${cluster.namespace}/services/coder`)));
   t.is((await cluster.pods('coder')).length, 0);
-  const stateFile = join(kiln.dataDir, 'pulumi-state', '.pulumi', 'stacks', 'kiln-deployment', `${id}.json`);
   t.false(existsSync(stateFile), 'the stack is removed from the state backend');
   await eventually('the deleted webhook', () => t.context.hooks.some((h) => h.deploymentId === id && h.type === 'deployment.deleted'));
 });

@@ -1,0 +1,78 @@
+// Crashes and restarts mid-way lose nothing: a worker killed during `pulumi up`, the API and the Temporal
+// server restarted while deployments change. Checked through the public API and in the cluster.
+import anyTest, { type TestFn } from 'ava';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { eventually } from '../support/eventually.ts';
+import { deploymentWhen, newTenant, startKiln, type Kiln } from '../support/kiln.ts';
+import { namespaceOf } from '../../workflows/contract/deployment.ts';
+
+interface Context { kiln: Kiln; tenant: Awaited<ReturnType<typeof newTenant>> }
+const test = anyTest as TestFn<Context>;
+
+test.before(async (t) => {
+  const kiln = await startKiln(import.meta.filename, { nodePools: [{ gpuType: 'nvidia-l4', nodes: 4, gpusPerNode: 1 }] });
+  t.context = { kiln, tenant: await newTenant(kiln, 'resilience') };
+});
+test.after.always(async (t) => t.context.kiln?.stop());
+
+const untilSettled = (t: { context: Context }, id: string, what: string) =>
+  deploymentWhen(t.context.kiln, t.context.tenant.key, id, (d) => d.status === 'running' || d.status === 'failed', what, 240_000);
+
+async function create(t: { context: Context }, name: string, replicas = 1) {
+  const res = await t.context.kiln.request('POST', '/api/deployments', {
+    token: t.context.tenant.key,
+    body: { name, model: 'Qwen/Qwen2.5-1.5B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4', replicas, minReplicas: 1, maxReplicas: 4 },
+  });
+  if (res.status !== 201) throw new Error(`create: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data.id as string;
+}
+
+/** The Kubernetes objects of one deployment, counted by kind: one set is one Deployment and one Service. */
+async function objectsOf(t: { context: Context }, name: string) {
+  const namespace = namespaceOf(t.context.tenant.organizationId);
+  const selector = `?labelSelector=${encodeURIComponent(`app.kubernetes.io/instance=${name}`)}`;
+  const count = async (path: string) => (await t.context.kiln.cluster.api.get<{ items: unknown[] }>(`${path}${selector}`)).items.length;
+  return {
+    deployments: await count(`/apis/apps/v1/namespaces/${namespace}/deployments`),
+    services: await count(`/api/v1/namespaces/${namespace}/services`),
+    readyPods: (await t.context.kiln.cluster.api.get<{ items: { status: { conditions?: { type: string; status: string }[] } }[] }>(`/api/v1/namespaces/${namespace}/pods${selector}`))
+      .items.filter((p) => p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length,
+  };
+}
+
+test.serial('a worker killed during `pulumi up` leaves a deployment that still reaches running, with one set of objects', async (t) => {
+  const { kiln } = t.context;
+  const id = await create(t, 'survivor');
+  // The engine holds the stack's lock for exactly as long as `pulumi up` runs.
+  const locks = join(kiln.dataDir, 'pulumi-state', '.pulumi', 'locks', 'organization', 'kiln-deployment', id);
+  await eventually('pulumi up to be under way', async () => (await readdir(locks).catch(() => [])).length > 0, 120_000);
+  await kiln.killWorker();
+  await kiln.startWorker();
+
+  const deployment = await untilSettled(t, id, 'running after the crash');
+  t.is(deployment.status, 'running', deployment.failureReason ?? '');
+  t.deepEqual(await objectsOf(t, 'survivor'), { deployments: 1, services: 1, readyPods: 1 });
+});
+
+test.serial('the API and the Temporal server restarted while deployments change lose nothing', async (t) => {
+  const { kiln, tenant } = t.context;
+  const first = await create(t, 'steady');
+  await kiln.restartApi();
+  const second = await create(t, 'restarted');
+  await untilSettled(t, first, 'the first running');
+
+  // A change sent while Temporal is down is saved, answered, and delivered once it is back.
+  await kiln.stopTemporal();
+  const scaled = await kiln.request('POST', `/v1/deployments/${first}/actions`, { token: tenant.key, body: { action: 'scale', replicas: 2 } });
+  t.is(scaled.status, 200, JSON.stringify(scaled.body));
+  await kiln.restartApi();
+  await kiln.startTemporal();
+
+  for (const [id, name, replicas] of [[first, 'steady', 2], [second, 'restarted', 1]] as const) {
+    const deployment = await deploymentWhen(kiln, tenant.key, id, (d) => (d.status === 'running' && d.currentReplicas === replicas) || d.status === 'failed', `${name} running`, 240_000);
+    t.is(deployment.status, 'running', deployment.failureReason ?? '');
+    t.deepEqual(await objectsOf(t, name), { deployments: 1, services: 1, readyPods: replicas });
+  }
+});
