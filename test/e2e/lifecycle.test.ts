@@ -137,8 +137,8 @@ test.serial('inference through Kiln reaches each deployment\'s model server, who
     body: JSON.stringify({ deployment, messages: [{ role: 'user', content: 'Name three rivers.' }], max_tokens: 12, stream }),
   });
 
-  for (const [name, model] of [['chat', 'meta-llama/Llama-3.1-8B-Instruct'], ['coder', 'Qwen/Qwen2.5-Coder-7B-Instruct']]) {
-    const whole = await ask(name!, false);
+  for (const [name, model] of [['chat', 'meta-llama/Llama-3.1-8B-Instruct'], ['coder', 'Qwen/Qwen2.5-Coder-7B-Instruct']] as const) {
+    const whole = await ask(name, false);
     t.is(whole.status, 200);
     const answer = await whole.json() as { model: string; choices: { message: { content: string } }[]; usage: { completion_tokens: number } };
     t.is(answer.model, model);
