@@ -3,7 +3,8 @@
 //  1. latency: for deployments created one at a time, the time from POST /api/deployments to the start of
 //     the workflow's first Pulumi step (the applyStack activity, read from the workflow history);
 //  2. throughput: a batch created at once and deleted once each has settled; deployments per minute one
-//     worker drives from creation to deleted, with how each one settled (running or failed, and why).
+//     worker drives from creation to running and back to deleted, with how each one settled (running or
+//     failed, and why).
 import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -58,14 +59,6 @@ async function create(token: string, name: string): Promise<string> {
   return res.body.data.id as string;
 }
 
-/**
- * Closes the L4 provisioning circuit, as a platform administrator would: where every attempt fails (no Kubernetes
- * provider plugin on this machine), five failures open it and creations would be refused (503).
- */
-async function resetCircuit(token: string): Promise<void> {
-  const res = await call('POST', '/v1/recovery/circuits', token, { provider: 'kubernetes', gpuType: 'nvidia-l4', action: 'reset' });
-  if (res.status !== 200) throw new Error(`circuit reset failed: ${res.status} ${JSON.stringify(res.body)}`);
-}
 
 /**
  * When the workflow's first Pulumi step (applyStack) started. Temporal writes a retried activity's Started
@@ -110,7 +103,6 @@ try {
   const latencyToken = await newOrganization('latency');
   const latencies: number[] = [];
   for (let i = 0; i < LATENCY_SAMPLES; i++) {
-    await resetCircuit(adminToken);
     const sentAt = Date.now();
     const id = await create(latencyToken, `latency-${i}`);
     latencies.push((await firstPulumiStepAt(id)) - sentAt);
@@ -119,7 +111,6 @@ try {
 
   // 2. Throughput: a batch through create → settled → delete → deleted on one worker.
   const batchToken = await newOrganization('batch');
-  await resetCircuit(adminToken);
   const startedAt = Date.now();
   const ids = await Promise.all(Array.from({ length: BATCH }, (_, i) => create(batchToken, `batch-${i}`)));
   const settled = await waitForStatus(ids, ['running', 'failed']);

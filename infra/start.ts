@@ -16,6 +16,7 @@ import { startWorker } from '../workflows/worker.ts';
 import { DEV_POSTGRES_PORT, externalPostgres, startPostgres } from './servers/postgres.ts';
 import { externalTemporal, startTemporal } from './servers/temporal.ts';
 import { startGpuCluster } from './servers/gpu-cluster.ts';
+import { describePulumiPlugins } from './tools/pulumi-plugins.ts';
 
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
 const stops: (() => Promise<unknown>)[] = [];
@@ -43,8 +44,11 @@ async function main(): Promise<void> {
     const cluster = await startGpuCluster({ dataDir: join(dataDir, 'gpu-cluster'), basePort: 16440 });
     stops.push(() => cluster.stop());
     kubeconfig = cluster.kubeconfig;
-    say(`GPU cluster: local Kubernetes with simulated GPU nodes, kubeconfig ${kubeconfig}`);
+    say(`GPU cluster: local Kubernetes with simulated GPU nodes (kwok), kubeconfig ${kubeconfig}`);
+    say(`model servers: simulated vLLM on each Ready pod's loopback address in ${cluster.podCidr}, logs in ${cluster.podLogDir}`);
   }
+
+  for (const plugin of describePulumiPlugins()) say(`Pulumi plugin ${plugin}`);
 
   const config = await loadConfig({ ...process.env, DATA_DIR: dataDir });
   const worker = await startWorker({
