@@ -1,0 +1,273 @@
+// `npm run bench:e2e`: the main job end to end on the local cluster, in DATA_DIR/bench-e2e (emptied first):
+//  1. 20 deployments created at once, POST -> running: median and worst, split into Temporal (POST to the
+//     first Pulumi step), Pulumi (the applyStack activity) and pod start (waitUntilReady), from each
+//     workflow's history;
+//  2. where one `pulumi up` spends its time: CLI start, Kubernetes plugin start, engine, state write;
+//  3. inference through Kiln against the same requests sent straight to the simulated model server, in one
+//     run: the latency Kiln adds to the first token (p50, p99) and the streamed tokens/s it keeps.
+import { spawn } from 'node:child_process';
+import { readFile, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Client, Connection } from '@temporalio/client';
+import type { EngineEvent } from '@pulumi/pulumi/automation/index.js';
+import { startApi } from '../control-plane/main.ts';
+import { startGpuCluster } from '../infra/servers/gpu-cluster.ts';
+import { freePort } from '../infra/servers/process.ts';
+import { startPostgres } from '../infra/servers/postgres.ts';
+import { startTemporal } from '../infra/servers/temporal.ts';
+import { binaryPath, pulumiHome } from '../infra/tools/paths.ts';
+import { pulumiEnv } from '../infra/tools/pulumi-plugins.ts';
+import { openStack } from '../workflows/pulumi/automation.ts';
+import { deploymentProgram, ensureNamespace } from '../workflows/deployment/program.ts';
+import { startWorker } from '../workflows/worker.ts';
+import { namespaceOf } from '../workflows/contract/deployment.ts';
+
+const DEPLOYMENTS = Number(process.env.BENCH_DEPLOYMENTS ?? 20);
+const PULUMI_SAMPLES = Number(process.env.BENCH_PULUMI_SAMPLES ?? 3);
+const INFERENCE_REQUESTS = Number(process.env.BENCH_INFERENCE_REQUESTS ?? 100);
+const MAX_TOKENS = 64;
+
+const dataDir = resolve(process.env.DATA_DIR ?? '.data', 'bench-e2e');
+await rm(dataDir, { recursive: true, force: true });
+const signingKey = 'bench-signing-key-0123456789abcdefghijklmnop';
+process.env.KILN_SIGNING_KEY = signingKey;
+process.env.LOG_LEVEL ??= 'warn';
+process.env.KILN_ADMIN_EMAILS = 'admin@bench.example';
+console.log(`bench:e2e: servers under ${dataDir}`);
+const postgres = await startPostgres({ dataDir, port: await freePort() });
+const temporal = await startTemporal({ dataDir: join(dataDir, 'temporal'), port: await freePort(), uiPort: await freePort() });
+const cluster = await startGpuCluster({
+  dataDir: join(dataDir, 'gpu-cluster'), podReadyDelayMs: 300,
+  nodePools: [{ gpuType: 'nvidia-l4', nodes: DEPLOYMENTS + PULUMI_SAMPLES + 2, gpusPerNode: 1 }],
+});
+const api = await startApi({ databaseUrl: postgres.url, port: 0, dataDir, temporalAddress: temporal.address });
+const worker = await startWorker({
+  temporalAddress: temporal.address, databaseUrl: postgres.url, dataDir,
+  pulumiPassphrase: 'bench-passphrase', signingKey, allowPrivateWebhookUrls: true,
+});
+const temporalClient = new Client({ connection: await Connection.connect({ address: temporal.address }) });
+
+async function call(method: string, path: string, token?: string, body?: unknown) {
+  const response = await fetch(api.url + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+async function newOrganization(label: string): Promise<{ token: string; organizationId: string }> {
+  const session = await call('POST', '/v1/auth/signup', undefined, { email: `${label}@bench.example`, password: 'bench-password', name: label, organizationName: label });
+  if (session.status !== 201) throw new Error(`sign-up failed: ${JSON.stringify(session.body)}`);
+  return { token: session.body.access_token as string, organizationId: session.body.user.organization_id as string };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.max(0, Math.ceil((p / 100) * values.length) - 1))]!;
+const median = (values: number[]) => percentile(values, 50);
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** Start and end of each activity type's last attempt in a workflow's history, in epoch ms. */
+async function activitySpans(id: string): Promise<Map<string, { started: number; ended: number }>> {
+  const millis = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) => (t ? Number(t.seconds) * 1000 + Math.floor((t.nanos ?? 0) / 1e6) : 0);
+  const events = (await temporalClient.workflow.getHandle(id).fetchHistory()).events ?? [];
+  const scheduled = new Map<number, string>();
+  const started = new Map<number, number>();
+  const spans = new Map<string, { started: number; ended: number }>();
+  for (const e of events) {
+    if (e.activityTaskScheduledEventAttributes) scheduled.set(Number(e.eventId), e.activityTaskScheduledEventAttributes.activityType?.name ?? '');
+    if (e.activityTaskStartedEventAttributes) started.set(Number(e.activityTaskStartedEventAttributes.scheduledEventId), millis(e.eventTime));
+    const done = e.activityTaskCompletedEventAttributes;
+    if (done) {
+      const name = scheduled.get(Number(done.scheduledEventId))!;
+      if (!spans.has(name)) spans.set(name, { started: started.get(Number(done.scheduledEventId))!, ended: millis(e.eventTime) });
+    }
+  }
+  return spans;
+}
+
+async function statusOf(token: string, id: string) {
+  return (await call('GET', `/api/deployments/${id}`, token)).body.data as { status: string; failureReason: string | null };
+}
+
+try {
+  const admin = await newOrganization('admin');
+  const registered = await call('POST', '/v1/admin/clusters', admin.token, { provider: 'kubernetes', name: 'local', kubeconfig: await readFile(cluster.kubeconfig, 'utf8') });
+  if (registered.status !== 201) throw new Error(`cluster registration failed: ${registered.status} ${JSON.stringify(registered.body)}`);
+
+  // 1. POST -> running for a batch created at once.
+  const tenant = await newOrganization('tenant');
+  await postgresPlan(tenant.organizationId);
+  const sent = new Map<string, number>();
+  const runningAt = new Map<string, number>();
+  const ids = await Promise.all(Array.from({ length: DEPLOYMENTS }, async (_, i) => {
+    const at = Date.now();
+    const res = await call('POST', '/api/deployments', tenant.token, { name: `bench-${i}`, model: 'Qwen/Qwen2.5-0.5B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4' });
+    if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
+    sent.set(res.body.data.id, at);
+    return res.body.data.id as string;
+  }));
+  for (const deadline = Date.now() + 15 * 60_000; runningAt.size < ids.length && Date.now() < deadline; await sleep(200)) {
+    for (const id of ids.filter((i) => !runningAt.has(i))) {
+      const { status, failureReason } = await statusOf(tenant.token, id);
+      if (status === 'running') runningAt.set(id, Date.now());
+      if (status === 'failed') throw new Error(`${id} failed: ${failureReason}`);
+    }
+  }
+  if (runningAt.size < ids.length) throw new Error(`${ids.length - runningAt.size} deployments did not reach running in 15 minutes`);
+  const totals: number[] = [];
+  const parts = { temporal: [] as number[], pulumi: [] as number[], pods: [] as number[] };
+  for (const id of ids) {
+    const spans = await activitySpans(id);
+    const apply = spans.get('applyStack')!;
+    const ready = spans.get('waitUntilReady')!;
+    totals.push(runningAt.get(id)! - sent.get(id)!);
+    parts.temporal.push(apply.started - sent.get(id)!);
+    parts.pulumi.push(apply.ended - apply.started);
+    parts.pods.push(ready.ended - ready.started);
+  }
+  console.log(`\n1. POST /api/deployments -> running, ${DEPLOYMENTS} deployments created at once, one worker`);
+  console.log(`  total:     median ${seconds(median(totals))}, worst ${seconds(Math.max(...totals))}`);
+  console.log(`  Temporal:  median ${seconds(median(parts.temporal))}, worst ${seconds(Math.max(...parts.temporal))}  (POST to the start of the first Pulumi step)`);
+  console.log(`  Pulumi:    median ${seconds(median(parts.pulumi))}, worst ${seconds(Math.max(...parts.pulumi))}  (applyStack: \`pulumi up\` in a process of its own)`);
+  console.log(`  pod start: median ${seconds(median(parts.pods))}, worst ${seconds(Math.max(...parts.pods))}  (waitUntilReady: scheduling, kwok's 300 ms, readiness polling)`);
+
+  // 2. One `pulumi up` taken apart, on an idle worker.
+  const split = await pulumiSplit(tenant.organizationId);
+  console.log(`\n2. one \`pulumi up\` of a deployment stack, median of ${PULUMI_SAMPLES}`);
+  console.log(`  CLI start to the engine's first event: ${split.cli} ms`);
+  console.log(`  Kubernetes plugin start (launcher to port printed): ${split.plugin} ms`);
+  console.log(`  engine (prelude to summary: program, plugin, diff, apply): ${split.engine} ms`);
+  console.log(`  state write and exit (summary to the CLI's exit): ${split.state} ms`);
+  console.log(`  total: ${split.total} ms`);
+  const fixed = split.cli + split.plugin + split.state;
+  console.log(`  what would cut it: ${Math.round((100 * fixed) / split.total)}% of each up is process start-up and state I/O, paid per operation;`);
+  console.log('    a long-lived engine per worker (one CLI and plugin kept warm), or `pulumi up --target` of the changed objects only,');
+  console.log('    would leave the engine part; a cloud state backend adds a network round trip to the state write instead.');
+
+  // 3. Streamed inference through Kiln and straight to the pod, interleaved so both see the same machine.
+  const target = ids[0]!;
+  const podIp = await readyPodIp(tenant.organizationId, 'bench-0');
+  const viaKiln = { ttft: [] as number[], rate: [] as number[] };
+  const direct = { ttft: [] as number[], rate: [] as number[] };
+  for (let i = 0; i < INFERENCE_REQUESTS; i++) {
+    const messages = [{ role: 'user', content: `Request ${i}: summarise the history of the printing press.` }];
+    const kiln = await streamed(`${api.url}/v1/inference`, { deployment: target, messages, max_tokens: MAX_TOKENS, stream: true }, tenant.token);
+    const straight = await streamed(`http://${podIp}:8000/v1/chat/completions`, { model: 'Qwen/Qwen2.5-0.5B-Instruct', messages, max_tokens: MAX_TOKENS, stream: true });
+    viaKiln.ttft.push(kiln.ttft); viaKiln.rate.push(kiln.tokensPerSecond);
+    direct.ttft.push(straight.ttft); direct.rate.push(straight.tokensPerSecond);
+  }
+  const added = (p: number) => (percentile(viaKiln.ttft, p) - percentile(direct.ttft, p)).toFixed(2);
+  console.log(`\n3. streamed chat completions, ${INFERENCE_REQUESTS} each way, ${MAX_TOKENS} tokens, one at a time`);
+  console.log(`  time to first token, direct: p50 ${percentile(direct.ttft, 50).toFixed(2)} ms, p99 ${percentile(direct.ttft, 99).toFixed(2)} ms`);
+  console.log(`  time to first token, through Kiln: p50 ${percentile(viaKiln.ttft, 50).toFixed(2)} ms, p99 ${percentile(viaKiln.ttft, 99).toFixed(2)} ms`);
+  console.log(`  added by Kiln: p50 ${added(50)} ms, p99 ${added(99)} ms (aim: under 5 ms at p50)`);
+  const ratio = median(viaKiln.rate) / median(direct.rate);
+  console.log(`  streamed tokens/s, median: direct ${median(direct.rate).toFixed(1)}, through Kiln ${median(viaKiln.rate).toFixed(1)} (${(100 * ratio).toFixed(1)}% kept; aim: at least 90%)`);
+} finally {
+  await temporalClient.connection.close();
+  await api.close();
+  await worker.stop();
+  await cluster.stop();
+  await temporal.stop();
+  await postgres.stop();
+}
+
+/** The address of a deployment's Ready pod, where the simulated model server answers. */
+async function readyPodIp(organizationId: string, name: string): Promise<string> {
+  const selector = encodeURIComponent(`app.kubernetes.io/instance=${name}`);
+  const pods = await cluster.api.get<{ items: { status: { podIP?: string; conditions?: { type: string; status: string }[] } }[] }>(
+    `/api/v1/namespaces/${namespaceOf(organizationId)}/pods?labelSelector=${selector}`);
+  const ready = pods.items.find((p) => p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+  if (!ready?.status.podIP) throw new Error(`${name} has no Ready pod`);
+  return ready.status.podIP;
+}
+
+/** One streamed completion: ms to the first token and tokens per second after it. */
+async function streamed(url: string, body: unknown, token?: string): Promise<{ ttft: number; tokensPerSecond: number }> {
+  const started = performance.now();
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  if (response.status !== 200 || !response.body) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
+  let first = 0;
+  let tokens = 0;
+  let buffered = '';
+  const decoder = new TextDecoder();
+  for await (const chunk of response.body) {
+    buffered += decoder.decode(chunk, { stream: true });
+    const events = buffered.split('\n\n');
+    buffered = events.pop()!;
+    for (const event of events) {
+      if (!event.startsWith('data: ') || event === 'data: [DONE]') continue;
+      const delta = (JSON.parse(event.slice(6)) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content;
+      if (!delta) continue;
+      tokens += 1;
+      if (!first) first = performance.now();
+    }
+  }
+  const ended = performance.now();
+  return { ttft: first - started, tokensPerSecond: tokens > 1 ? ((tokens - 1) * 1000) / (ended - first) : 0 };
+}
+
+/** Growth plan, so the bench's own polling stays under the rate limit. */
+async function postgresPlan(organizationId: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const db = new pg.Client({ connectionString: postgres.url });
+  await db.connect();
+  await db.query('UPDATE organization SET plan = $1 WHERE id = $2', ['growth', organizationId]);
+  await db.end();
+}
+
+/** Times the parts of `pulumi up` of one deployment's stack, run here through the Automation API. */
+async function pulumiSplit(organizationId: string) {
+  const kubeconfig = await readFile(cluster.kubeconfig, 'utf8');
+  await ensureNamespace(cluster.api, namespaceOf(organizationId));
+  const settings = { backendUrl: `file://${join(dataDir, 'bench-pulumi-state')}`, passphrase: 'bench', workspacesDir: join(dataDir, 'bench-pulumi-workspaces') };
+  const samples = { cli: [] as number[], plugin: [] as number[], engine: [] as number[], state: [] as number[], total: [] as number[] };
+  for (let i = 0; i < PULUMI_SAMPLES; i++) {
+    const target = {
+      deploymentId: `dep_benchsplit${i}`, organizationId, name: `split-${i}`,
+      desired: { generation: 1, model: 'Qwen/Qwen2.5-0.5B-Instruct', gpu: 'nvidia-l4', replicas: 1, minReplicas: 1, maxReplicas: 1, running: true, restarts: 0, refreshes: 0, deleted: false, forceDelete: false },
+    };
+    const stack = await openStack(settings, { project: 'kiln-bench', stackName: target.deploymentId, program: deploymentProgram({ target, cluster: { kubeconfig } }) });
+    let prelude = 0;
+    let summary = 0;
+    const onEvent = (event: EngineEvent) => {
+      if (event.preludeEvent) prelude = performance.now();
+      if (event.summaryEvent) summary = performance.now();
+    };
+    const started = performance.now();
+    await stack.up({ onEvent });
+    const ended = performance.now();
+    samples.cli.push(prelude - started);
+    samples.engine.push(summary - prelude);
+    samples.state.push(ended - summary);
+    samples.total.push(ended - started);
+    samples.plugin.push(await pluginStart());
+  }
+  const m = (values: number[]) => Math.round(median(values));
+  return { cli: m(samples.cli), plugin: m(samples.plugin), engine: m(samples.engine), state: m(samples.state), total: m(samples.total) };
+}
+
+/** Starts the installed Kubernetes plugin as the engine does and times it until it prints its port. */
+async function pluginStart(): Promise<number> {
+  const { stdout } = await import('node:util').then(({ promisify }) => import('node:child_process').then(({ execFile }) =>
+    promisify(execFile)(binaryPath('pulumi'), ['plugin', 'ls', '--json'], { env: { ...process.env, ...pulumiEnv() } })));
+  const plugins = JSON.parse(stdout) as { name: string; kind: string; version: string }[];
+  const kubernetes = plugins.find((p) => p.name === 'kubernetes' && p.kind === 'resource');
+  if (!kubernetes) throw new Error('no kubernetes resource plugin installed: run `npm run tools`');
+  const path = join(pulumiHome, 'plugins', `resource-kubernetes-v${kubernetes.version}`, 'pulumi-resource-kubernetes');
+  const started = performance.now();
+  const child = spawn(path, ['127.0.0.1:1'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  await new Promise<void>((done, fail) => {
+    child.stdout.once('data', () => done());
+    child.once('exit', (code) => fail(new Error(`the plugin exited (${code}) before printing its port`)));
+  });
+  const elapsed = performance.now() - started;
+  child.kill();
+  return elapsed;
+}
