@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { deriveKey } from '../control-plane/auth/keys.ts';
-import { createSecretBox } from '../control-plane/auth/secret-box.ts';
+import { createSecretBox, type SecretBox } from '../control-plane/auth/secret-box.ts';
 import { loadConfig } from '../control-plane/config.ts';
-import { openDatabase } from '../control-plane/database/orm.ts';
-import { createCircuitService } from '../control-plane/recovery/circuits.ts';
+import { openDatabase, type Orm } from '../control-plane/database/orm.ts';
+import { createCircuitService, type CircuitService } from '../control-plane/recovery/circuits.ts';
 import { kubeApi, parseKubeconfig, type KubeApi } from '../infra/servers/kube-api.ts';
 import { checkNodeGroups, GPUS_PER_INSTANCE, instanceTypeFor } from '../stacks/gpu-cluster/index.ts';
 import { createClusterActivities } from './cluster/activities.ts';
@@ -24,7 +24,8 @@ import { webhookDeliveries, webhookStore } from './webhooks/store.ts';
 import { createDeploymentActivities } from './deployment/activities.ts';
 import { checkDeployment, deploymentProgramRef, ensureNamespace } from './deployment/program.ts';
 import { kubernetesReadiness } from './deployment/readiness.ts';
-import { createStatusStore } from './deployment/status-store.ts';
+import { createStatusStore, type EventDeliveries } from './deployment/status-store.ts';
+import type { PulumiSettings } from './pulumi/automation.ts';
 
 export interface WorkerOptions {
   readonly temporalAddress: string;
@@ -43,6 +44,49 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
+export interface DeploymentActivitiesOptions {
+  readonly orm: Orm;
+  /** Unseals the kubeconfigs of registered clusters. */
+  readonly kubeconfigs: SecretBox;
+  readonly pulumi: PulumiSettings;
+  /** Starts webhook deliveries of recorded events; none when absent. */
+  readonly deliveries?: EventDeliveries;
+  /** The provisioning circuits' rules; Kiln's defaults when absent. */
+  readonly circuits?: CircuitService;
+  /** How often readiness is polled (the activities' default when absent). */
+  readonly pollIntervalMs?: number;
+}
+
+/**
+ * The activities of the deployments task queue: deployments (Kiln's real program, deploymentProgramRef, on
+ * the cluster each was placed on, reached with its kubeconfig) and GPU clusters.
+ */
+export function deploymentActivities(options: DeploymentActivitiesOptions) {
+  const { orm, kubeconfigs, pulumi } = options;
+  const apis = new Map<string, KubeApi>();
+  const apiFor = (kubeconfig: string) => apis.get(kubeconfig) ?? apis.set(kubeconfig, kubeApi(parseKubeconfig(kubeconfig))).get(kubeconfig)!;
+  return {
+    ...createDeploymentActivities({
+      pulumi,
+      programFor: deploymentProgramRef,
+      check: checkDeployment,
+      clusters: clusterAccess(orm, kubeconfigs),
+      namespaces: { ensure: (cluster, organizationId) => ensureNamespace(apiFor(cluster.kubeconfig), namespaceOf(organizationId)) },
+      circuits: provisioningCircuits(orm, options.circuits ?? createCircuitService()),
+      statuses: createStatusStore(orm, options.deliveries),
+      readiness: { probe: (target, cluster) => kubernetesReadiness(apiFor(cluster.kubeconfig), namespaceOf).probe(target) },
+      pollIntervalMs: options.pollIntervalMs,
+    }),
+    ...createClusterActivities({
+      pulumi,
+      programFor: clusterProgramRef,
+      check: (target) => checkNodeGroups(target.desired.nodeGroups),
+      gpusPerNode: (gpuType) => GPUS_PER_INSTANCE[instanceTypeFor(gpuType)] ?? 0,
+      store: createClusterStore(orm, kubeconfigs),
+    }),
+  };
+}
+
 /**
  * One process polls every task queue: deployments and GPU clusters (Pulumi, readiness, status), webhook
  * deliveries and reports. Each deployment runs on the cluster it was placed on, reached with that cluster's kubeconfig.
@@ -55,33 +99,13 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     passphrase: options.pulumiPassphrase,
     workspacesDir: join(options.dataDir, 'pulumi-workspaces'),
   };
-  const apis = new Map<string, KubeApi>();
-  const apiFor = (kubeconfig: string) => apis.get(kubeconfig) ?? apis.set(kubeconfig, kubeApi(parseKubeconfig(kubeconfig))).get(kubeconfig)!;
   const connection = await NativeConnection.connect({ address: options.temporalAddress });
   const client = new Client({ connection: await Connection.connect({ address: options.temporalAddress }) });
   const deployments = await Worker.create({
     connection,
     taskQueue: DEPLOYMENTS_TASK_QUEUE,
     workflowsPath: new URL('./deployments-queue.ts', import.meta.url).pathname,
-    activities: {
-      ...createDeploymentActivities({
-        pulumi,
-        programFor: deploymentProgramRef,
-        check: checkDeployment,
-        clusters: clusterAccess(orm, kubeconfigs),
-        namespaces: { ensure: (cluster, organizationId) => ensureNamespace(apiFor(cluster.kubeconfig), namespaceOf(organizationId)) },
-        circuits: provisioningCircuits(orm, createCircuitService()),
-        statuses: createStatusStore(orm, webhookDeliveries(orm, client)),
-        readiness: { probe: (target, cluster) => kubernetesReadiness(apiFor(cluster.kubeconfig), namespaceOf).probe(target) },
-      }),
-      ...createClusterActivities({
-        pulumi,
-        programFor: clusterProgramRef,
-        check: (target) => checkNodeGroups(target.desired.nodeGroups),
-        gpusPerNode: (gpuType) => GPUS_PER_INSTANCE[instanceTypeFor(gpuType)] ?? 0,
-        store: createClusterStore(orm, kubeconfigs),
-      }),
-    },
+    activities: deploymentActivities({ orm, kubeconfigs, pulumi, deliveries: webhookDeliveries(orm, client) }),
   });
   const webhooks = await Worker.create({
     connection,

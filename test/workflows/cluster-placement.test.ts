@@ -1,7 +1,11 @@
 // Clusters and circuits end to end, on a Temporal dev server of this file's own (its worker polls the real
-// kiln-deployments task queue), PostgreSQL, the real Pulumi CLI and the real local GPU cluster:
+// kiln-deployments task queue with the activities workflows/worker.ts ships: Kiln's real deployment program,
+// run by the real Pulumi CLI through Kiln's stand-in Kubernetes provider plugin), PostgreSQL and the real
+// local GPU cluster:
 // - a deployment is placed on the cluster registered by kubeconfig and provisioned with that kubeconfig;
-// - failed `pulumi up`s open the circuit, which then refuses the workflow's attempt; a trial closes it;
+// - `pulumi up`s the cluster refuses (a ResourceQuota allowing no more Deployments: the API server answers
+//   403 and the provider reports it) open the circuit, which then refuses the workflow's attempt; once the
+//   quota is gone, a trial closes it;
 // - an `aws` cluster's workflow runs the gpu-cluster stack, which cannot work here (no AWS provider plugin),
 //   and ends `failed` with Pulumi's reason.
 // Services are called directly (the API's routes are covered in test/control-plane/).
@@ -32,24 +36,15 @@ import { CircuitSchema } from '../../control-plane/recovery/circuit.entity.ts';
 import { createFeatureFlags } from '../../control-plane/feature-flags/flags.ts';
 import { createCircuitService } from '../../control-plane/recovery/circuits.ts';
 import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
-import { kubeApi, parseKubeconfig } from '../../infra/servers/kube-api.ts';
 import { binaryPath } from '../../infra/tools/paths.ts';
-import { checkNodeGroups, GPUS_PER_INSTANCE, instanceTypeFor } from '../../stacks/gpu-cluster/index.ts';
 import { clusterProgressQuery } from '../../workflows/contract/cluster.ts';
 import { DEPLOYMENTS_TASK_QUEUE, namespaceOf } from '../../workflows/contract/deployment.ts';
 import { SEARCH_ATTRIBUTES } from '../../workflows/contract/search-attributes.ts';
-import { createClusterActivities } from '../../workflows/cluster/activities.ts';
-import { clusterProgramRef } from '../../workflows/cluster/program.ts';
-import { createClusterStore } from '../../workflows/cluster/store.ts';
-import { createDeploymentActivities } from '../../workflows/deployment/activities.ts';
-import { clusterAccess, provisioningCircuits } from '../../workflows/deployment/clusters.ts';
-import { checkDeployment, ensureNamespace } from '../../workflows/deployment/program.ts';
-import { kubernetesReadiness } from '../../workflows/deployment/readiness.ts';
-import { createStatusStore } from '../../workflows/deployment/status-store.ts';
+import { ensureNamespace } from '../../workflows/deployment/program.ts';
+import { deploymentActivities } from '../../workflows/worker.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
 import { startTestGpuCluster } from '../support/gpu-cluster.ts';
-import type { KubeProgramInput } from './fixtures/kube-program.ts';
 
 Runtime.install({ logger: new DefaultLogger('ERROR') });
 
@@ -62,8 +57,6 @@ interface Context {
   principal: Principal;
   clusters: ReturnType<typeof createClusterService>;
   deployments: ReturnType<typeof createDeploymentService>;
-  /** Deployment names whose `pulumi up` fails. */
-  failing: Set<string>;
 }
 const test = anyTest as TestFn<Context>;
 
@@ -85,39 +78,13 @@ test.before(async (t) => {
     delivery: createDesiredStateDelivery({ orchestrator: createDeploymentOrchestrator(env.client), log }),
     flags: createFeatureFlags(),
   });
-  const failing = new Set<string>();
   const pulumi = { backendUrl: `file://${dir}/state`, passphrase: 'test', workspacesDir: join(dir, 'workspaces') };
+  // As workflows/worker.ts wires it, with this file's circuits and a quicker readiness poll (no webhooks here).
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue: DEPLOYMENTS_TASK_QUEUE,
     workflowsPath: new URL('../../workflows/deployments-queue.ts', import.meta.url).pathname,
-    activities: {
-      ...createDeploymentActivities({
-        pulumi,
-        programFor: (target, cluster) => ({
-          programModule: new URL('./fixtures/kube-program.ts', import.meta.url).href,
-          programExport: 'kubeProgram',
-          programInput: {
-            kubeconfig: cluster.kubeconfig, namespace: namespaceOf(target.organizationId), name: target.name,
-            gpuType: target.desired.gpu, replicas: target.desired.replicas, fail: failing.has(target.name),
-          } satisfies KubeProgramInput,
-        }),
-        check: checkDeployment,
-        clusters: clusterAccess(orm, kubeconfigs),
-        namespaces: { ensure: (cluster, organizationId) => ensureNamespace(kubeApi(parseKubeconfig(cluster.kubeconfig)), namespaceOf(organizationId)) },
-        circuits: provisioningCircuits(orm, circuits),
-        statuses: createStatusStore(orm),
-        readiness: { probe: (target, cluster) => kubernetesReadiness(kubeApi(parseKubeconfig(cluster.kubeconfig)), namespaceOf).probe(target) },
-        pollIntervalMs: 200,
-      }),
-      ...createClusterActivities({
-        pulumi,
-        programFor: clusterProgramRef,
-        check: (target) => checkNodeGroups(target.desired.nodeGroups),
-        gpusPerNode: (gpuType) => GPUS_PER_INSTANCE[instanceTypeFor(gpuType)] ?? 0,
-        store: createClusterStore(orm, kubeconfigs),
-      }),
-    },
+    activities: deploymentActivities({ orm, kubeconfigs, pulumi, circuits, pollIntervalMs: 200 }),
   });
   const em = orm.em.fork();
   const organization = em.create(OrganizationSchema, { id: newId('org'), name: 'Placement', slug: `placement-${Date.now()}`, defaultRegion: 'us-east-1', plan: 'growth', creditsCents: 1_000_000 });
@@ -127,7 +94,7 @@ test.before(async (t) => {
   };
   // The one cluster deployments can land on: the real local cluster, registered by its kubeconfig.
   await clusters.create(orm.em.fork(), { provider: 'kubernetes', name: 'local', kubeconfig: await readFile(gpu.kubeconfig, 'utf8') });
-  t.context = { env, orm, gpu, worker, running: worker.run(), principal, clusters, deployments, failing };
+  t.context = { env, orm, gpu, worker, running: worker.run(), principal, clusters, deployments };
 });
 test.after.always(async (t) => {
   t.context.worker?.shutdown();
@@ -164,19 +131,30 @@ test.serial('a deployment is provisioned with the kubeconfig of the cluster it w
 });
 
 test.serial('failed attempts open the circuit, which refuses the next attempt; after the cool-down a trial closes it', async (t) => {
-  const { deployments, principal, failing, orm } = t.context;
-  failing.add('flaky');
+  const { deployments, principal, orm, gpu } = t.context;
+  // The cluster refuses: a quota in the organization's namespace allowing no more Deployments than it has.
+  const namespace = namespaceOf(principal.organizationId);
+  await ensureNamespace(gpu.api, namespace);
+  const present = String((await gpu.api.get<{ items: unknown[] }>(`/apis/apps/v1/namespaces/${namespace}/deployments`)).items.length);
+  const quota = `/api/v1/namespaces/${namespace}/resourcequotas/no-more-deployments`;
+  await gpu.api.request('POST', `/api/v1/namespaces/${namespace}/resourcequotas`, {
+    apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'no-more-deployments' }, spec: { hard: { 'count/deployments.apps': present } },
+  });
+  // Until the quota controller has counted what is there, the API server refuses for another reason.
+  await eventually('the quota counted', async () => (await gpu.api.get<{ status?: { used?: Record<string, string> } }>(quota)).status?.used?.['count/deployments.apps'] === present);
   const created = await deployments.create(orm.em.fork(), principal, {
     name: 'flaky', model: 'meta-llama/Llama-3.1-8B-Instruct', runtime: 'vllm', gpu: 'nvidia-h100-80gb',
   });
-  // Attempt 1 and its retry fail in `pulumi up` (two failures open the circuit); the third is refused.
+  // Attempt 1 and its retry fail in `pulumi up`, the API server refusing the Deployment (two failures open the
+  // circuit); the third is refused.
   const failed = await eventually('failed', async () => {
     const row = await deploymentRow(t, created.id);
     return row.status === 'failed' && row;
   }, 120_000);
   const circuit = await circuitRow(t, 'nvidia-h100-80gb');
   t.like(circuit, { failures: 2 });
-  t.regex(circuit!.lastFailure ?? '', /simulated provider failure: no capacity for nvidia-h100-80gb/);
+  // The provider's report of the API server's refusal.
+  t.regex(circuit!.lastFailure ?? '', /Deployment::flaky-deployment" was not successfully created by the Kubernetes API server: .* answered 403: .*"flaky\\" is forbidden: exceeded quota: no-more-deployments/);
   // Another organization's failure is not repeated in this deployment's reason.
   t.is(failed.failureReason, `the kubernetes/nvidia-h100-80gb provisioning circuit is open after 2 failed attempts; it half-opens at ${circuit!.halfOpensAt!.toISOString()}`);
   // While open, creation is refused too, and nothing is created.
@@ -185,8 +163,8 @@ test.serial('failed attempts open the circuit, which refuses the next attempt; a
   t.true(refused instanceof GpuUnavailableError);
   t.is(await orm.em.fork().count(DeploymentSchema, {}), count);
 
-  // The cool-down passes; the cloud has capacity again; a retry is the half-open circuit's trial.
-  failing.delete('flaky');
+  // The cool-down passes; the cluster accepts Deployments again; a retry is the half-open circuit's trial.
+  await gpu.api.request('DELETE', quota);
   await orm.em.fork().nativeUpdate(CircuitSchema, { provider: 'kubernetes', gpuType: 'nvidia-h100-80gb' }, { halfOpensAt: new Date(Date.now() - 1000) });
   await deployments.recover(orm.em.fork(), principal, created.id, 'retry');
   await eventually('running', async () => (await deploymentRow(t, created.id)).status === 'running', 120_000);

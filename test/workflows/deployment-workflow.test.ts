@@ -1,6 +1,8 @@
 // The deployment workflow on a real Temporal dev server, with Kiln's real activities running the real Pulumi
-// CLI on a file backend. The stack program here needs no cloud (the Kubernetes provider plugin cannot be
-// had on these machines); status writes and readiness are observed through the activities' dependencies.
+// CLI on a file backend. The stack program here (fixtures/test-program.ts) declares no Kubernetes objects,
+// which keeps the workflow's logic apart from any cluster: readiness is whatever each test makes it, and
+// status writes are observed through the activities' dependencies. Kiln's real program on a real cluster
+// is covered by test/e2e/ and cluster-placement.test.ts.
 import anyTest, { type TestFn } from 'ava';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
