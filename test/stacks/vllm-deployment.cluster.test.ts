@@ -1,74 +1,108 @@
-// The objects VllmDeployment renders, applied to Kiln's local GPU cluster (a real API server and scheduler,
-// kwok nodes): the API server accepts them, pods land on nodes of the GPU type, the Service and the
-// disruption budget select those pods. Pulumi's Kubernetes provider is not available here, so the test
-// applies the inputs the component registered, which are what the provider would send.
+// VllmDeployment run by the real Pulumi engine (Automation API, inline programs, file backend) through
+// Kiln's stand-in Kubernetes provider plugin against Kiln's local GPU cluster (a real API server and
+// scheduler, kwok nodes): the API server accepts the objects, pods land on nodes of the GPU type, the
+// disruption budget counts them and the Service selects exactly the Ready ones. Pods have loopback IPs here,
+// which Kubernetes keeps out of EndpointSlices, so instead of the Service's endpoints the test calls each
+// Ready pod's simulated vLLM server on its own address.
 import test from 'ava';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as k8s from '@pulumi/kubernetes';
 import { GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
 import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
-import { startTestGpuCluster } from '../support/gpu-cluster.ts';
-import { mockPulumi } from './mocks.ts';
+import { VllmDeployment, type VllmDeploymentArgs } from '../../stacks/vllm-deployment/index.ts';
+import { openStack, type PulumiSettings } from '../../workflows/pulumi/automation.ts';
 import { eventually } from '../support/eventually.ts';
-
-const mocks = await mockPulumi();
-const { VllmDeployment } = await import('../../stacks/vllm-deployment/index.ts');
-
-/** Child name suffix, Pulumi type, API collection. */
-const OBJECTS = [
-  ['deployment', 'kubernetes:apps/v1:Deployment', '/apis/apps/v1/namespaces/models/deployments'],
-  ['service', 'kubernetes:core/v1:Service', '/api/v1/namespaces/models/services'],
-  ['pdb', 'kubernetes:policy/v1:PodDisruptionBudget', '/apis/policy/v1/namespaces/models/poddisruptionbudgets'],
-] as const;
+import { startTestGpuCluster } from '../support/gpu-cluster.ts';
 
 let cluster: GpuCluster;
+let kubeconfig: string;
+let settings: PulumiSettings;
+
 test.before(async () => {
   cluster = await startTestGpuCluster();
+  kubeconfig = await readFile(cluster.kubeconfig, 'utf8');
+  const dir = await mkdtemp(join(tmpdir(), 'kiln-vllm-cluster-'));
+  settings = { backendUrl: `file://${dir}/state`, passphrase: 'test', workspacesDir: join(dir, 'workspaces') };
+  // The namespace is not the component's (Kiln makes each organization's before its stacks run).
   await cluster.api.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'models' } });
 });
 test.after.always(() => cluster?.stop());
 
-async function apply(name: string) {
-  for (const [suffix, type, collection] of OBJECTS) {
-    await cluster.api.request('POST', collection, (await mocks.resource(type, `${name}-${suffix}`)).inputs);
-  }
+/** `pulumi up` of a stack whose program is the component alone, on the local cluster; answers with its endpoint. */
+async function up(args: VllmDeploymentArgs & { readonly name: string }): Promise<string> {
+  const stack = await openStack(settings, {
+    project: 'vllm-cluster',
+    stackName: args.name,
+    program: async () => {
+      const provider = new k8s.Provider('cluster', { kubeconfig });
+      const vllm = new VllmDeployment(args.name, args, { provider });
+      return { endpoint: vllm.endpoint };
+    },
+  });
+  const result = await stack.up();
+  if (result.summary.result !== 'succeeded') throw new Error(`up: ${result.summary.result}`);
+  return result.outputs.endpoint!.value as string;
 }
 
-
-interface Pod { spec: { nodeName?: string }; status: { conditions?: { type: string; status: string; reason?: string }[] } }
+interface Pod {
+  metadata: { name: string; labels?: Record<string, string> };
+  spec: { nodeName?: string };
+  status: { podIP?: string; conditions?: { type: string; status: string; reason?: string }[] };
+}
 const isReady = (p: Pod) => p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 const isUnschedulable = (p: Pod) => p.status.conditions?.some((c) => c.type === 'PodScheduled' && c.reason === 'Unschedulable') ?? false;
+const allPods = async () => (await cluster.api.get<{ items: Pod[] }>('/api/v1/namespaces/models/pods')).items;
 const podsOf = async (name: string) => (await cluster.api.get<{ items: Pod[] }>(
   `/api/v1/namespaces/models/pods?labelSelector=${encodeURIComponent(`app.kubernetes.io/instance=${name}`)}`)).items;
 const readyPods = async (name: string) => (await podsOf(name)).filter(isReady);
 
-test.serial('one-GPU replicas land on the L4 nodes, one per node, and the Service and budget select them', async (t) => {
-  new VllmDeployment('small', { name: 'small', namespace: 'models', model: 'Qwen/Qwen2.5-7B-Instruct', gpuType: 'nvidia-l4', gpusPerReplica: 1, replicas: 2 });
-  await apply('small');
-  const pods = await eventually('two Ready pods', async () => { const ready = await readyPods('small'); return ready.length === 2 ? ready : undefined; });
-  const nodes = pods.map((p) => p.spec.nodeName ?? '').sort();
-  t.deepEqual(nodes, ['gpu-nvidia-l4-0', 'gpu-nvidia-l4-1']);
+/** The model ids the pod's server lists; only ever a loopback address is called. */
+async function servedModels(pod: Pod): Promise<string[] | undefined> {
+  const ip = pod.status.podIP ?? '';
+  if (!ip.startsWith('127.')) throw new Error(`pod ${pod.metadata.name} has a non-loopback IP ${ip}`);
+  const res = await fetch(`http://${ip}:8000/v1/models`).catch(() => undefined);
+  if (!res?.ok) return undefined;
+  return ((await res.json()) as { data: { id: string }[] }).data.map((m) => m.id);
+}
 
-  const endpoints = await eventually('the Service endpoints', async () => {
-    const slices = await cluster.api.get<{ items: { endpoints?: unknown[] }[] }>(
-      `/apis/discovery.k8s.io/v1/namespaces/models/endpointslices?labelSelector=${encodeURIComponent('kubernetes.io/service-name=small')}`);
-    const count = slices.items.reduce((n, s) => n + (s.endpoints?.length ?? 0), 0);
-    return count === 2 ? count : undefined;
-  });
-  t.is(endpoints, 2);
+test.serial('one-GPU replicas land on the L4 nodes, one per node; the Service selects exactly the Ready pods, each serving the model; the budget counts them', async (t) => {
+  const model = 'Qwen/Qwen2.5-7B-Instruct';
+  const endpoint = await up({ name: 'small', namespace: 'models', model, gpuType: 'nvidia-l4', gpusPerReplica: 1, replicas: 2 });
+  t.is(endpoint, 'http://small.models.svc.cluster.local');
+  const pods = await eventually('two Ready pods', async () => { const ready = await readyPods('small'); return ready.length === 2 ? ready : undefined; });
+  t.deepEqual(pods.map((p) => p.spec.nodeName ?? '').sort(), ['gpu-nvidia-l4-0', 'gpu-nvidia-l4-1']);
+
+  // The Service's selector, matched against every pod's labels in the namespace, picks out the Ready pods.
+  const service = await cluster.api.get<{ spec: { selector: Record<string, string> } }>('/api/v1/namespaces/models/services/small');
+  t.deepEqual(service.spec.selector, { 'app.kubernetes.io/name': 'vllm', 'app.kubernetes.io/instance': 'small' });
+  const selected = (await allPods()).filter((p) => Object.entries(service.spec.selector).every(([k, v]) => p.metadata.labels?.[k] === v));
+  t.deepEqual(selected.map((p) => p.metadata.name).sort(), pods.map((p) => p.metadata.name).sort());
+
+  // What the Service would route to: each Ready pod's vLLM server, on its loopback pod IP.
+  for (const pod of pods) {
+    t.regex(pod.status.podIP ?? '', /^127\.\d+\.\d+\.\d+$/);
+    t.deepEqual(await eventually(`${pod.metadata.name}'s server to answer`, () => servedModels(pod)), [model]);
+  }
+
   const pdb = await eventually('the budget status', async () => {
-    const b = await cluster.api.get<{ status?: { expectedPods?: number; disruptionsAllowed?: number } }>('/apis/policy/v1/namespaces/models/poddisruptionbudgets/small');
-    return b.status?.expectedPods === 2 ? b.status : undefined;
+    const b = await cluster.api.get<{ status?: { expectedPods?: number; currentHealthy?: number; disruptionsAllowed?: number } }>('/apis/policy/v1/namespaces/models/poddisruptionbudgets/small');
+    return b.status?.expectedPods === 2 && b.status.currentHealthy === 2 ? b.status : undefined;
   });
   t.is(pdb.disruptionsAllowed, 1);
 });
 
 test.serial('four-GPU replicas share the 8-GPU H100 node; a third finds no room', async (t) => {
-  new VllmDeployment('big', { name: 'big', namespace: 'models', model: 'meta-llama/Llama-3.1-70B-Instruct', gpuType: 'nvidia-h100-80gb', gpusPerReplica: 4, replicas: 3 });
-  await apply('big');
+  const model = 'meta-llama/Llama-3.1-70B-Instruct';
+  await up({ name: 'big', namespace: 'models', model, gpuType: 'nvidia-h100-80gb', gpusPerReplica: 4, replicas: 3 });
   const pods = await eventually('two Ready pods and one unschedulable', async () => {
     const all = await podsOf('big');
     return all.filter(isReady).length === 2 && all.filter(isUnschedulable).length === 1 ? all : undefined;
   });
-  t.deepEqual(pods.filter(isReady).map((p) => p.spec.nodeName), ['gpu-nvidia-h100-80gb-0', 'gpu-nvidia-h100-80gb-0']);
+  const ready = pods.filter(isReady);
+  t.deepEqual(ready.map((p) => p.spec.nodeName), ['gpu-nvidia-h100-80gb-0', 'gpu-nvidia-h100-80gb-0']);
   const deployment = await cluster.api.get<{ spec: { template: { spec: { nodeSelector: Record<string, string> } } } }>('/apis/apps/v1/namespaces/models/deployments/big');
   t.deepEqual(deployment.spec.template.spec.nodeSelector, { [GPU_TYPE_LABEL]: 'nvidia-h100-80gb' });
+  for (const pod of ready) t.deepEqual(await eventually(`${pod.metadata.name}'s server to answer`, () => servedModels(pod)), [model]);
 });
