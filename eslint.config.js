@@ -1,8 +1,12 @@
-// Lint: typescript-eslint's recommended type-aware rules, plus a ban on Node built-ins in workflow code
-// (Temporal workflows must stay deterministic; all I/O belongs in activities).
+// Lint: typescript-eslint's recommended type-aware rules, the import rules of ARCHITECTURE.md, and a ban on
+// Node built-ins in workflow code (Temporal workflows must stay deterministic; all I/O belongs in activities).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+
+/** What no shipping code may import: the stand-ins for what a laptop cannot have. */
+const STAND_INS = { group: ['**/infra/pulumi-kubernetes-standin/**', '**/infra/model-server-sim/**'], message: 'Stand-ins live at the edge: nothing that ships imports them (ARCHITECTURE.md).' };
+const restrict = (...patterns) => ['error', { patterns: [STAND_INS, ...patterns] }];
 
 export default tseslint.config(
   { ignores: ['node_modules/', '.data/'] },
@@ -16,9 +20,36 @@ export default tseslint.config(
     },
   },
   {
+    files: ['stacks/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict({
+        group: ['**/control-plane/**', '**/workflows/**', '**/infra/**', '**/lib/**', '**/test/**'],
+        message: 'stacks/ imports only catalog/ and its own components: enterprises run it without Kiln (ARCHITECTURE.md).',
+      }),
+    },
+  },
+  {
+    files: ['control-plane/**/*.ts'],
+    ignores: ['control-plane/main.ts'], // `npm run api` without DATABASE_URL starts embedded PostgreSQL (infra/servers)
+    rules: {
+      'no-restricted-imports': restrict(
+        { group: ['**/stacks/**'], message: 'The API never runs Pulumi: stacks/ is the worker\'s (ARCHITECTURE.md).' },
+        { regex: '(^|/)workflows/(?!contract/)', message: 'The API sees only the workflows\' contract (ARCHITECTURE.md).' },
+        { group: ['**/infra/**'], message: 'Shipping code does not import development infrastructure (ARCHITECTURE.md).' },
+      ),
+    },
+  },
+  {
+    files: ['workflows/**/*.ts', 'lib/**/*.ts', 'catalog/**/*.ts'],
+    rules: { 'no-restricted-imports': restrict() },
+  },
+  {
     files: ['workflows/**/workflow.ts', 'test/**/*.workflow.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['node:*', 'fs', 'path', 'child_process', 'http', 'https', 'net', 'crypto', 'os'] }],
+      'no-restricted-imports': restrict({
+        group: ['node:*', 'fs', 'path', 'child_process', 'http', 'https', 'net', 'crypto', 'os'],
+        message: 'Workflow code is deterministic: I/O belongs in activities.',
+      }),
     },
   },
 );

@@ -8,7 +8,7 @@ import { createSecretBox, type SecretBox } from '../control-plane/auth/secret-bo
 import { loadConfig } from '../control-plane/config.ts';
 import { openDatabase, type Orm } from '../control-plane/database/orm.ts';
 import { createCircuitService, type CircuitService } from '../control-plane/recovery/circuits.ts';
-import { kubeApi, parseKubeconfig, type KubeApi } from '../infra/servers/kube-api.ts';
+import { kubeApi, parseKubeconfig, type KubeApi } from '../lib/kubernetes/api.ts';
 import { checkNodeGroups, GPUS_PER_INSTANCE, instanceTypeFor } from '../stacks/gpu-cluster/index.ts';
 import { createClusterActivities } from './cluster/activities.ts';
 import { clusterProgramRef } from './cluster/program.ts';

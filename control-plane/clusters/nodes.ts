@@ -1,7 +1,7 @@
 // What an existing Kubernetes cluster offers, read from its nodes: the GPU type each node is labelled with
 // (kiln.dev/gpu-type) and the GPUs it can allocate (nvidia.com/gpu, advertised by the NVIDIA device plugin).
 import { GPU_RESOURCE, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
-import type { KubeApi } from '../../infra/servers/kube-api.ts';
+import type { KubeApi } from '../../lib/kubernetes/api.ts';
 import type { ClusterGpus } from './gpu-cluster.entity.ts';
 
 interface NodeList {

@@ -4,7 +4,7 @@
 // desired state is committed first, then sent. `place` picks the cluster that serves a new deployment.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { kubeApi, parseKubeconfig } from '../../infra/servers/kube-api.ts';
+import { kubeApi, parseKubeconfig } from '../../lib/kubernetes/api.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
 import { newId } from '../database/ids.ts';
 import { DeploymentSchema } from '../deployments/deployment.entity.ts';

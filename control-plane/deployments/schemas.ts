@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GPU_TYPES } from '../../catalog/gpu-types.ts';
-import { NAME_PATTERN } from '../../stacks/vllm-deployment/validate.ts';
+import { NAME_PATTERN } from '../../catalog/deployment-rules.ts';
 import { sortParam } from '../http/pagination.ts';
 import { DEPLOYMENT_STATUSES } from './deployment.entity.ts';
 

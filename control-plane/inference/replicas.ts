@@ -3,8 +3,8 @@
 // organization's deployments on one cluster) is kept warm and shared by every request, and stopped once no
 // request has asked for it for a while: requests never poll the API server.
 import type { Logger } from 'pino';
-import { kubeApi, parseKubeconfig } from '../../infra/servers/kube-api.ts';
-import { watchCollection, type KubeObject } from '../../infra/servers/kube-watch.ts';
+import { kubeApi, parseKubeconfig } from '../../lib/kubernetes/api.ts';
+import { watchCollection, type KubeObject } from '../../lib/kubernetes/watch.ts';
 
 /** One Ready pod of a deployment: where its model server listens. */
 export interface Replica {

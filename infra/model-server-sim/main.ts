@@ -3,7 +3,7 @@
 //     [--ttft-ms 50] [--token-ms 10] [--max-concurrency 8] [--max-model-len 8192] [--stats-interval-ms 10000]
 // It stands in for vLLM on a laptop; a real cluster runs vLLM itself. SIGTERM or SIGINT stops it.
 import { parseArgs } from 'node:util';
-import { credentialsFromKubeconfig, kubeApi } from '../servers/kube-api.ts';
+import { credentialsFromKubeconfig, kubeApi } from '../../lib/kubernetes/api.ts';
 import type { SimDefaults } from './pods.ts';
 import { startModelServerSim } from './sim.ts';
 

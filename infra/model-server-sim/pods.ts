@@ -2,7 +2,7 @@
 // away), and how (model, port and context length from the container's vLLM arguments; speed and batch size
 // from annotations, else the simulator's defaults).
 import { join } from 'node:path';
-import type { KubeObject } from '../servers/kube-watch.ts';
+import type { KubeObject } from '../../lib/kubernetes/watch.ts';
 import type { EngineTiming } from './engine.ts';
 import type { ModelServerConfig } from './model-server.ts';
 

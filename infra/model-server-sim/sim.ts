@@ -4,8 +4,8 @@
 // laptop pod IPs are loopback addresses (infra/servers/gpu-cluster.ts), so a pod's address really answers.
 // A real cluster runs vLLM itself: nothing here is used there.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { KubeApi } from '../servers/kube-api.ts';
-import { watchCollection } from '../servers/kube-watch.ts';
+import type { KubeApi } from '../../lib/kubernetes/api.ts';
+import { watchCollection } from '../../lib/kubernetes/watch.ts';
 import { startModelServer, type ModelServer } from './model-server.ts';
 import { DEFAULT_SIM_SETTINGS, inCidr, podKey, podLogFile, serverConfig, shouldServe, vllmContainer, VLLM_POD_SELECTOR, type Pod, type SimDefaults } from './pods.ts';
 import { openServerLog } from './server-log.ts';

@@ -2,7 +2,7 @@
 // delete, and the waits (until an object is gone, until a Deployment is available). Waits poll the object
 // and give up at a deadline or when the engine cancels.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { KubeApiError, type KubeApi } from '../servers/kube-api.ts';
+import { KubeApiError, type KubeApi } from '../../lib/kubernetes/api.ts';
 import { collectionPath, objectPath, type Gvk, type KindInfo } from './kinds.ts';
 import { isObject, type Json, type JsonObject } from './wire.ts';
 

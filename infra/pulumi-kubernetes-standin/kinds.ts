@@ -1,7 +1,7 @@
 // Which Kubernetes kind a Pulumi type token names, where its objects live in the API, and which of its fields
 // cannot change in place. Kinds Kiln uses (and common built-ins) come from a table; any other kind, such as
 // a custom resource, is looked up once through API discovery.
-import type { KubeApi } from '../servers/kube-api.ts';
+import type { KubeApi } from '../../lib/kubernetes/api.ts';
 
 export interface Gvk {
   /** `v1` for the core group, else `group/version`. */

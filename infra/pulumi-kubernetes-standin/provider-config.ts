@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { kubeApi, parseKubeconfig, type KubeApi, type KubeCredentials } from '../servers/kube-api.ts';
+import { kubeApi, parseKubeconfig, type KubeApi, type KubeCredentials } from '../../lib/kubernetes/api.ts';
 import { isUnknown, reveal, type Json, type JsonObject } from './wire.ts';
 
 export interface ProviderConfig {

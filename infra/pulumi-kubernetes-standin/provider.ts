@@ -1,7 +1,7 @@
 // The resource provider's operations on plain values (grpc-server.ts does the protobuf): Configure, Check,
 // Diff, Create, Read, Update, Delete and Cancel for the Kubernetes kinds, following the real provider 4.x in
 // server-side apply mode. Previews never call the cluster: they answer with the planned object.
-import type { KubeApi } from '../servers/kube-api.ts';
+import type { KubeApi } from '../../lib/kubernetes/api.ts';
 import { AwaitTimeout, Cluster, describe, isAlreadyExists, type ObjectRef } from './cluster.ts';
 import { diffObject, normalizeInputs, parsePath, prune, withoutReadOnlyFields, type DiffResult } from './diff.ts';
 import { deletionSkipsAwait, gvkOfType, Kinds, nameOfUrn, replaceOnChangePaths, typeOfUrn, UnknownKindError, type Gvk } from './kinds.ts';

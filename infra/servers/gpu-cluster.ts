@@ -17,7 +17,7 @@ import { stringify } from 'yaml';
 import { GPU_RESOURCE, GPU_TAINT, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
 import type { SimDefaults } from '../model-server-sim/pods.ts';
 import { binaryPath } from '../tools/paths.ts';
-import { KubeApiError, kubeApi, type KubeApi, type KubeCredentials } from './kube-api.ts';
+import { KubeApiError, kubeApi, type KubeApi, type KubeCredentials } from '../../lib/kubernetes/api.ts';
 import { freePort, logTail, startProcess, waitUntilReady, type ServerProcess } from './process.ts';
 import { KWOK_LOGS_CRD, kwokConfig } from './kwok-stages.ts';
 

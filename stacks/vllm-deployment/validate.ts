@@ -1,13 +1,12 @@
 // Rules the vLLM deployment's arguments must follow, as small pure functions so the worker can check a request
 // before running Pulumi (a broken rule is not worth retrying) and tests can check each rule on its own.
+import { NAME_PATTERN } from '../../catalog/deployment-rules.ts';
 import { findGpuType, GPU_TYPES } from '../../catalog/gpu-types.ts';
 import { StackArgsError } from '../args-error.ts';
 
 /** The most GPUs vLLM can split one replica over here: one node's worth (8 on p5 / p4de machines). */
 export const MAX_GPUS_PER_REPLICA = 8;
 
-/** The name becomes a Service name, hence a DNS label (RFC 1035); the API checks requests with the same pattern. */
-export const NAME_PATTERN = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 export function checkName(name: string): string {
   if (!NAME_PATTERN.test(name)) {

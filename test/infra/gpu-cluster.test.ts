@@ -6,7 +6,7 @@ import { eksKubeconfig } from '../../stacks/gpu-cluster/kubeconfig.ts';
 import { GPU_RESOURCE, GPU_TAINT, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
 import { startGpuCluster, type GpuCluster } from '../../infra/servers/gpu-cluster.ts';
 import { startTestGpuCluster } from '../support/gpu-cluster.ts';
-import { credentialsFromKubeconfig, kubeApi, parseKubeconfig } from '../../infra/servers/kube-api.ts';
+import { credentialsFromKubeconfig, kubeApi, parseKubeconfig } from '../../lib/kubernetes/api.ts';
 import { eventually } from '../support/eventually.ts';
 
 interface Pod {

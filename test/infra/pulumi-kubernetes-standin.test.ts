@@ -9,7 +9,7 @@ import * as k8s from '@pulumi/kubernetes';
 import type { PulumiFn, Stack } from '@pulumi/pulumi/automation/index.js';
 import { GPU_TAINT, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
 import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
-import { KubeApiError } from '../../infra/servers/kube-api.ts';
+import { KubeApiError } from '../../lib/kubernetes/api.ts';
 import { inspectPlugin } from '../../infra/tools/pulumi-plugins.ts';
 import { PULUMI_PLUGINS } from '../../infra/tools/versions.ts';
 import { openStack, type PulumiSettings } from '../../workflows/pulumi/automation.ts';

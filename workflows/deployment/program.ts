@@ -4,7 +4,7 @@
 import * as k8s from '@pulumi/kubernetes';
 import type { PulumiFn } from '@pulumi/pulumi/automation/index.js';
 import { VllmDeployment, vllmSpec } from '../../stacks/vllm-deployment/index.ts';
-import type { KubeApi } from '../../infra/servers/kube-api.ts';
+import type { KubeApi } from '../../lib/kubernetes/api.ts';
 import { namespaceOf } from '../contract/deployment.ts';
 import type { ProgramRef } from '../pulumi/automation.ts';
 import type { StackTarget } from './activities.ts';

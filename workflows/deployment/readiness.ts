@@ -1,6 +1,6 @@
 // Readiness of a deployment's vLLM pods, read from the Kubernetes API: how many replicas are Ready and,
 // when pods cannot be placed, the scheduler's own explanation (e.g. "Insufficient nvidia.com/gpu").
-import type { KubeApi } from '../../infra/servers/kube-api.ts';
+import type { KubeApi } from '../../lib/kubernetes/api.ts';
 import type { Readiness } from './activities.ts';
 
 interface PodList {

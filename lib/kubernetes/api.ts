@@ -1,5 +1,6 @@
-// A minimal Kubernetes API client for Kiln's own scripts and tests: JSON over HTTPS with the cluster's CA
-// and a bearer token, read from a kubeconfig. (Users look with kubectl; code asks the API directly.)
+// Kiln's Kubernetes API client, used by the API (cluster registration, inference pod discovery), the worker
+// (namespaces, readiness), the provider stand-in and the local cluster: JSON over HTTPS with the cluster's CA
+// and the credentials of a kubeconfig (a token, a client certificate, or `aws eks get-token`).
 import { execFile } from 'node:child_process';
 import type { IncomingMessage } from 'node:http';
 import { request } from 'node:https';

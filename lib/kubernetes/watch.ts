@@ -1,7 +1,7 @@
 // A live copy of one Kubernetes collection (list, then watch), as client-go's informers keep: the caller sees
 // every object once as ADDED, then each change, without polling the API server per request.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { KubeApiError, type KubeApi } from './kube-api.ts';
+import { KubeApiError, type KubeApi } from './api.ts';
 
 export interface KubeObject {
   metadata?: { name?: string; namespace?: string; resourceVersion?: string };
