@@ -6,21 +6,15 @@
 //  3. inference through Kiln against the same requests sent straight to the simulated model server, in one
 //     run: the latency Kiln adds to the first token (p50, p99) and the streamed tokens/s it keeps.
 import { spawn } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Client, Connection } from '@temporalio/client';
 import type { EngineEvent } from '@pulumi/pulumi/automation/index.js';
-import { startApi } from '../control-plane/main.ts';
-import { startGpuCluster } from '../infra/servers/gpu-cluster.ts';
-import { freePort } from '../infra/servers/process.ts';
-import { startPostgres } from '../infra/servers/postgres.ts';
-import { startTemporal } from '../infra/servers/temporal.ts';
 import { binaryPath, pulumiHome } from '../infra/tools/paths.ts';
 import { pulumiEnv } from '../infra/tools/pulumi-plugins.ts';
 import { openStack } from '../workflows/pulumi/automation.ts';
 import { deploymentProgram, ensureNamespace } from '../workflows/deployment/program.ts';
-import { startWorker } from '../workflows/worker.ts';
+import { startBenchStack } from './support/bench-stack.ts';
 import { namespaceOf } from '../workflows/contract/deployment.ts';
 
 const DEPLOYMENTS = Number(process.env.BENCH_DEPLOYMENTS ?? 20);
@@ -28,40 +22,8 @@ const PULUMI_SAMPLES = Number(process.env.BENCH_PULUMI_SAMPLES ?? 3);
 const INFERENCE_REQUESTS = Number(process.env.BENCH_INFERENCE_REQUESTS ?? 100);
 const MAX_TOKENS = 64;
 
-const dataDir = resolve(process.env.DATA_DIR ?? '.data', 'bench-e2e');
-await rm(dataDir, { recursive: true, force: true });
-const signingKey = 'bench-signing-key-0123456789abcdefghijklmnop';
-process.env.KILN_SIGNING_KEY = signingKey;
-process.env.LOG_LEVEL ??= 'warn';
-process.env.KILN_ADMIN_EMAILS = 'admin@bench.example';
-console.log(`bench:e2e: servers under ${dataDir}`);
-const postgres = await startPostgres({ dataDir, port: await freePort() });
-const temporal = await startTemporal({ dataDir: join(dataDir, 'temporal'), port: await freePort(), uiPort: await freePort() });
-const cluster = await startGpuCluster({
-  dataDir: join(dataDir, 'gpu-cluster'), podReadyDelayMs: 300,
-  nodePools: [{ gpuType: 'nvidia-l4', nodes: DEPLOYMENTS + PULUMI_SAMPLES + 2, gpusPerNode: 1 }],
-});
-const api = await startApi({ databaseUrl: postgres.url, port: 0, dataDir, temporalAddress: temporal.address });
-const worker = await startWorker({
-  temporalAddress: temporal.address, databaseUrl: postgres.url, dataDir,
-  pulumiPassphrase: 'bench-passphrase', signingKey, allowPrivateWebhookUrls: true,
-});
-const temporalClient = new Client({ connection: await Connection.connect({ address: temporal.address }) });
-
-async function call(method: string, path: string, token?: string, body?: unknown) {
-  const response = await fetch(api.url + path, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json() as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
-
-async function newOrganization(label: string): Promise<{ token: string; organizationId: string }> {
-  const session = await call('POST', '/v1/auth/signup', undefined, { email: `${label}@bench.example`, password: 'bench-password', name: label, organizationName: label });
-  if (session.status !== 201) throw new Error(`sign-up failed: ${JSON.stringify(session.body)}`);
-  return { token: session.body.access_token as string, organizationId: session.body.user.organization_id as string };
-}
+const stack = await startBenchStack('bench-e2e', [{ gpuType: 'nvidia-l4', nodes: DEPLOYMENTS + PULUMI_SAMPLES + 2, gpusPerNode: 1 }]);
+const { call, cluster, dataDir, newOrganization, temporal: temporalClient } = stack;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.max(0, Math.ceil((p / 100) * values.length) - 1))]!;
@@ -92,10 +54,6 @@ async function statusOf(token: string, id: string) {
 }
 
 try {
-  const admin = await newOrganization('admin');
-  const registered = await call('POST', '/v1/admin/clusters', admin.token, { provider: 'kubernetes', name: 'local', kubeconfig: await readFile(cluster.kubeconfig, 'utf8') });
-  if (registered.status !== 201) throw new Error(`cluster registration failed: ${registered.status} ${JSON.stringify(registered.body)}`);
-
   // 1. POST -> running for a batch created at once.
   const tenant = await newOrganization('tenant');
   await postgresPlan(tenant.organizationId);
@@ -154,7 +112,7 @@ try {
   const direct = { ttft: [] as number[], rate: [] as number[] };
   for (let i = 0; i < INFERENCE_REQUESTS; i++) {
     const messages = [{ role: 'user', content: `Request ${i}: summarise the history of the printing press.` }];
-    const kiln = await streamed(`${api.url}/v1/inference`, { deployment: target, messages, max_tokens: MAX_TOKENS, stream: true }, tenant.token);
+    const kiln = await streamed(`${stack.apiUrl}/v1/inference`, { deployment: target, messages, max_tokens: MAX_TOKENS, stream: true }, tenant.token);
     const straight = await streamed(`http://${podIp}:8000/v1/chat/completions`, { model: 'Qwen/Qwen2.5-0.5B-Instruct', messages, max_tokens: MAX_TOKENS, stream: true });
     viaKiln.ttft.push(kiln.ttft); viaKiln.rate.push(kiln.tokensPerSecond);
     direct.ttft.push(straight.ttft); direct.rate.push(straight.tokensPerSecond);
@@ -167,12 +125,7 @@ try {
   const ratio = median(viaKiln.rate) / median(direct.rate);
   console.log(`  streamed tokens/s, median: direct ${median(direct.rate).toFixed(1)}, through Kiln ${median(viaKiln.rate).toFixed(1)} (${(100 * ratio).toFixed(1)}% kept; aim: at least 90%)`);
 } finally {
-  await temporalClient.connection.close();
-  await api.close();
-  await worker.stop();
-  await cluster.stop();
-  await temporal.stop();
-  await postgres.stop();
+  await stack.stop();
 }
 
 /** The address of a deployment's Ready pod, where the simulated model server answers. */
@@ -217,7 +170,7 @@ async function streamed(url: string, body: unknown, token?: string): Promise<{ t
 /** Growth plan, so the bench's own polling stays under the rate limit. */
 async function postgresPlan(organizationId: string): Promise<void> {
   const { default: pg } = await import('pg');
-  const db = new pg.Client({ connectionString: postgres.url });
+  const db = new pg.Client({ connectionString: stack.databaseUrl });
   await db.connect();
   await db.query('UPDATE organization SET plan = $1 WHERE id = $2', ['growth', organizationId]);
   await db.end();

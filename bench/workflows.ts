@@ -5,53 +5,17 @@
 //  2. throughput: a batch created at once and deleted once each has settled; deployments per minute one
 //     worker drives from creation to running and back to deleted, with how each one settled (running or
 //     failed, and why).
-import { readFile, rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
-import { startApi } from '../control-plane/main.ts';
-import { startGpuCluster } from '../infra/servers/gpu-cluster.ts';
-import { freePort } from '../infra/servers/process.ts';
-import { startPostgres } from '../infra/servers/postgres.ts';
-import { startTemporal } from '../infra/servers/temporal.ts';
-import { startWorker } from '../workflows/worker.ts';
+import { startBenchStack } from './support/bench-stack.ts';
 
 const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 10);
 const BATCH = Number(process.env.BENCH_BATCH ?? 20);
 const SETTLE_TIMEOUT_MS = 15 * 60_000;
 
-const dataDir = resolve(process.env.DATA_DIR ?? '.data', 'bench-workflows');
-await rm(dataDir, { recursive: true, force: true });
-const signingKey = 'bench-signing-key-0123456789abcdefghijklmnop';
-process.env.KILN_SIGNING_KEY = signingKey;
-process.env.LOG_LEVEL ??= 'warn';
-process.env.KILN_ADMIN_EMAILS = 'admin@bench.example';
-console.log(`bench:workflows: servers under ${dataDir}`);
-const postgres = await startPostgres({ dataDir, port: await freePort() });
-const temporal = await startTemporal({ dataDir: join(dataDir, 'temporal'), port: await freePort(), uiPort: await freePort() });
-const cluster = await startGpuCluster({ dataDir: join(dataDir, 'gpu-cluster'), nodePools: [{ gpuType: 'nvidia-l4', nodes: BATCH + LATENCY_SAMPLES, gpusPerNode: 1 }], podReadyDelayMs: 300 });
-const api = await startApi({ databaseUrl: postgres.url, port: 0, dataDir, temporalAddress: temporal.address });
-const worker = await startWorker({
-  temporalAddress: temporal.address, databaseUrl: postgres.url, dataDir,
-  pulumiPassphrase: 'bench-passphrase', signingKey, allowPrivateWebhookUrls: true,
-});
-const db = new pg.Pool({ connectionString: postgres.url, max: 2 });
-const temporalClient = new Client({ connection: await Connection.connect({ address: temporal.address }) });
-
-async function call(method: string, path: string, token?: string, body?: unknown) {
-  const response = await fetch(api.url + path, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json() as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
-
-async function newOrganization(label: string): Promise<string> {
-  const session = await call('POST', '/v1/auth/signup', undefined, { email: `${label}@bench.example`, password: 'bench-password', name: label, organizationName: label });
-  if (session.status !== 201) throw new Error(`sign-up failed: ${JSON.stringify(session.body)}`);
-  return session.body.access_token as string;
-}
+const stack = await startBenchStack('bench-workflows', [{ gpuType: 'nvidia-l4', nodes: BATCH + LATENCY_SAMPLES, gpusPerNode: 1 }]);
+const { call, temporal: temporalClient } = stack;
+const db = new pg.Pool({ connectionString: stack.databaseUrl, max: 2 });
+const newOrganization = async (label: string) => (await stack.newOrganization(label)).token;
 
 async function create(token: string, name: string): Promise<string> {
   const res = await call('POST', '/api/deployments', token, { name, model: 'Qwen/Qwen2.5-0.5B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4' });
@@ -94,11 +58,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)]!;
 
 try {
-  // The local cluster is where deployments land: registered by a platform administrator, as in production.
-  const adminToken = await newOrganization('admin');
-  const registered = await call('POST', '/v1/admin/clusters', adminToken, { provider: 'kubernetes', name: 'local', kubeconfig: await readFile(cluster.kubeconfig, 'utf8') });
-  if (registered.status !== 201) throw new Error(`cluster registration failed: ${registered.status} ${JSON.stringify(registered.body)}`);
-
   // 1. Latency, one deployment at a time so each measures an idle worker.
   const latencyToken = await newOrganization('latency');
   const latencies: number[] = [];
@@ -136,10 +95,5 @@ try {
   for (const [outcome, count] of outcomes) console.log(`  settled ${outcome}: ${count}`);
 } finally {
   await db.end();
-  await temporalClient.connection.close();
-  await api.close();
-  await worker.stop();
-  await cluster.stop();
-  await temporal.stop();
-  await postgres.stop();
+  await stack.stop();
 }
