@@ -1,6 +1,6 @@
 // The one place where the versions of Kiln's external tools are pinned, with how each is built.
 //
-// Every tool is a Go program. Lookup order (see DESIGN.md): on PATH at this version, the cache, a build from
+// Every tool is a Go program. Lookup order (README, "Tools"): on PATH at this version, the cache, a build from
 // Go modules when `go` is present, else the official release download. The Pulumi CLI must match the
 // @pulumi/pulumi package and the Kubernetes provider the @pulumi/kubernetes package (test/tools checks both).
 

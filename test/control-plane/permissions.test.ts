@@ -1,11 +1,11 @@
-// The permission table, as data: scopes and roles grant what DESIGN.md says.
+// The permission table, as data: scopes and roles grant what the README's permission rules say.
 import test from 'ava';
 import { isAllowed, ROLE_PERMISSIONS, ROLES, ROUTE_PERMISSIONS, SCOPES } from '../../control-plane/http/permissions.ts';
 
 const routes = Object.entries(ROUTE_PERMISSIONS);
 const writes = routes.filter(([route]) => !route.startsWith('GET '));
 
-test('public routes are only those DESIGN.md names: health, OpenAPI, the sign-in family, the SSO login with its callback and the invitee\'s side by token', (t) => {
+test('public routes are only the credential-free ones: health, OpenAPI, the sign-in family, the SSO login with its callback and the invitee\'s side by token', (t) => {
   const publicRoutes = routes.filter(([, p]) => p === 'public').map(([r]) => r).sort();
   t.deepEqual(publicRoutes, [
     'GET /api/health', 'GET /api/openapi.json', 'GET /v1/auth/sso/callback/{provider}', 'GET /v1/auth/sso/login', 'GET /v1/health', 'GET /v1/openapi',

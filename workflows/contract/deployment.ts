@@ -47,7 +47,7 @@ export interface DeploymentWorkflowInput {
   readonly resume?: { readonly applied?: AppliedDeployment; readonly progress: DeploymentProgress; readonly refreshed?: number };
 }
 
-/** What the workflow reports: the status of the lifecycle in DESIGN.md and the generation it reflects. */
+/** What the workflow reports: the lifecycle status (pending -> deploying -> running ..., README) and the generation it reflects. */
 export interface DeploymentProgress {
   readonly status: DeploymentLifecycleStatus;
   readonly observedGeneration: number;
