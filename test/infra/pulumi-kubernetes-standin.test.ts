@@ -2,8 +2,7 @@
 // API, inline programs, file backend, Kiln's PULUMI_HOME) against a real local API server: what each
 // operation leaves in the cluster, read back through Kiln's Kubernetes client.
 import test from 'ava';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as k8s from '@pulumi/kubernetes';
 import type { PulumiFn, Stack } from '@pulumi/pulumi/automation/index.js';
@@ -15,6 +14,7 @@ import { PULUMI_PLUGINS } from '../../infra/tools/versions.ts';
 import { openStack, type PulumiSettings } from '../../workflows/pulumi/automation.ts';
 import { eventually } from '../support/eventually.ts';
 import { startTestGpuCluster } from '../support/gpu-cluster.ts';
+import { testPulumiSettings } from '../support/pulumi.ts';
 
 let cluster: GpuCluster;
 let kubeconfig: string;
@@ -23,8 +23,7 @@ let settings: PulumiSettings;
 test.before(async () => {
   cluster = await startTestGpuCluster();
   kubeconfig = await readFile(cluster.kubeconfig, 'utf8');
-  const dir = await mkdtemp(join(tmpdir(), 'kiln-standin-'));
-  settings = { backendUrl: `file://${dir}/state`, passphrase: 'test', workspacesDir: join(dir, 'workspaces') };
+  settings = await testPulumiSettings('kiln-standin');
 });
 test.after.always(() => cluster?.stop());
 

@@ -5,9 +5,7 @@
 // which Kubernetes keeps out of EndpointSlices, so instead of the Service's endpoints the test calls each
 // Ready pod's simulated vLLM server on its own address.
 import test from 'ava';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import * as k8s from '@pulumi/kubernetes';
 import { GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
 import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
@@ -15,6 +13,7 @@ import { VllmDeployment, type VllmDeploymentArgs } from '../../stacks/vllm-deplo
 import { openStack, type PulumiSettings } from '../../workflows/pulumi/automation.ts';
 import { eventually } from '../support/eventually.ts';
 import { startTestGpuCluster } from '../support/gpu-cluster.ts';
+import { testPulumiSettings } from '../support/pulumi.ts';
 
 let cluster: GpuCluster;
 let kubeconfig: string;
@@ -23,8 +22,7 @@ let settings: PulumiSettings;
 test.before(async () => {
   cluster = await startTestGpuCluster();
   kubeconfig = await readFile(cluster.kubeconfig, 'utf8');
-  const dir = await mkdtemp(join(tmpdir(), 'kiln-vllm-cluster-'));
-  settings = { backendUrl: `file://${dir}/state`, passphrase: 'test', workspacesDir: join(dir, 'workspaces') };
+  settings = await testPulumiSettings('kiln-vllm-cluster');
   // The namespace is not the component's (Kiln makes each organization's before its stacks run).
   await cluster.api.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'models' } });
 });
