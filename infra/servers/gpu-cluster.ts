@@ -250,8 +250,13 @@ async function moveToLoopback(api: KubeApi, podCidr: string, kubeletPort: number
   }
 }
 
-interface KubeNode { status?: { conditions?: { type: string; status: string }[] } }
-const isReady = (node: KubeNode) => node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+interface KubeNode { spec?: { taints?: { key: string }[] }; status?: { conditions?: { type: string; status: string }[] } }
+// Ready, and the node lifecycle controller has lifted the taints it put on while the node was not: until then the
+// scheduler still refuses the node, and the taint list a caller reads is not the node's own.
+const LIFECYCLE_TAINTS = new Set(['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']);
+const isReady = (node: KubeNode) =>
+  (node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false)
+  && !(node.spec?.taints ?? []).some((taint) => LIFECYCLE_TAINTS.has(taint.key));
 
 function gpuNode(pool: GpuNodePool, index: number) {
   const name = `gpu-${pool.gpuType}-${index}`;
