@@ -2,7 +2,7 @@ import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import { BaseSchema } from '../database/base.entity.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
 import { UserSchema } from '../auth/user.entity.ts';
-import type { Scope } from '../http/permissions.ts';
+import type { Scope } from '../core/permissions.ts';
 
 export const ApiKeySchema = defineEntity({
   name: 'ApiKey',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SCOPES } from '../http/permissions.ts';
+import { SCOPES } from '../core/permissions.ts';
 
 const name = z.string().trim().min(1).max(100);
 const scope = z.enum(SCOPES).meta({ description: 'full_access, deployments_only or read_only.' });

@@ -3,12 +3,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
 import { sha256 } from '../auth/tokens.ts';
-import { newId, randomString } from '../database/ids.ts';
-import { NotFoundError, UnauthenticatedError } from '../http/errors.ts';
-import type { Scope } from '../http/permissions.ts';
+import { newId, randomString } from '../core/ids.ts';
+import { NotFoundError, UnauthenticatedError } from '../core/errors.ts';
+import type { Scope } from '../core/permissions.ts';
 import type { OrganizationService } from '../organizations/service.ts';
 import { ApiKeySchema, type ApiKey } from './api-key.entity.ts';
-import type { CredentialCache } from '../http/credential-cache.ts';
+import type { CredentialCache } from '../auth/credential-cache.ts';
 import type { ApiKeyViewBody, CreateApiKeyInput, UpdateApiKeyInput } from './schemas.ts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

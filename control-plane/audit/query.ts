@@ -4,7 +4,7 @@
 // listing (platform administration) is the same query with the organization as an optional filter.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
-import type { CursorCodec } from '../http/pagination.ts';
+import type { CursorCodec } from '../core/pagination.ts';
 import type { StreamReply } from '../http/routes.ts';
 import { AuditLogSchema } from './audit-log.entity.ts';
 import { exportStream } from './export.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { sortParam } from '../http/pagination.ts';
+import { sortParam } from '../core/pagination.ts';
 
 export const AUDIT_SORT_FIELDS = ['created_at'] as const;
 export const EXPORT_FORMATS = ['csv', 'jsonl'] as const;

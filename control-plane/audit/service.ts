@@ -5,8 +5,8 @@
 // and close() writes whatever is still queued, so a normal shutdown loses none.
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { newId } from '../database/ids.ts';
-import { isDataException } from '../http/errors.ts';
+import { newId } from '../core/ids.ts';
+import { isDataException } from '../core/errors.ts';
 
 /** What a record carries beyond the request itself (e.g. an inference's token counts), as JSON. */
 export type AuditDetails = Readonly<Record<string, unknown>>;

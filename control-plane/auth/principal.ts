@@ -1,4 +1,4 @@
-import type { OrganizationPermission, RoleId, Scope } from '../http/permissions.ts';
+import type { OrganizationPermission, RoleId, Scope } from '../core/permissions.ts';
 import type { Plan } from '../organizations/organization.entity.ts';
 
 /** The authenticated caller, acting in one organization. */

@@ -1,7 +1,7 @@
 // Access tokens: HS256 JWTs (jose), 1 hour. Refresh tokens: opaque random strings, stored hashed.
 import { createHash, randomBytes } from 'node:crypto';
 import { errors, jwtVerify, SignJWT } from 'jose';
-import { UnauthenticatedError } from '../http/errors.ts';
+import { UnauthenticatedError } from '../core/errors.ts';
 import { deriveKey } from './keys.ts';
 
 export const ACCESS_TOKEN_SECONDS = 3600;

@@ -12,7 +12,7 @@ import { DeploymentSchema } from '../deployments/deployment.entity.ts';
 import { DeploymentEventSchema } from '../deployments/deployment-event.entity.ts';
 import { WebhookSubscriptionSchema } from '../webhooks/webhook-subscription.entity.ts';
 import { WebhookAttemptSchema } from '../webhooks/webhook-attempt.entity.ts';
-import { IdempotencyRecordSchema } from '../http/idempotency.entity.ts';
+import { IdempotencyRecordSchema } from '../idempotency/idempotency-record.entity.ts';
 import { FeatureFlagSchema } from '../feature-flags/feature-flag.entity.ts';
 import { NotificationSchema } from '../notifications/notification.entity.ts';
 import { ErrorIssueSchema } from '../error-tracker/error-issue.entity.ts';

@@ -6,7 +6,7 @@ import {
   DEPLOYMENT_WORKFLOW, DEPLOYMENTS_TASK_QUEUE, desiredStateSignal, type DeploymentWorkflowInput, type DesiredDeployment,
 } from '../../workflows/contract/deployment.ts';
 import { KilnGpuType, KilnOrganizationId, KilnStatus } from '../../workflows/contract/search-attributes.ts';
-import { ServiceUnavailableError } from '../http/errors.ts';
+import { ServiceUnavailableError } from '../core/errors.ts';
 import type { Deployment } from './deployment.entity.ts';
 
 const SEND_DEADLINE_MS = 3_000;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { GPU_TYPES } from '../../catalog/gpu-types.ts';
 import { NAME_PATTERN } from '../../catalog/deployment-rules.ts';
-import { sortParam } from '../http/pagination.ts';
+import { sortParam } from '../core/pagination.ts';
 import { DEPLOYMENT_STATUSES } from './deployment.entity.ts';
 
 const GPU_IDS = GPU_TYPES.map((g) => g.id) as [string, ...string[]];

@@ -10,11 +10,11 @@ import type { DesiredStateDelivery } from './desired-state-delivery.ts';
 import { findGpuType } from '../../catalog/gpu-types.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ClusterService } from '../clusters/service.ts';
-import { newId } from '../database/ids.ts';
+import { newId } from '../core/ids.ts';
 import {
   ConflictError, DeploymentNotFoundError, InsufficientCreditsError, InvalidModelError, ServiceUnavailableError, ValidationError,
-} from '../http/errors.ts';
-import type { CursorCodec } from '../http/pagination.ts';
+} from '../core/errors.ts';
+import type { CursorCodec } from '../core/pagination.ts';
 import { KNOWN_FLAGS, type FeatureFlags } from '../feature-flags/flags.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
 import { DeploymentSchema, type Deployment, type DeploymentStatus } from './deployment.entity.ts';

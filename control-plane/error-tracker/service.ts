@@ -4,8 +4,8 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { newId } from '../database/ids.ts';
-import type { CursorCodec } from '../http/pagination.ts';
+import { newId } from '../core/ids.ts';
+import type { CursorCodec } from '../core/pagination.ts';
 
 const TOP_FRAMES = 5;
 

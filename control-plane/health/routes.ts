@@ -1,7 +1,7 @@
 // Health on both surfaces: 200 when the database answers, 503 when it does not.
 import { z } from 'zod';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { ServiceUnavailableError } from '../http/errors.ts';
+import { ServiceUnavailableError } from '../core/errors.ts';
 import { defineRoute, type Route } from '../http/routes.ts';
 
 const CHECK_TIMEOUT_MS = 2_000;

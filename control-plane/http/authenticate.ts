@@ -7,7 +7,7 @@ import type { AccessTokens } from '../auth/tokens.ts';
 import type { ApiKeyService } from '../api-keys/service.ts';
 import type { OrganizationService } from '../organizations/service.ts';
 import type { AppState } from './context.ts';
-import { ApiError, ForbiddenError, UnauthenticatedError } from './errors.ts';
+import { ApiError, ForbiddenError, UnauthenticatedError } from '../core/errors.ts';
 
 const ORGANIZATION_ID = /^org_[0-9a-z]{1,64}$/;
 

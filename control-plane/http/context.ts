@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AuditDetails } from '../audit/service.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { ApiError } from './errors.ts';
+import type { ApiError } from '../core/errors.ts';
 import type { Surface } from './surface.ts';
 
 export interface AppState {

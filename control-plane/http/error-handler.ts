@@ -2,7 +2,7 @@
 // router such as 404 and 405) in the surface's error format. Nothing escapes as a raw 500.
 import type { Middleware } from 'koa';
 import type { AppState } from './context.ts';
-import { describeError, isDataException, type ErrorDescription } from './errors.ts';
+import { describeError, isDataException, type ErrorDescription } from '../core/errors.ts';
 import { errorBody } from './surface.ts';
 
 const STATUS_ONLY: Record<number, Pick<ErrorDescription, 'code' | 'message'>> = {

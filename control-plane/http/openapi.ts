@@ -2,10 +2,10 @@
 // the schemas that validate requests are the ones described.
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
-import { PaginationSchema } from './pagination.ts';
+import { PaginationSchema } from '../core/pagination.ts';
 import { permissionOf, servedPaths, type Route } from './routes.ts';
 import { surfaceOf } from './surface.ts';
-import { reasonPhrase } from './errors.ts';
+import { reasonPhrase } from '../core/errors.ts';
 
 const ReferenceError = z.object({
   error: z.string().meta({ example: 'Unauthorized' }),

@@ -9,7 +9,7 @@ import type pg from 'pg';
 import { BurstyRateLimiter, RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Plan } from '../organizations/organization.entity.ts';
 import type { AppState } from './context.ts';
-import { RateLimitedError } from './errors.ts';
+import { RateLimitedError } from '../core/errors.ts';
 
 export interface PlanLimit {
   /** Sustained requests per minute. */

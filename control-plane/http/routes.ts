@@ -9,9 +9,9 @@ import type { Middleware } from 'koa';
 import type { z } from 'zod';
 import type { AuditDetails } from '../audit/service.ts';
 import type { AppState } from './context.ts';
-import { BadRequestError, ClientClosedError, ForbiddenError, MalformedJsonError, PayloadTooLargeError, UnauthenticatedError, UnsupportedMediaTypeError } from './errors.ts';
-import { isAllowed, ROUTE_PERMISSIONS, type Permission } from './permissions.ts';
-import type { Page } from './pagination.ts';
+import { BadRequestError, ClientClosedError, ForbiddenError, MalformedJsonError, PayloadTooLargeError, UnauthenticatedError, UnsupportedMediaTypeError } from '../core/errors.ts';
+import { isAllowed, ROUTE_PERMISSIONS, type Permission } from '../core/permissions.ts';
+import type { Page } from '../core/pagination.ts';
 import { successBody } from './surface.ts';
 import { parseInput } from './validate.ts';
 

@@ -1,7 +1,7 @@
 // The two API surfaces and their body shapes: the reference API (/v1) answers with bare objects and
 // `{error, message, code, statusCode}` errors; the platform API (/api, /api/v1) wraps everything in
 // `{success, data, error}`.
-import { reasonPhrase, type ErrorDescription } from './errors.ts';
+import { reasonPhrase, type ErrorDescription } from '../core/errors.ts';
 
 export type Surface = 'reference' | 'platform';
 

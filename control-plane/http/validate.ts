@@ -1,7 +1,7 @@
 // Schema validation with the spec's split: wrong types, missing fields and unknown query values are 400;
 // input that parses but breaks a rule (format, range, allowed value) is 422. Both name the field.
 import type { z } from 'zod';
-import { BadRequestError, ValidationError } from './errors.ts';
+import { BadRequestError, ValidationError } from '../core/errors.ts';
 
 const TYPE_ISSUES = new Set(['invalid_type', 'unrecognized_keys', 'invalid_union', 'invalid_key']);
 

@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import type { ClusterInferenceAccess } from '../clusters/service.ts';
-import { ReplicaUnavailableError, UpstreamError, UpstreamTimeoutError } from '../http/errors.ts';
+import { ReplicaUnavailableError, UpstreamError, UpstreamTimeoutError } from '../core/errors.ts';
 import { createBalancer } from './balancer.ts';
 import { createReplicaDirectory, type Replica } from './replicas.ts';
 import { createAgents, postJson, SilenceError, UnreachableError } from './upstream.ts';

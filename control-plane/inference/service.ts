@@ -10,7 +10,7 @@ import type { ClusterService } from '../clusters/service.ts';
 import { DeploymentSchema, type DeploymentStatus } from '../deployments/deployment.entity.ts';
 import {
   DeploymentNotFoundError, DeploymentNotRunningError, InferenceRejectedError, ReplicaUnavailableError, UpstreamError, UpstreamTimeoutError,
-} from '../http/errors.ts';
+} from '../core/errors.ts';
 import type { StreamReply } from '../http/routes.ts';
 import { namespaceOf } from '../../workflows/contract/deployment.ts';
 import type { DeploymentTarget, InferenceGateway, UpstreamAnswer } from './gateway.ts';

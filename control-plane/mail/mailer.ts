@@ -2,7 +2,7 @@
 // SMTP_URL is set, otherwise (development only, config.ts enforces it) one structured log line per message.
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
-import { ServiceUnavailableError } from '../http/errors.ts';
+import { ServiceUnavailableError } from '../core/errors.ts';
 
 export interface MailMessage {
   to: string;

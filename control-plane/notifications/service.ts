@@ -1,8 +1,8 @@
 // Platform notifications as administrators manage them (/v1/admin/notifications).
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { newId } from '../database/ids.ts';
-import { NotFoundError, ValidationError } from '../http/errors.ts';
-import type { CursorCodec } from '../http/pagination.ts';
+import { newId } from '../core/ids.ts';
+import { NotFoundError, ValidationError } from '../core/errors.ts';
+import type { CursorCodec } from '../core/pagination.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
 import { NotificationSchema, type Notification } from './notification.entity.ts';
 import type { CreateNotificationInput, ListNotificationsInput, NotificationViewBody, UpdateNotificationInput } from './schemas.ts';

@@ -3,7 +3,7 @@ import { BaseSchema } from '../database/base.entity.ts';
 import { OrganizationSchema } from './organization.entity.ts';
 import { UserSchema } from '../auth/user.entity.ts';
 import { CustomRoleSchema } from '../roles/custom-role.entity.ts';
-import type { RoleId } from '../http/permissions.ts';
+import type { RoleId } from '../core/permissions.ts';
 
 export const MembershipSchema = defineEntity({
   name: 'Membership',

@@ -2,8 +2,8 @@
 // owner, and an organization always keeps at least one.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
-import { ForbiddenError, ValidationError } from '../http/errors.ts';
-import type { RoleId } from '../http/permissions.ts';
+import { ForbiddenError, ValidationError } from '../core/errors.ts';
+import type { RoleId } from '../core/permissions.ts';
 import { MembershipSchema } from './membership.entity.ts';
 
 /**

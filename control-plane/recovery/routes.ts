@@ -2,7 +2,7 @@
 // `pulumi refresh`), force its deletion, clear its failure; an organization overview and a bulk retry.
 import { z } from 'zod';
 import { defineRoute, type Route } from '../http/routes.ts';
-import { ConflictError, DeploymentNotFoundError } from '../http/errors.ts';
+import { ConflictError, DeploymentNotFoundError } from '../core/errors.ts';
 import type { DeploymentService } from '../deployments/service.ts';
 import { DeploymentView } from '../deployments/schemas.ts';
 import { circuitForOrganizations, type CircuitService } from './circuits.ts';

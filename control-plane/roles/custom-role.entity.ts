@@ -1,6 +1,6 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import { BaseSchema } from '../database/base.entity.ts';
-import type { OrganizationPermission } from '../http/permissions.ts';
+import type { OrganizationPermission } from '../core/permissions.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
 
 /**

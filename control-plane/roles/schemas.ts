@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ORGANIZATION_PERMISSIONS } from '../http/permissions.ts';
+import { ORGANIZATION_PERMISSIONS } from '../core/permissions.ts';
 
 const roleId = z.string().min(1).max(64).meta({ description: 'A built-in role (owner, admin, member, viewer) or a custom role id.', example: 'role_0123456789abcdefghij' });
 const userId = z.string().min(1).max(64).meta({ example: 'usr_0123456789abcdefghij' });

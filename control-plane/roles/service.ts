@@ -2,17 +2,17 @@
 // read-only here. Nobody grants more than they hold: a role created, changed, deleted or assigned, and the
 // role a member holds before a change, must lie within the caller's own permissions (role narrowed by
 // scope). Only an owner makes or unmakes an owner, and an organization always keeps one.
-import type { CredentialCache } from '../http/credential-cache.ts';
+import type { CredentialCache } from '../auth/credential-cache.ts';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
 import { RefreshTokenSchema } from '../auth/refresh-token.entity.ts';
 import { ApiKeySchema } from '../api-keys/api-key.entity.ts';
-import { newId } from '../database/ids.ts';
-import { ConflictError, InUseError, NotFoundError, ValidationError } from '../http/errors.ts';
+import { newId } from '../core/ids.ts';
+import { ConflictError, InUseError, NotFoundError, ValidationError } from '../core/errors.ts';
 import {
   isBuiltInRole, ORGANIZATION_PERMISSIONS, ROLE_PERMISSIONS, ROLES, type OrganizationPermission, type Role, type RoleId,
-} from '../http/permissions.ts';
+} from '../core/permissions.ts';
 import { MembershipSchema, type Membership } from '../organizations/membership.entity.ts';
 import { assertWithinCaller } from '../organizations/grants.ts';
 import { assertMayChangeOwner, assertNotLastOwner, lockMemberships } from '../organizations/owners.ts';

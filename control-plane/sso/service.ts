@@ -6,18 +6,18 @@ import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import argon2 from 'argon2';
 import * as oidc from 'openid-client';
-import { assertPublicUrl, PrivateUrlError } from '../../workflows/contract/webhook-urls.ts';
+import { assertPublicUrl, PrivateUrlError } from '../../lib/network-guard.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { LoginSessionBody } from '../auth/schemas.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
 import type { AuthService } from '../auth/service.ts';
 import { sha256 } from '../auth/tokens.ts';
 import { UserSchema, type User } from '../auth/user.entity.ts';
-import { newId } from '../database/ids.ts';
+import { newId } from '../core/ids.ts';
 import {
   BadRequestError, ConflictError, ForbiddenError, InvalidCredentialsError, NotFoundError, ServiceUnavailableError, ValidationError,
-} from '../http/errors.ts';
-import { ROLE_PERMISSIONS } from '../http/permissions.ts';
+} from '../core/errors.ts';
+import { ROLE_PERMISSIONS } from '../core/permissions.ts';
 import { assertWithinCaller } from '../organizations/grants.ts';
 import { MembershipSchema } from '../organizations/membership.entity.ts';
 import { SSO_PROVIDERS, type SsoProviderKind } from './providers.ts';

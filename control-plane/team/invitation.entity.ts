@@ -2,7 +2,7 @@ import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import { BaseSchema } from '../database/base.entity.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
 import { UserSchema } from '../auth/user.entity.ts';
-import type { Role } from '../http/permissions.ts';
+import type { Role } from '../core/permissions.ts';
 
 /** Stored states; `expired` is derived (pending past `expiresAt`). */
 export const INVITATION_STATES = ['pending', 'accepted', 'declined', 'revoked'] as const;

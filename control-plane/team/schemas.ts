@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ROLES } from '../http/permissions.ts';
+import { ROLES } from '../core/permissions.ts';
 
 const role = z.enum(ROLES).meta({ description: 'owner, admin, member or viewer. Only an owner may grant the owner role.' });
 const id = z.string().max(64);

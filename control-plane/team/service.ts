@@ -3,7 +3,7 @@
 // Accepting signs the invitee in (existing account, by password) or up (new account), adds the
 // membership and answers with a login session. Only an owner may grant or take away the owner role, and
 // the last owner stays (organizations/owners.ts).
-import { ROLE_PERMISSIONS } from '../http/permissions.ts';
+import { ROLE_PERMISSIONS } from '../core/permissions.ts';
 import { assertWithinCaller } from '../organizations/grants.ts';
 import { assertMayChangeOwner } from '../organizations/owners.ts';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
@@ -13,8 +13,8 @@ import type { LoginSessionBody } from '../auth/schemas.ts';
 import type { AuthService } from '../auth/service.ts';
 import { newMailedToken, sha256 } from '../auth/tokens.ts';
 import { UserSchema } from '../auth/user.entity.ts';
-import { newId } from '../database/ids.ts';
-import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../http/errors.ts';
+import { newId } from '../core/ids.ts';
+import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../core/errors.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { MembershipSchema } from '../organizations/membership.entity.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';

@@ -2,11 +2,11 @@
 // production a URL that resolves to a loopback, private or link-local address is refused (SSRF).
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { assertPublicUrl, PrivateUrlError } from '../../workflows/contract/webhook-urls.ts';
+import { assertPublicUrl, PrivateUrlError } from '../../lib/network-guard.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
-import { newId } from '../database/ids.ts';
-import { NotFoundError, ValidationError } from '../http/errors.ts';
+import { newId } from '../core/ids.ts';
+import { NotFoundError, ValidationError } from '../core/errors.ts';
 import { WebhookAttemptSchema } from './webhook-attempt.entity.ts';
 import { WebhookSubscriptionSchema, type WebhookSubscription } from './webhook-subscription.entity.ts';
 import type { CreateWebhookInput, WebhookViewBody } from './schemas.ts';

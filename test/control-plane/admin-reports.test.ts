@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
 import { NativeConnection, Worker, Runtime, DefaultLogger } from '@temporalio/worker';
-import { ServiceUnavailableError } from '../../control-plane/http/errors.ts';
+import { ServiceUnavailableError } from '../../control-plane/core/errors.ts';
 import { createReportService } from '../../control-plane/reports/service.ts';
 import { REPORTS_TASK_QUEUE, type ReportWorkflowResult } from '../../workflows/contract/reports.ts';
 import { createReportActivities } from '../../workflows/reports/activities.ts';

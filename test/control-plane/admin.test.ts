@@ -3,7 +3,7 @@
 import { eventually } from '../support/eventually.ts';
 import { createCircuitService } from '../../control-plane/recovery/circuits.ts';
 import test from 'ava';
-import { ROUTE_PERMISSIONS } from '../../control-plane/http/permissions.ts';
+import { ROUTE_PERMISSIONS } from '../../control-plane/core/permissions.ts';
 import { signupAdmin } from '../support/admin.ts';
 import { createApiKey, signup, startTestApi, validDeployment, type TestApi } from '../support/control-plane.ts';
 

@@ -2,7 +2,7 @@
 import test from 'ava';
 import { createApiKey, signup, startTestApi, type TestApi, validDeployment } from '../support/control-plane.ts';
 import { eventually } from '../support/eventually.ts';
-import { CREDENTIAL_CACHE_MS } from '../../control-plane/http/credential-cache.ts';
+import { CREDENTIAL_CACHE_MS } from '../../control-plane/auth/credential-cache.ts';
 
 let api: TestApi;
 test.before(async () => {

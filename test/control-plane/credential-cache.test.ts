@@ -1,10 +1,10 @@
 // The per-replica credential cache: a hit skips the lookup; forget() drops what a change touches at once,
 // and a lookup that raced a change is not kept.
-import { ROLE_PERMISSIONS } from '../../control-plane/http/permissions.ts';
+import { ROLE_PERMISSIONS } from '../../control-plane/core/permissions.ts';
 import test from 'ava';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../../control-plane/auth/principal.ts';
-import { createCredentialCache } from '../../control-plane/http/credential-cache.ts';
+import { createCredentialCache } from '../../control-plane/auth/credential-cache.ts';
 import type { OrganizationAccess } from '../../control-plane/organizations/service.ts';
 
 const em = {} as EntityManager;

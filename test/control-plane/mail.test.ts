@@ -3,7 +3,7 @@
 import { Writable } from 'node:stream';
 import test from 'ava';
 import { pino } from 'pino';
-import { ServiceUnavailableError } from '../../control-plane/http/errors.ts';
+import { ServiceUnavailableError } from '../../control-plane/core/errors.ts';
 import { createLogMailer, createMailer } from '../../control-plane/mail/mailer.ts';
 import { startTestSmtp } from '../support/smtp.ts';
 

@@ -2,7 +2,7 @@
 import test from 'ava';
 import type Router from '@koa/router';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { ROUTE_PERMISSIONS } from '../../control-plane/http/permissions.ts';
+import { ROUTE_PERMISSIONS } from '../../control-plane/core/permissions.ts';
 import { startTestApi, type TestApi } from '../support/control-plane.ts';
 
 let api: TestApi;

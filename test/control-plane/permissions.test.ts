@@ -1,6 +1,6 @@
 // The permission table, as data: scopes and roles grant what the README's permission rules say.
 import test from 'ava';
-import { isAllowed, ROLE_PERMISSIONS, ROLES, ROUTE_PERMISSIONS, SCOPES } from '../../control-plane/http/permissions.ts';
+import { isAllowed, ROLE_PERMISSIONS, ROLES, ROUTE_PERMISSIONS, SCOPES } from '../../control-plane/core/permissions.ts';
 
 const routes = Object.entries(ROUTE_PERMISSIONS);
 const writes = routes.filter(([route]) => !route.startsWith('GET '));

@@ -1,6 +1,6 @@
 // Custom roles and role assignments: /v1/enterprise/roles and /v1/enterprise/assignments.
 import test from 'ava';
-import { ROLE_PERMISSIONS } from '../../control-plane/http/permissions.ts';
+import { ROLE_PERMISSIONS } from '../../control-plane/core/permissions.ts';
 import { addMember, createApiKey, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
 
 let api: TestApi;

@@ -6,7 +6,7 @@
 import test from 'ava';
 import {
   ROLE_PERMISSIONS, ROLES, ROUTE_PERMISSIONS, SCOPE_PERMISSIONS, SCOPES, type OrganizationPermission, type Permission, type Scope,
-} from '../../control-plane/http/permissions.ts';
+} from '../../control-plane/core/permissions.ts';
 import { signupAdmin } from '../support/admin.ts';
 import { addMember, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
 

@@ -45,7 +45,7 @@ export interface Kiln {
 }
 
 const SIGNING_KEY = 'e2e-signing-key-0123456789abcdefghijklmnopqrstuv';
-const ROOT = new URL('../../', import.meta.url).pathname;
+const ROOT = new URL('../..', import.meta.url).pathname;
 
 export async function startKiln(testFile: string, options: { nodePools?: readonly GpuNodePool[] } = {}): Promise<Kiln> {
   const dataDir = await mkdtemp(join(tmpdir(), 'kiln-e2e-'));

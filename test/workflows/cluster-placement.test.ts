@@ -10,7 +10,7 @@
 //   and ends `failed` with Pulumi's reason.
 // Services are called directly (the API's routes are covered in test/control-plane/).
 import { createDesiredStateDelivery } from '../../control-plane/deployments/desired-state-delivery.ts';
-import { ROLE_PERMISSIONS } from '../../control-plane/http/permissions.ts';
+import { ROLE_PERMISSIONS } from '../../control-plane/core/permissions.ts';
 import anyTest, { type TestFn } from 'ava';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile } from 'node:fs/promises';
@@ -24,13 +24,13 @@ import { createSecretBox } from '../../control-plane/auth/secret-box.ts';
 import { GpuClusterSchema } from '../../control-plane/clusters/gpu-cluster.entity.ts';
 import { createClusterOrchestrator } from '../../control-plane/clusters/orchestrator.ts';
 import { createClusterService } from '../../control-plane/clusters/service.ts';
-import { newId } from '../../control-plane/database/ids.ts';
+import { newId } from '../../control-plane/core/ids.ts';
 import { openDatabase, type Orm } from '../../control-plane/database/orm.ts';
 import { DeploymentSchema } from '../../control-plane/deployments/deployment.entity.ts';
 import { createDeploymentOrchestrator } from '../../control-plane/deployments/orchestrator.ts';
 import { createDeploymentService } from '../../control-plane/deployments/service.ts';
-import { GpuUnavailableError } from '../../control-plane/http/errors.ts';
-import { createCursorCodec } from '../../control-plane/http/pagination.ts';
+import { GpuUnavailableError } from '../../control-plane/core/errors.ts';
+import { createCursorCodec } from '../../control-plane/core/pagination.ts';
 import { OrganizationSchema } from '../../control-plane/organizations/organization.entity.ts';
 import { CircuitSchema } from '../../control-plane/recovery/circuit.entity.ts';
 import { createFeatureFlags } from '../../control-plane/feature-flags/flags.ts';

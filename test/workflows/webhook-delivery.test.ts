@@ -9,7 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { binaryPath } from '../../infra/tools/paths.ts';
 import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryResult } from '../../workflows/contract/webhooks.ts';
 import { createWebhookActivities, post, signer, type WebhookAttempt } from '../../workflows/webhooks/activities.ts';
-import { isPrivateAddress, PrivateUrlError } from '../../workflows/contract/webhook-urls.ts';
+import { isPrivateAddress, PrivateUrlError } from '../../lib/network-guard.ts';
 
 Runtime.install({ logger: new DefaultLogger('ERROR') });
 const test = anyTest as TestFn<{ env: TestWorkflowEnvironment }>;

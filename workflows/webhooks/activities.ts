@@ -5,7 +5,7 @@ import { request as httpsRequest } from 'node:https';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookDeliveryInput } from '../contract/webhooks.ts';
-import { assertPublicUrl, PrivateUrlError, publicOnlyLookup } from '../contract/webhook-urls.ts';
+import { assertPublicUrl, PrivateUrlError, publicOnlyLookup } from '../../lib/network-guard.ts';
 
 export interface WebhookAttempt {
   readonly deliveryId: string;

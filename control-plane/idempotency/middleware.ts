@@ -5,11 +5,11 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Middleware } from 'koa';
-import { newId } from '../database/ids.ts';
+import { newId } from '../core/ids.ts';
 import { sha256 } from '../auth/tokens.ts';
-import type { AppState } from './context.ts';
-import { BadRequestError, IdempotencyConflictError } from './errors.ts';
-import { IdempotencyRecordSchema } from './idempotency.entity.ts';
+import type { AppState } from '../http/context.ts';
+import { BadRequestError, IdempotencyConflictError } from '../core/errors.ts';
+import { IdempotencyRecordSchema } from './idempotency-record.entity.ts';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 const RETENTION_MS = 24 * 3600 * 1000;

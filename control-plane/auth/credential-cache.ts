@@ -4,10 +4,9 @@
 // calls forget() and drops the entries it touches at once. Other replicas see the change when their
 // entries expire. Only successes are cached: a refused credential is looked up again every time.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ApiKeyService } from '../api-keys/service.ts';
-import type { Principal } from '../auth/principal.ts';
-import { sha256 } from '../auth/tokens.ts';
-import type { OrganizationAccess, OrganizationService } from '../organizations/service.ts';
+import type { Principal } from './principal.ts';
+import { sha256 } from './tokens.ts';
+import type { OrganizationAccess } from '../organizations/service.ts';
 
 export const CREDENTIAL_CACHE_MS = 5_000;
 /** Bounds memory when many credentials are in use; the oldest entries go first. */
@@ -19,6 +18,12 @@ interface Entry {
   organizationId: string;
   apiKeyId?: string;
   value: Principal | OrganizationAccess;
+}
+
+/** The lookups authenticate() makes, as the api-keys and organizations services provide them. */
+export interface CredentialLookups {
+  apiKeys: { resolve(em: EntityManager, value: string): Promise<Principal> };
+  organizations: { access(em: EntityManager, userId: string, organizationId: string): Promise<OrganizationAccess | null> };
 }
 
 export interface Forget {
@@ -49,7 +54,7 @@ export function createCredentialCache() {
 
   return {
     /** Wraps the lookups authenticate() makes. */
-    wrap(services: { apiKeys: Pick<ApiKeyService, 'resolve'>; organizations: Pick<OrganizationService, 'access'> }) {
+    wrap(services: CredentialLookups): CredentialLookups {
       return {
         apiKeys: {
           // Keyed by the value's hash: no secret is kept in memory.
