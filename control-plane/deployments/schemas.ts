@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GPU_TYPES } from '../../catalog/gpu-types.ts';
-import { NAME_PATTERN } from '../../catalog/deployment-rules.ts';
+import { MAX_MODEL_LENGTH, MAX_REPLICAS, MIN_REPLICAS, NAME_PATTERN } from '../../catalog/deployment-rules.ts';
 import { sortParam } from '../core/pagination.ts';
 import { DEPLOYMENT_STATUSES } from './deployment.entity.ts';
 
@@ -10,11 +10,10 @@ export const SORT_FIELDS = ['created_at', 'updated_at', 'name', 'status', 'gpu']
 // It becomes Kubernetes object names, a Service's among them: an RFC 1035 DNS label, as the stack requires.
 const name = z.string().max(63).regex(NAME_PATTERN, 'must be a DNS label: lower-case letters, digits and hyphens, starting with a letter and ending with a letter or digit')
   .meta({ example: 'llama-chat' });
-const model = z.string().min(1).max(255).meta({ description: 'Hugging Face id (org/name), hf://, s3:// or gs:// reference.', example: 'meta-llama/Llama-3.1-8B-Instruct' });
+const model = z.string().min(1).max(MAX_MODEL_LENGTH).meta({ description: 'Hugging Face id (org/name), hf://, s3:// or gs:// reference.', example: 'meta-llama/Llama-3.1-8B-Instruct' });
 const runtime = z.enum(['vllm']);
 const gpu = z.enum(GPU_IDS).meta({ description: 'An id from GET /v1/gpu-types.', example: 'nvidia-l4' });
-// The autoscaler keeps at least one replica (the stack refuses a bound of 0).
-const replicas = z.number().int().min(1).max(100);
+const replicas = z.number().int().min(MIN_REPLICAS).max(MAX_REPLICAS);
 
 const scaling = { replicas: replicas.optional(), minReplicas: replicas.optional(), maxReplicas: replicas.optional() };
 

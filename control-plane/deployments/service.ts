@@ -7,6 +7,7 @@ import type { RecoveryAction } from '../recovery/schemas.ts';
 import { DeploymentEventSchema } from './deployment-event.entity.ts';
 import type { DeploymentOrchestrator } from './orchestrator.ts';
 import type { DesiredStateDelivery } from './desired-state-delivery.ts';
+import { isLoadableModel, MIN_REPLICAS, MODEL_SOURCES, replicaBoundsProblem } from '../../catalog/deployment-rules.ts';
 import { findGpuType } from '../../catalog/gpu-types.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ClusterService } from '../clusters/service.ts';
@@ -21,10 +22,6 @@ import { DeploymentSchema, type Deployment, type DeploymentStatus } from './depl
 import type {
   CreateDeploymentInput, DeploymentActionInput, DeploymentViewBody, ListDeploymentsInput, ReplaceDeploymentInput, SORT_FIELDS, UpdateDeploymentInput,
 } from './schemas.ts';
-
-export const VALID_MODEL_SOURCES = ['huggingface:<org>/<model>', 'hf://<org>/<model>', 's3://<bucket>/<path>', 'gs://<bucket>/<path>'];
-const SEGMENT = '[A-Za-z0-9][A-Za-z0-9._-]*';
-const LOADABLE_MODEL = new RegExp(`^(?:(?:hf://)?${SEGMENT}/${SEGMENT}|(?:s3|gs)://[a-z0-9][a-z0-9.-]{1,62}/[^\\s]+)$`);
 
 type SortColumn = 'createdAt' | 'updatedAt' | 'name' | 'status' | 'gpu' | 'id';
 type Direction = 'asc' | 'desc';
@@ -241,8 +238,8 @@ function positionFrom(decoded: string, length: number): string[] {
 }
 
 function assertLoadable(model: string): void {
-  if (!LOADABLE_MODEL.test(model)) {
-    throw new InvalidModelError(`Model ${model} is not a reference Kiln can load`, { model, valid_sources: VALID_MODEL_SOURCES });
+  if (!isLoadableModel(model)) {
+    throw new InvalidModelError(`Model ${model} is not a reference Kiln can load`, { model, valid_sources: MODEL_SOURCES });
   }
 }
 
@@ -263,12 +260,15 @@ async function assertBalanceCovers(em: EntityManager, principal: Principal, gpu:
   assertAffordable((await em.findOneOrFail(OrganizationSchema, principal.organizationId)).creditsCents, gpu, replicas);
 }
 
-/** Fills defaults (from the current deployment when patching) and checks min <= replicas <= max. */
+/**
+ * Fills defaults (from the current deployment when patching) and checks the bounds the stack will check. The
+ * schema has refused counts out of range already, so what remains is min <= replicas <= max.
+ */
 function resolveScaling(input: Scaling, current: Deployment | undefined) {
-  const replicas = input.replicas ?? current?.replicas ?? Math.max(1, input.minReplicas ?? 1);
+  const replicas = input.replicas ?? current?.replicas ?? Math.max(MIN_REPLICAS, input.minReplicas ?? MIN_REPLICAS);
   const minReplicas = input.minReplicas ?? current?.minReplicas ?? Math.min(replicas, input.maxReplicas ?? replicas);
   const maxReplicas = input.maxReplicas ?? current?.maxReplicas ?? Math.max(replicas, minReplicas);
-  if (!(minReplicas <= replicas && replicas <= maxReplicas)) {
+  if (replicaBoundsProblem({ replicas, minReplicas, maxReplicas })) {
     throw new ValidationError('Invalid field replicas: must satisfy minReplicas <= replicas <= maxReplicas', {
       fields: [{ field: 'replicas', message: 'must satisfy minReplicas <= replicas <= maxReplicas' }],
     });

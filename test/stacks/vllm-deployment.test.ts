@@ -125,13 +125,13 @@ test('pod annotations go on the pod template, so changing one rolls the pods', a
 });
 
 test('arguments that break a rule fail construction before any object is registered', (t) => {
-  t.throws(() => new VllmDeployment('broken', { name: 'broken', model: 'm', gpuType: 'nvidia-b300', gpusPerReplica: 1, replicas: 1 }), {
+  t.throws(() => new VllmDeployment('broken', { name: 'broken', model: 'org/m', gpuType: 'nvidia-b300', gpusPerReplica: 1, replicas: 1 }), {
     name: 'StackArgsError',
     message: /unknown GPU type "nvidia-b300"/,
   });
   // Rules are checked even when other arguments are outputs of other resources.
   t.throws(() => new VllmDeployment('late', {
-    name: 'late', namespace: pulumi.output('models'), model: 'm', gpuType: 'nvidia-l4', gpusPerReplica: 3, replicas: 1,
+    name: 'late', namespace: pulumi.output('models'), model: 'org/m', gpuType: 'nvidia-l4', gpusPerReplica: 3, replicas: 1,
   }), { name: 'StackArgsError', message: /gpusPerReplica must be a power of two/ });
   t.deepEqual(mocks.ofType('kubernetes:apps/v1:Deployment').filter((r) => r.name.startsWith('broken') || r.name.startsWith('late')), []);
 });

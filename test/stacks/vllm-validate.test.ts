@@ -26,6 +26,9 @@ test('replicas lie within bounds of at least one, and min is not above max', (t)
   t.throws(() => checkReplicaBounds({ replicas: 1, minReplicas: 2, maxReplicas: 4 }), { ...rejects, message: /replicas \(1\) must lie between/ });
   t.throws(() => checkReplicaBounds({ replicas: 1, minReplicas: 0, maxReplicas: 4 }), { ...rejects, message: 'minReplicas must be a whole number of at least 1, got 0' });
   t.throws(() => checkReplicaBounds({ replicas: 1.5, minReplicas: 1, maxReplicas: 4 }), { ...rejects, message: /^replicas must be a whole number/ });
+  // The API's cap (catalog/deployment-rules.ts) holds for the stack too.
+  t.notThrows(() => checkReplicaBounds({ replicas: 100, minReplicas: 1, maxReplicas: 100 }));
+  t.throws(() => checkReplicaBounds({ replicas: 1, minReplicas: 1, maxReplicas: 101 }), { ...rejects, message: 'maxReplicas must be at most 100, got 101' });
 });
 
 test('names are DNS labels, models are single ids', (t) => {
@@ -33,6 +36,9 @@ test('names are DNS labels, models are single ids', (t) => {
   for (const name of ['', 'Llama', '3llama', 'llama-', 'dep_123', 'a'.repeat(64)]) t.throws(() => checkName(name), { ...rejects, message: /must be a DNS label/ });
   t.is(checkModel('meta-llama/Llama-3.1-8B-Instruct'), 'meta-llama/Llama-3.1-8B-Instruct');
   for (const model of ['', 'two words']) t.throws(() => checkModel(model), { ...rejects, message: /must be a non-empty id/ });
+  // The references the API accepts, and only those (catalog/deployment-rules.ts).
+  for (const model of ['hf://Qwen/Qwen2.5-7B', 's3://models/llama/8b', 'gs://bucket/weights']) t.is(checkModel(model), model);
+  for (const model of ['m', 'ftp://host/model', `org/${'m'.repeat(252)}`]) t.throws(() => checkModel(model), { ...rejects, message: /Kiln can load/ });
 });
 
 test('the spec applies defaults and checks every rule', (t) => {
