@@ -1,7 +1,8 @@
 // Entry for `pulumi up` from the root Pulumi.yaml: stack config picks the component (`kiln:component`) and
 // gives its arguments under the same names as the component's args (see README, "Running the stacks yourself").
 import * as pulumi from '@pulumi/pulumi';
-import { GpuCluster, type GpuNodeGroupArgs } from './gpu-cluster/index.ts';
+import type { NodeGroup } from '../catalog/node-groups.ts';
+import { GpuCluster } from './gpu-cluster/index.ts';
 import { VllmDeployment } from './vllm-deployment/index.ts';
 
 // Not exported: Pulumi refuses an entry module with both a default export and named exports.
@@ -34,7 +35,7 @@ export default function program(): Record<string, pulumi.Output<unknown>> {
   if (component === 'gpu-cluster') {
     const cluster = new GpuCluster(name, {
       subnetIds: config.requireObject<string[]>('subnetIds'),
-      nodeGroups: config.requireObject<GpuNodeGroupArgs[]>('nodeGroups'),
+      nodeGroups: config.requireObject<NodeGroup[]>('nodeGroups'),
       kubernetesVersion: config.get('kubernetesVersion'),
       nodeDiskSizeGb: config.getNumber('nodeDiskSizeGb'),
     });

@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import type { NodeGroup } from '../../catalog/node-groups.ts';
 import { BaseSchema } from '../database/base.entity.ts';
 
 /** `aws`: an EKS cluster Kiln provisions with the gpu-cluster stack; `kubernetes`: an existing cluster registered by kubeconfig. */
@@ -14,20 +15,12 @@ export interface ClusterGpus {
   readonly count: number;
 }
 
-/** One managed node group of an `aws` cluster (the gpu-cluster stack's GpuNodeGroupArgs). */
-export interface ClusterNodeGroup {
-  readonly gpuType: string;
-  readonly minSize: number;
-  readonly desiredSize: number;
-  readonly maxSize: number;
-}
-
 /** What the gpu-cluster stack of an `aws` cluster is asked to build. */
 export interface AwsClusterSpec {
   readonly region: string;
   readonly subnetIds: readonly string[];
   readonly kubernetesVersion?: string;
-  readonly nodeGroups: readonly ClusterNodeGroup[];
+  readonly nodeGroups: readonly NodeGroup[];
 }
 
 /**

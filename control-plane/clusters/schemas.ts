@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { GPU_TYPES } from '../../catalog/gpu-types.ts';
+import type { NodeGroup as NodeGroupShape } from '../../catalog/node-groups.ts';
 import { CLUSTER_PROVIDERS, CLUSTER_STATUSES } from './gpu-cluster.entity.ts';
 
 const GPU_IDS = GPU_TYPES.map((g) => g.id) as [string, ...string[]];
@@ -19,7 +20,7 @@ const NodeGroup = z.strictObject({
   minSize: size,
   desiredSize: size,
   maxSize: size.min(1),
-}).meta({ id: 'ClusterNodeGroup' });
+}).meta({ id: 'ClusterNodeGroup' }) satisfies z.ZodType<NodeGroupShape>;
 const nodeGroups = z.array(NodeGroup).min(1).max(GPU_IDS.length);
 
 export const CreateClusterRequest = z.discriminatedUnion('provider', [

@@ -4,13 +4,14 @@
 // desired state is committed first, then sent. `place` picks the cluster that serves a new deployment.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import { nodeGroupsProblem, type NodeGroup } from '../../catalog/node-groups.ts';
 import { kubeApi, parseKubeconfig } from '../../lib/kubernetes/api.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
 import { newId } from '../core/ids.ts';
 import { DeploymentSchema } from '../deployments/deployment.entity.ts';
 import { ConflictError, GpuUnavailableError, NotFoundError, ValidationError } from '../core/errors.ts';
 import { circuitForOrganizations, type CircuitService } from '../recovery/circuits.ts';
-import { GpuClusterSchema, type ClusterGpus, type ClusterNodeGroup, type GpuClusterRecord } from './gpu-cluster.entity.ts';
+import { GpuClusterSchema, type ClusterGpus, type GpuClusterRecord } from './gpu-cluster.entity.ts';
 import type { ClusterOrchestrator } from './orchestrator.ts';
 import { readClusterGpus } from './nodes.ts';
 import type { ClusterViewBody, CreateClusterInput, UpdateClusterInput } from './schemas.ts';
@@ -205,14 +206,10 @@ function offered(cluster: GpuClusterRecord, gpuType: string): number {
   return cluster.gpus.find((g) => g.gpuType === gpuType)?.count ?? 0;
 }
 
-/** min <= desired <= max, and one node group per GPU type. */
-function checkNodeGroups(groups: readonly ClusterNodeGroup[]): void {
-  const seen = new Set<string>();
-  groups.forEach((group, i) => {
-    if (!(group.minSize <= group.desiredSize && group.desiredSize <= group.maxSize)) throw invalid(`nodeGroups.${i}`, 'must satisfy minSize <= desiredSize <= maxSize');
-    if (seen.has(group.gpuType)) throw invalid(`nodeGroups.${i}.gpuType`, `${group.gpuType} has more than one node group`);
-    seen.add(group.gpuType);
-  });
+/** The rule of catalog/node-groups.ts, which the stack checks too (the schema has checked each group's fields). */
+function checkNodeGroups(groups: readonly NodeGroup[]): void {
+  const problem = nodeGroupsProblem(groups);
+  if (problem) throw invalid(problem.field, problem.message);
 }
 
 function invalid(field: string, message: string): ValidationError {

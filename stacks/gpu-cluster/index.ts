@@ -3,6 +3,7 @@ import * as aws from '@pulumi/aws';
 import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
 import { GPU_TAINT, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
+import { nodeGroupsProblem, type NodeGroup } from '../../catalog/node-groups.ts';
 import { StackArgsError } from '../args-error.ts';
 import { nvidiaDevicePlugin } from './device-plugin.ts';
 import { POLICIES, serviceRole } from './iam.ts';
@@ -12,22 +13,11 @@ import { eksKubeconfig } from './kubeconfig.ts';
 export { GPUS_PER_INSTANCE, INSTANCE_TYPES, instanceTypeFor } from './instance-types.ts';
 export { StackArgsError } from '../args-error.ts';
 
-export interface GpuNodeGroupArgs {
-  /** GPU catalog id; picks the instance type and becomes the nodes' GPU_TYPE_LABEL. Plain: it names a child. */
-  readonly gpuType: string;
-  /** Fewest nodes; 0 lets an idle GPU type cost nothing. */
-  readonly minSize: pulumi.Input<number>;
-  /** Nodes to start with. */
-  readonly desiredSize: pulumi.Input<number>;
-  /** Most nodes. */
-  readonly maxSize: pulumi.Input<number>;
-}
-
 export interface GpuClusterArgs {
   /** Subnets (at least two availability zones) for the control plane and the nodes. */
   readonly subnetIds: pulumi.Input<pulumi.Input<string>[]>;
-  /** One node group per GPU type; a plain list because each entry becomes a child resource. */
-  readonly nodeGroups: readonly GpuNodeGroupArgs[];
+  /** One node group per GPU type; a plain list with plain GPU types because each entry becomes a child resource. */
+  readonly nodeGroups: readonly NodeGroup<pulumi.Input<number>>[];
   /** Kubernetes minor version, e.g. `1.33`; the current EKS default when absent. */
   readonly kubernetesVersion?: pulumi.Input<string>;
   /** Root disk per node, GiB; model weights are cached there. */
@@ -87,13 +77,9 @@ export class GpuCluster extends pulumi.ComponentResource {
   }
 }
 
-/** At least one node group, each for a GPU type with a known instance type, none twice. */
-export function checkNodeGroups(groups: readonly GpuNodeGroupArgs[]): void {
-  if (groups.length === 0) throw new StackArgsError('a GPU cluster needs at least one node group');
-  const seen = new Set<string>();
-  for (const { gpuType } of groups) {
-    instanceTypeFor(gpuType);
-    if (seen.has(gpuType)) throw new StackArgsError(`GPU type "${gpuType}" has more than one node group`);
-    seen.add(gpuType);
-  }
+/** Each node group for a GPU type with a known instance type, and the rule of catalog/node-groups.ts. */
+export function checkNodeGroups(groups: readonly NodeGroup<pulumi.Input<number>>[]): void {
+  for (const { gpuType } of groups) instanceTypeFor(gpuType);
+  const problem = nodeGroupsProblem(groups);
+  if (problem) throw new StackArgsError(problem.message);
 }

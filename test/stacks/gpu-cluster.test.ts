@@ -83,5 +83,8 @@ test('node groups must name known GPU types, each once, at least one', (t) => {
   t.throws(() => checkNodeGroups([{ gpuType: 'nvidia-b200', minSize: 0, desiredSize: 0, maxSize: 1 }]), { instanceOf: StackArgsError, message: /no EC2 instance type for GPU type "nvidia-b200"/ });
   const a10g = { gpuType: 'nvidia-a10g', minSize: 0, desiredSize: 0, maxSize: 1 };
   t.throws(() => checkNodeGroups([a10g, a10g]), { instanceOf: StackArgsError, message: 'GPU type "nvidia-a10g" has more than one node group' });
+  // The API's size rule (catalog/node-groups.ts), wherever the sizes are already known.
+  t.throws(() => checkNodeGroups([{ ...a10g, minSize: 2, desiredSize: 1 }]), { instanceOf: StackArgsError, message: 'must satisfy minSize <= desiredSize <= maxSize' });
+  t.notThrows(() => checkNodeGroups([{ ...a10g, minSize: pulumi.output(2), desiredSize: 1 }]));
   t.throws(() => new GpuCluster('empty', { subnetIds: [], nodeGroups: [] }), { message: /at least one node group/ });
 });

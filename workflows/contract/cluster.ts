@@ -1,15 +1,9 @@
 // The contract between the control plane and the cluster workflow (one per `aws` GPU cluster, workflow id =
 // cluster id, on the deployments task queue): names, the message and argument types.
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { NodeGroup } from '../../catalog/node-groups.ts';
 
 export const CLUSTER_WORKFLOW = 'clusterWorkflow';
-
-export interface DesiredNodeGroup {
-  readonly gpuType: string;
-  readonly minSize: number;
-  readonly desiredSize: number;
-  readonly maxSize: number;
-}
 
 /**
  * What the gpu-cluster stack should be. Every change raises `generation`; older or repeated messages are
@@ -20,7 +14,7 @@ export interface DesiredCluster {
   readonly region: string;
   readonly subnetIds: readonly string[];
   readonly kubernetesVersion?: string;
-  readonly nodeGroups: readonly DesiredNodeGroup[];
+  readonly nodeGroups: readonly NodeGroup[];
   readonly deleted: boolean;
 }
 
