@@ -1,6 +1,7 @@
 // The deployment workflow's activities: all of its I/O. Built by a factory from explicit dependencies so each
 // can be tested on its own and the worker decides what they talk to.
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import type { CircuitKey } from '../../control-plane/recovery/circuits.ts';
 import type { DeploymentEvent, DeploymentLifecycleStatus, DesiredDeployment } from '../contract/deployment.ts';
 import { runStackOperation, type ProgramRef, type PulumiSettings } from '../pulumi/automation.ts';
 import type { ClusterAccess } from './program.ts';
@@ -35,12 +36,7 @@ export interface ServingCluster extends ClusterAccess {
   readonly provider: string;
 }
 
-/** One provisioning circuit per (cluster provider, GPU type); see control-plane/recovery/circuits.ts. */
-export interface CircuitKey {
-  readonly provider: string;
-  readonly gpuType: string;
-}
-
+/** The provisioning circuit of each attempt's (cluster provider, GPU type), as control-plane/recovery/circuits.ts keeps them. */
 export interface ProvisioningCircuits {
   /** undefined: the attempt may go ahead; otherwise why it may not. */
   acquire(key: CircuitKey): Promise<{ readonly reason: string } | undefined>;
