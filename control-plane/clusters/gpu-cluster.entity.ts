@@ -1,13 +1,11 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import type { NodeGroup } from '../../catalog/node-groups.ts';
+import type { ClusterLifecycleStatus } from '../../workflows/contract/cluster.ts';
 import { BaseSchema } from '../database/base.entity.ts';
 
 /** `aws`: an EKS cluster Kiln provisions with the gpu-cluster stack; `kubernetes`: an existing cluster registered by kubeconfig. */
 export const CLUSTER_PROVIDERS = ['aws', 'kubernetes'] as const;
 export type ClusterProvider = (typeof CLUSTER_PROVIDERS)[number];
-
-export const CLUSTER_STATUSES = ['provisioning', 'ready', 'scaling', 'failed', 'deleting', 'deleted'] as const;
-export type ClusterStatus = (typeof CLUSTER_STATUSES)[number];
 
 /** GPUs a cluster offers: how many of one catalog type. */
 export interface ClusterGpus {
@@ -33,7 +31,8 @@ export const GpuClusterSchema = defineEntity({
   properties: {
     name: p.string(),
     provider: p.string().$type<ClusterProvider>(),
-    status: p.string().$type<ClusterStatus>(),
+    /** As its workflow reports it (the contract's CLUSTER_STATUSES). */
+    status: p.string().$type<ClusterLifecycleStatus>(),
     sealedKubeconfig: p.text().nullable(),
     /**
      * Where inference reaches the cluster's deployments when Kiln cannot reach its pod network: requests go

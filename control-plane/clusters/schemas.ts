@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { GPU_TYPES } from '../../catalog/gpu-types.ts';
 import type { NodeGroup as NodeGroupShape } from '../../catalog/node-groups.ts';
-import { CLUSTER_PROVIDERS, CLUSTER_STATUSES } from './gpu-cluster.entity.ts';
+import { CLUSTER_STATUSES } from '../../workflows/contract/cluster.ts';
+import { CLUSTER_PROVIDERS } from './gpu-cluster.entity.ts';
 
 const GPU_IDS = GPU_TYPES.map((g) => g.id) as [string, ...string[]];
 

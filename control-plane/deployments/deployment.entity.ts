@@ -2,11 +2,11 @@ import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import { BaseSchema } from '../database/base.entity.ts';
 import { GpuClusterSchema } from '../clusters/gpu-cluster.entity.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
+import type { DeploymentLifecycleStatus } from '../../workflows/contract/deployment.ts';
 
-export const DEPLOYMENT_STATUSES = [
-  'pending', 'deploying', 'running', 'scaling', 'updating', 'stopping', 'stopped', 'failed', 'deleting', 'deleted',
-] as const;
-export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
+// The workflow reports the statuses this row stores: the contract holds their one list.
+export { DEPLOYMENT_STATUSES } from '../../workflows/contract/deployment.ts';
+export type DeploymentStatus = DeploymentLifecycleStatus;
 
 export const DeploymentSchema = defineEntity({
   name: 'Deployment',

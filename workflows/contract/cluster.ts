@@ -26,7 +26,9 @@ export interface ClusterWorkflowInput {
   readonly resume?: { readonly appliedGeneration: number; readonly progress: ClusterProgress };
 }
 
-export type ClusterLifecycleStatus = 'provisioning' | 'ready' | 'scaling' | 'failed' | 'deleting' | 'deleted';
+/** A cluster's lifecycle statuses: what the workflow reports and the API stores. */
+export const CLUSTER_STATUSES = ['provisioning', 'ready', 'scaling', 'failed', 'deleting', 'deleted'] as const;
+export type ClusterLifecycleStatus = (typeof CLUSTER_STATUSES)[number];
 
 export interface ClusterProgress {
   readonly status: ClusterLifecycleStatus;

@@ -55,8 +55,11 @@ export interface DeploymentProgress {
   readonly failureReason?: string;
 }
 
-export type DeploymentLifecycleStatus =
-  | 'pending' | 'deploying' | 'running' | 'scaling' | 'updating' | 'stopping' | 'stopped' | 'failed' | 'deleting' | 'deleted';
+/** A deployment's lifecycle statuses: what the workflow reports and the API stores and filters by. */
+export const DEPLOYMENT_STATUSES = [
+  'pending', 'deploying', 'running', 'scaling', 'updating', 'stopping', 'stopped', 'failed', 'deleting', 'deleted',
+] as const;
+export type DeploymentLifecycleStatus = (typeof DEPLOYMENT_STATUSES)[number];
 
 export type DeploymentEvent = 'deployment.created' | 'deployment.running' | 'deployment.failed' | 'deployment.scaled' | 'deployment.stopped' | 'deployment.deleted';
 
