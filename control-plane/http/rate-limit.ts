@@ -1,4 +1,4 @@
-// Rate limits by plan (the spec's Set A), per API key (or login user) and per organization, counted in
+// Rate limits by plan (catalog/plans.ts), per API key (or login user) and per organization, counted in
 // PostgreSQL so every control-plane replica shares them. Both counters go up in one statement: one round
 // trip per request (a second only for a request past the minute's limit, to draw on the burst allowance).
 // The rows keep rate-limiter-flexible's RateLimiterPostgres layout and meaning (window counters with an
@@ -7,24 +7,11 @@
 import type { Middleware } from 'koa';
 import type pg from 'pg';
 import { BurstyRateLimiter, RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Plan } from '../organizations/organization.entity.ts';
+import { PLAN_RATE_LIMITS, type Plan, type PlanLimit } from '../../catalog/plans.ts';
 import type { AppState } from './context.ts';
 import { RateLimitedError } from '../core/errors.ts';
 
-export interface PlanLimit {
-  /** Sustained requests per minute. */
-  perMinute: number;
-  /** Most requests allowed in one minute by drawing on the burst allowance. */
-  burst: number;
-}
-
-/** Set A. Enterprise is "custom" in the spec: this is its default until a contract says otherwise. */
-export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimit>> = {
-  free: { perMinute: 60, burst: 100 },
-  startup: { perMinute: 600, burst: 1_000 },
-  growth: { perMinute: 6_000, burst: 10_000 },
-  enterprise: { perMinute: 60_000, burst: 100_000 },
-};
+export type { PlanLimit } from '../../catalog/plans.ts';
 
 /** The burst allowance (burst - perMinute) refills over this many seconds, so bursts stay occasional. */
 const BURST_REFILL_SECONDS = 600;
@@ -92,7 +79,7 @@ async function countInMemory(limiter: BurstyRateLimiter, subjects: string[]): Pr
 }
 
 export function rateLimit(deps: { pool: pg.Pool; limits?: Readonly<Record<Plan, PlanLimit>> }): Middleware<AppState> {
-  const limits = deps.limits ?? PLAN_LIMITS;
+  const limits = deps.limits ?? PLAN_RATE_LIMITS;
   const inMemory = memoryLimiters(limits);
 
   return async (ctx, next) => {

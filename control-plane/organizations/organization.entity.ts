@@ -1,8 +1,10 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import { BaseSchema } from '../database/base.entity.ts';
 
-export const PLANS = ['free', 'startup', 'growth', 'enterprise'] as const;
-export type Plan = (typeof PLANS)[number];
+import type { Plan } from '../../catalog/plans.ts';
+
+// The plans are the catalog's (catalog/plans.ts); the API finds them beside the organization that has one.
+export { PLANS, type Plan } from '../../catalog/plans.ts';
 
 /** Regions an organization may choose as the default for its GPU clusters (AWS regions with GPU capacity). */
 export const REGIONS = [

@@ -1,5 +1,6 @@
 // Organizations and memberships: created at sign-up; looked up when a credential is resolved.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { FREE_PLAN_CREDITS_CENTS } from '../../catalog/plans.ts';
 import { newId } from '../core/ids.ts';
 import { isBuiltInRole, ROLE_PERMISSIONS, type OrganizationPermission, type Role, type RoleId } from '../core/permissions.ts';
 import { MembershipSchema } from './membership.entity.ts';
@@ -15,9 +16,6 @@ function defaultSlug(name: string, id: string): string {
   const base = name.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 42).replace(/^-+|-+$/g, '');
   return `${base || 'org'}-${id.slice('org_'.length)}`;
 }
-
-/** A new organization's free-plan grant, in US cents: enough to try a deployment at once. */
-export const FREE_PLAN_CREDITS_CENTS = 2_500;
 
 export function createOrganizationService(deps: { adminEmails: readonly string[] } = { adminEmails: [] }) {
   const admins = new Set(deps.adminEmails.map((e) => e.toLowerCase()));

@@ -1,14 +1,14 @@
 // Rate limits: headers on every answer, 429 with Retry-After, per organization and per client address.
 import test from 'ava';
-import { PLAN_LIMITS } from '../../control-plane/http/rate-limit.ts';
+import { PLAN_RATE_LIMITS, PLANS, type Plan, type PlanLimit } from '../../catalog/plans.ts';
 import { createApiKey, signup, startTestApi } from '../support/control-plane.ts';
 
 // Tiny limits: 3 a minute, bursting to 5. Signing up (unauthenticated) costs the client address one.
 const TINY = { perMinute: 3, burst: 5 };
-const tiny = { rateLimits: { free: TINY, startup: TINY, growth: TINY, enterprise: TINY } };
+const tiny = { rateLimits: Object.fromEntries(PLANS.map((plan) => [plan, TINY])) as Record<Plan, PlanLimit> };
 
 test('the free plan\'s limit is announced on every answer, success or failure', async (t) => {
-  const api = await startTestApi(import.meta.filename, { rateLimits: PLAN_LIMITS });
+  const api = await startTestApi(import.meta.filename, { rateLimits: PLAN_RATE_LIMITS });
   t.teardown(() => api.close());
   const { token } = await signup(api);
   const answers = [
