@@ -1,69 +1,30 @@
-// The Koa application, built from explicit dependencies (no globals), so tests and the bench build it
-// against their own database.
-import { recoveryRoutes } from './recovery/routes.ts';
-import { createCircuitService } from './recovery/circuits.ts';
-import type { ClusterOrchestrator } from './clusters/orchestrator.ts';
-import { clusterRoutes } from './clusters/routes.ts';
-import { createClusterService } from './clusters/service.ts';
-import { createSecretBox } from './auth/secret-box.ts';
-import { createWebhookService } from './webhooks/service.ts';
-import { webhookRoutes } from './webhooks/routes.ts';
-import { join } from 'node:path';
+// The Koa application, built from explicit dependencies (no globals) and the list of API modules
+// (modules.ts): each module builds its services and declares its routes; this file adds the middleware
+// every request passes through, in order.
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { apiKeyRoutes } from './api-keys/routes.ts';
-import { createApiKeyService } from './api-keys/service.ts';
-import { createAuditService } from './audit/service.ts';
-import { createAnalyticsService } from './audit/analytics.ts';
-import { createAuditQueryService } from './audit/query.ts';
-import { auditRoutes } from './audit/routes.ts';
 import { deriveKey } from './auth/keys.ts';
-import { authRoutes } from './auth/routes.ts';
-import { createAuthService } from './auth/service.ts';
-import { createAccessTokens } from './auth/tokens.ts';
-import { deploymentRoutes } from './deployments/routes.ts';
-import { createDeploymentService } from './deployments/service.ts';
-import { createDesiredStateDelivery } from './deployments/desired-state-delivery.ts';
+import type { ClusterOrchestrator } from './clusters/orchestrator.ts';
+import { createCursorCodec } from './core/pagination.ts';
 import type { DeploymentOrchestrator } from './deployments/orchestrator.ts';
-import { gpuTypeRoutes } from './gpu-types/routes.ts';
-import { healthRoutes } from './health/routes.ts';
 import { auditTrail } from './http/audit.ts';
 import { authenticate } from './http/authenticate.ts';
-import { createCredentialCache } from './auth/credential-cache.ts';
 import type { AppState } from './http/context.ts';
 import { errorHandler } from './http/error-handler.ts';
-import { idempotency } from './idempotency/middleware.ts';
-import { openApiRoutes } from './http/openapi-routes.ts';
-import { createCursorCodec } from './core/pagination.ts';
-import { type PlanLimit, rateLimit, signinFailureLimiter } from './http/rate-limit.ts';
+import { type PlanLimit, rateLimit } from './http/rate-limit.ts';
 import { requestContext } from './http/request-context.ts';
 import { mountRoutes, type Route } from './http/routes.ts';
-import type { Plan } from './organizations/organization.entity.ts';
-import { createOrganizationService } from './organizations/service.ts';
-import { ssoRoutes } from './sso/routes.ts';
-import { createSsoService } from './sso/service.ts';
+import { idempotency } from './idempotency/middleware.ts';
+import type { InferenceGatewayOptions } from './inference/gateway.ts';
 import type { Mailer } from './mail/mailer.ts';
-import { settingsRoutes } from './settings/routes.ts';
-import { createSettingsService } from './settings/service.ts';
-import { teamRoutes } from './team/routes.ts';
-import { createTeamService } from './team/service.ts';
-import { roleRoutes } from './roles/routes.ts';
-import { createRoleService } from './roles/service.ts';
-import { adminRoutes } from './admin/routes.ts';
-import { createAdminService } from './admin/service.ts';
-import { createNotificationService } from './notifications/service.ts';
-import { createErrorTracker } from './error-tracker/service.ts';
-import { createFeatureFlags } from './feature-flags/flags.ts';
-import { createFeatureFlagService } from './feature-flags/service.ts';
+import type { ModuleContext, Services } from './module.ts';
+import { API_MODULES } from './modules.ts';
+import type { Plan } from './organizations/organization.entity.ts';
 import type { ReportOrchestrator } from './reports/orchestrator.ts';
-import { createReportService } from './reports/service.ts';
-import { createInferenceGateway, type InferenceGatewayOptions } from './inference/gateway.ts';
-import { inferenceRoutes } from './inference/routes.ts';
-import { createInferenceService } from './inference/service.ts';
 
 export interface AppDeps {
   config: Pick<Config, 'env' | 'signingKey' | 'endpointDomain' | 'trustProxy' | 'adminEmails' | 'dataDir' | 'errorTrackerUrl'>;
@@ -87,81 +48,27 @@ export interface AppDeps {
 
 /** The Koa application, and what must happen when it stops. */
 export type KilnApp = Koa<AppState> & {
-  /** Stops the inference gateway's pod watches and writes the audit records still queued. Call once the server stopped answering, before the database closes. */
+  /** Every route the app serves, as declared (method, path, permission, schemas). */
+  readonly routes: readonly Route[];
+  /** Runs each module's close (the inference gateway's pod watches stop, queued audit records are written). Call once the server stopped answering, before the database closes. */
   close(): Promise<void>;
 };
 
 export function createApp(deps: AppDeps): KilnApp {
-  const accessTokens = createAccessTokens(deps.config.signingKey);
-  const organizations = createOrganizationService({ adminEmails: deps.config.adminEmails });
-  const credentials = createCredentialCache();
-  const apiKeys = createApiKeyService({ env: deps.config.env, organizations, credentials });
-  const audit = createAuditService({ pool: deps.pool, log: deps.log });
-  const auth = createAuthService({ accessTokens, organizations, signinFailures: signinFailureLimiter(deps.pool) });
-  const circuits = createCircuitService();
-  const clusters = createClusterService({
-    secrets: createSecretBox(deriveKey(deps.config.signingKey, 'cluster-kubeconfigs')),
-    orchestrator: deps.clusterOrchestrator,
-    circuits,
-    log: deps.log,
-  });
-  const cursors = createCursorCodec(deriveKey(deps.config.signingKey, 'cursor'));
-  // The one reader of feature flags (flags.ts): services that branch on a flag take it as a dependency.
-  const featureFlags = createFeatureFlags();
-  const deployments = createDeploymentService({
-    endpointDomain: deps.config.endpointDomain,
-    cursors,
-    orchestrator: deps.orchestrator,
-    placement: clusters,
-    delivery: createDesiredStateDelivery({ orchestrator: deps.orchestrator, log: deps.log }),
-    flags: featureFlags,
-  });
-  const errorTracker = createErrorTracker({ orm: deps.orm, log: deps.log, cursors, forwardUrl: deps.config.errorTrackerUrl, environment: deps.config.env });
-
-  const auditQuery = createAuditQueryService({ cursors });
-  const inferenceGateway = createInferenceGateway({ log: deps.log, options: deps.inference });
-
-  const routes: Route[] = [
-    ...healthRoutes(deps.orm),
-    ...authRoutes(auth),
-    ...apiKeyRoutes(apiKeys),
-    ...deploymentRoutes(deployments),
-    ...recoveryRoutes(deployments, circuits),
-    ...inferenceRoutes(createInferenceService({ clusters, gateway: inferenceGateway })),
-    ...clusterRoutes(clusters),
-    ...gpuTypeRoutes(clusters),
-    ...webhookRoutes(createWebhookService({
-      secrets: createSecretBox(deriveKey(deps.config.signingKey, 'webhook-secrets')),
-      allowPrivateUrls: deps.config.env !== 'production',
-    })),
-    ...ssoRoutes(createSsoService({
-      secrets: createSecretBox(deriveKey(deps.config.signingKey, 'sso-secrets')),
-      auth,
-      allowPrivateIssuers: deps.config.env !== 'production',
-    })),
-    ...settingsRoutes(createSettingsService(deps.mail)),
-    ...teamRoutes(createTeamService({ ...deps.mail, auth })),
-    ...roleRoutes(createRoleService({ credentials })),
-    ...auditRoutes(
-      auditQuery,
-      createAnalyticsService({ mutatingActions: () => routes.filter((r) => r.method !== 'GET').map((r) => r.operationId) }),
-    ),
-    ...adminRoutes({
-      admin: createAdminService({
-        cursors, deployments, orchestrator: deps.orchestrator, log: deps.log,
-        openCircuits: async (em) => (await circuits.list(em)).filter((c) => c.state !== 'closed'),
-      }),
-      audit: auditQuery,
-      featureFlags: createFeatureFlagService({ flags: featureFlags }),
-      notifications: createNotificationService({ cursors }),
-      errors: errorTracker,
-      reports: createReportService({ dir: join(deps.config.dataDir, 'reports'), orchestrator: deps.reports, log: deps.log }),
-    }),
-  ];
-  routes.push(...openApiRoutes(() => routes));
+  const routes: Route[] = [];
+  const context: ModuleContext = {
+    ...deps,
+    key: (purpose) => deriveKey(deps.config.signingKey, purpose),
+    cursors: createCursorCodec(deriveKey(deps.config.signingKey, 'cursor')),
+    services: servicesBuiltSoFar(),
+    routes: () => routes,
+  };
+  for (const module of API_MODULES) Object.assign(context.services, module.services?.(context));
+  for (const module of API_MODULES) routes.push(...module.routes?.(context) ?? []);
+  const services = context.services;
 
   const router = new Router<AppState>();
-  mountRoutes(router, routes, { idempotency: idempotency({ key: deriveKey(deps.config.signingKey, 'idempotency') }) });
+  mountRoutes(router, routes, { idempotency: idempotency({ key: context.key('idempotency') }) });
 
   const app = new Koa<AppState>({ proxy: deps.config.trustProxy });
   // Failures once an answer has started (a streamed body breaking off, a client leaving mid-download)
@@ -172,16 +79,26 @@ export function createApp(deps: AppDeps): KilnApp {
     else log.error({ err: error }, 'answer failed after it started');
   });
   app.use(requestContext({ log: deps.log, orm: deps.orm }));
-  app.use(auditTrail(audit));
-  app.use(errorHandler({ onUnhandled: (error, context) => errorTracker.capture(error, context) }));
-  app.use(authenticate({ accessTokens, ...credentials.wrap({ apiKeys, organizations }) }));
+  app.use(auditTrail(services.audit));
+  app.use(errorHandler({ onUnhandled: (error, context) => services.errorTracker.capture(error, context) }));
+  app.use(authenticate({ accessTokens: services.accessTokens, ...services.credentials.wrap(services) }));
   app.use(rateLimit({ pool: deps.pool, limits: deps.rateLimits }));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return Object.assign(app, {
+    routes,
     close: async () => {
-      inferenceGateway.close();
-      await audit.close();
+      for (const module of API_MODULES) await module.close?.(services);
+    },
+  });
+}
+
+/** The services object modules fill in order: reading one no module has built yet is a wiring mistake, said at start-up. */
+function servicesBuiltSoFar(): Services {
+  return new Proxy({} as Services, {
+    get(target, name) {
+      if (typeof name === 'string' && !(name in target)) throw new Error(`service ${name} is used before the module that builds it (control-plane/modules.ts lists modules in build order)`);
+      return Reflect.get(target, name);
     },
   });
 }

@@ -11,17 +11,17 @@ const common = { tag: 'API keys', resourceType: 'api_key', path: '/v1/settings/a
 export function apiKeyRoutes(apiKeys: ApiKeyService): Route[] {
   return [
     defineRoute({
-      ...common, method: 'POST', operationId: 'createApiKey', summary: 'Create an API key (the value is shown once)',
+      ...common, permission: 'api-keys:write', method: 'POST', operationId: 'createApiKey', summary: 'Create an API key (the value is shown once)',
       body: CreateApiKeyRequest, response: ApiKeyWithValue, successStatus: 201, idempotent: true, errors: [422],
       handle: async ({ body, state }) => ({ data: await apiKeys.create(state.em, state.principal!, body) }),
     }),
     defineRoute({
-      ...common, method: 'GET', operationId: 'listApiKeys', summary: 'List API keys (never their values)',
+      ...common, permission: 'api-keys:read', method: 'GET', operationId: 'listApiKeys', summary: 'List API keys (never their values)',
       query: ListApiKeysQuery, response: z.array(ApiKeyView),
       handle: async ({ state }) => ({ data: await apiKeys.list(state.em, state.principal!) }),
     }),
     defineRoute({
-      ...common, method: 'PATCH', operationId: 'updateApiKey', summary: 'Rename an API key or change its scope',
+      ...common, permission: 'api-keys:write', method: 'PATCH', operationId: 'updateApiKey', summary: 'Rename an API key or change its scope',
       body: UpdateApiKeyRequest, response: ApiKeyView, errors: [404, 422],
       async handle({ body, state }) {
         state.resourceId = body.id;
@@ -29,7 +29,7 @@ export function apiKeyRoutes(apiKeys: ApiKeyService): Route[] {
       },
     }),
     defineRoute({
-      ...common, method: 'PUT', operationId: 'rotateApiKey', summary: 'Rotate an API key (the new value is shown once)',
+      ...common, permission: 'api-keys:write', method: 'PUT', operationId: 'rotateApiKey', summary: 'Rotate an API key (the new value is shown once)',
       body: RotateApiKeyRequest, response: ApiKeyWithValue, errors: [404],
       async handle({ body, state }) {
         state.resourceId = body.id;
@@ -37,7 +37,7 @@ export function apiKeyRoutes(apiKeys: ApiKeyService): Route[] {
       },
     }),
     defineRoute({
-      ...common, method: 'DELETE', operationId: 'revokeApiKey', summary: 'Revoke an API key',
+      ...common, permission: 'api-keys:write', method: 'DELETE', operationId: 'revokeApiKey', summary: 'Revoke an API key',
       query: RevokeApiKeyQuery, response: RevokedApiKey, errors: [404],
       async handle({ query, state }) {
         state.resourceId = query.id;

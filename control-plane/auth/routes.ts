@@ -7,13 +7,13 @@ const common = { tag: 'Authentication', resourceType: 'session' } as const;
 
 export function authRoutes(auth: AuthService): Route[] {
   const signin = (path: string, operationId: string) => defineRoute({
-    ...common, method: 'POST', path, operationId, summary: 'Sign in with email and password',
+    ...common, permission: 'public', method: 'POST', path, operationId, summary: 'Sign in with email and password',
     body: SigninRequest, response: LoginSession, errors: [429],
     handle: async ({ body, state }) => ({ data: await auth.signin(state.em, body) }),
   });
   return [
     defineRoute({
-      ...common, method: 'POST', path: '/v1/auth/signup', operationId: 'signup',
+      ...common, permission: 'public', method: 'POST', path: '/v1/auth/signup', operationId: 'signup',
       summary: 'Create a user, an organization (free plan) and its owner membership; answers with a login session',
       body: SignupRequest, response: LoginSession, successStatus: 201, idempotent: true, errors: [409, 422],
       handle: async ({ body, state }) => ({ data: await auth.signup(state.em, body) }),
@@ -21,7 +21,7 @@ export function authRoutes(auth: AuthService): Route[] {
     signin('/v1/auth/signin', 'signin'),
     signin('/api/auth/login', 'login'),
     defineRoute({
-      ...common, method: 'POST', path: '/api/auth/refresh', operationId: 'refresh', summary: 'Rotate a refresh token',
+      ...common, permission: 'public', method: 'POST', path: '/api/auth/refresh', operationId: 'refresh', summary: 'Rotate a refresh token',
       body: RefreshRequest, response: TokenPair,
       handle: async ({ body, state }) => ({ data: await auth.refresh(state.em, body.refresh_token) }),
     }),

@@ -10,23 +10,23 @@ const common = { tag: 'Admin', resourceType: 'gpu_cluster' } as const;
 export function clusterRoutes(clusters: ClusterService): Route[] {
   return [
     defineRoute({
-      ...common, method: 'GET', path: '/v1/admin/clusters', operationId: 'listClusters', summary: 'List GPU clusters with the GPUs each offers',
+      ...common, permission: 'admin:read', method: 'GET', path: '/v1/admin/clusters', operationId: 'listClusters', summary: 'List GPU clusters with the GPUs each offers',
       response: z.array(ClusterView),
       handle: async ({ state }) => ({ data: await clusters.list(state.em) }),
     }),
     defineRoute({
-      ...common, method: 'POST', path: '/v1/admin/clusters', operationId: 'createCluster',
+      ...common, permission: 'admin:write', method: 'POST', path: '/v1/admin/clusters', operationId: 'createCluster',
       summary: 'Register an existing cluster by kubeconfig (kubernetes), or have Kiln provision an EKS cluster (aws)',
       body: CreateClusterRequest, response: ClusterView, successStatus: 201, idempotent: true, errors: [409, 422],
       handle: async ({ body, state }) => ({ data: await clusters.create(state.em, body) }),
     }),
     defineRoute({
-      ...common, method: 'GET', path: '/v1/admin/clusters/{id}', operationId: 'getCluster', summary: 'Read a GPU cluster',
+      ...common, permission: 'admin:read', method: 'GET', path: '/v1/admin/clusters/{id}', operationId: 'getCluster', summary: 'Read a GPU cluster',
       params: ClusterIdParams, response: ClusterView, errors: [404],
       handle: async ({ params, state }) => ({ data: await clusters.get(state.em, params.id) }),
     }),
     defineRoute({
-      ...common, method: 'PATCH', path: '/v1/admin/clusters/{id}', operationId: 'updateCluster',
+      ...common, permission: 'admin:write', method: 'PATCH', path: '/v1/admin/clusters/{id}', operationId: 'updateCluster',
       summary: 'Rename; a new kubeconfig (GPUs read again); new node group sizes (the stack is scaled)',
       params: ClusterIdParams, body: UpdateClusterRequest, response: ClusterView, errors: [404, 409, 422],
       async handle({ params, body, state }) {
@@ -35,7 +35,7 @@ export function clusterRoutes(clusters: ClusterService): Route[] {
       },
     }),
     defineRoute({
-      ...common, method: 'DELETE', path: '/v1/admin/clusters/{id}', operationId: 'deleteCluster',
+      ...common, permission: 'admin:write', method: 'DELETE', path: '/v1/admin/clusters/{id}', operationId: 'deleteCluster',
       summary: 'Forget a registered cluster, or tear down a provisioned one; refused while deployments run on it',
       params: ClusterIdParams, response: ClusterView, errors: [404, 409],
       async handle({ params, state }) {

@@ -1,29 +1,8 @@
-// MikroORM on PostgreSQL: every entity listed explicitly, migrations listed explicitly (no file
+// MikroORM on PostgreSQL: the entities the API modules declare, migrations listed explicitly (no file
 // discovery: Node runs the TypeScript sources directly).
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
-import { OrganizationSchema } from '../organizations/organization.entity.ts';
-import { MembershipSchema } from '../organizations/membership.entity.ts';
-import { UserSchema } from '../auth/user.entity.ts';
-import { RefreshTokenSchema } from '../auth/refresh-token.entity.ts';
-import { ApiKeySchema } from '../api-keys/api-key.entity.ts';
-import { AuditLogSchema } from '../audit/audit-log.entity.ts';
-import { DeploymentSchema } from '../deployments/deployment.entity.ts';
-import { DeploymentEventSchema } from '../deployments/deployment-event.entity.ts';
-import { WebhookSubscriptionSchema } from '../webhooks/webhook-subscription.entity.ts';
-import { WebhookAttemptSchema } from '../webhooks/webhook-attempt.entity.ts';
-import { IdempotencyRecordSchema } from '../idempotency/idempotency-record.entity.ts';
-import { FeatureFlagSchema } from '../feature-flags/feature-flag.entity.ts';
-import { NotificationSchema } from '../notifications/notification.entity.ts';
-import { ErrorIssueSchema } from '../error-tracker/error-issue.entity.ts';
-import { ReportSchema } from '../reports/report.entity.ts';
-import { GpuClusterSchema } from '../clusters/gpu-cluster.entity.ts';
-import { CircuitSchema } from '../recovery/circuit.entity.ts';
-import { SsoConfigurationSchema } from '../sso/sso-configuration.entity.ts';
-import { SsoLoginSchema } from '../sso/sso-login.entity.ts';
-import { InvitationSchema } from '../team/invitation.entity.ts';
-import { EmailVerificationSchema } from '../settings/email-verification.entity.ts';
-import { CustomRoleSchema } from '../roles/custom-role.entity.ts';
+import { API_MODULES } from '../modules.ts';
 import { BaseSchema } from './base.entity.ts';
 import { Migration20261121000000Initial } from './migrations/Migration20261121000000Initial.ts';
 import { Migration20261121120000Workflows } from './migrations/Migration20261121120000Workflows.ts';
@@ -41,31 +20,8 @@ import { Migration20261122100000RateLimitKeyText } from './migrations/Migration2
 import { Migration20261122110000UserSsoProvisioned } from './migrations/Migration20261122110000UserSsoProvisioned.ts';
 import { Migration20261122120000Inference } from './migrations/Migration20261122120000Inference.ts';
 
-export const ENTITIES = [
-  BaseSchema,
-  OrganizationSchema,
-  MembershipSchema,
-  UserSchema,
-  RefreshTokenSchema,
-  ApiKeySchema,
-  AuditLogSchema,
-  DeploymentSchema,
-  DeploymentEventSchema,
-  WebhookSubscriptionSchema,
-  WebhookAttemptSchema,
-  IdempotencyRecordSchema,
-  FeatureFlagSchema,
-  ErrorIssueSchema,
-  ReportSchema,
-  GpuClusterSchema,
-  CircuitSchema,
-  SsoConfigurationSchema,
-  SsoLoginSchema,
-  InvitationSchema,
-  EmailVerificationSchema,
-  CustomRoleSchema,
-  NotificationSchema,
-];
+/** The entities of every API module (modules.ts), the worker's included, on their shared base. */
+export const ENTITIES = [BaseSchema, ...API_MODULES.flatMap((module) => module.entities ?? [])];
 
 export type Orm = MikroORM;
 
@@ -96,7 +52,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
       snapshot: false,
       silent: true,
     },
-    // Request handlers use a forked EntityManager each (see http/database.ts); the global one is off limits.
+    // Request handlers use a forked EntityManager each (http/request-context.ts); the global one is off limits.
     allowGlobalContext: false,
     pool: { max: 10 },
   });

@@ -12,17 +12,17 @@ const common = { tag: 'Deployments', resourceType: 'deployment' } as const;
 
 export function deploymentRoutes(deployments: DeploymentService): Route[] {
   const list = (path: string, operationId: string) => defineRoute({
-    ...common, method: 'GET', path, operationId, summary: 'List deployments (cursor pagination, filters, sort)',
+    ...common, permission: 'deployments:read', method: 'GET', path, operationId, summary: 'List deployments (cursor pagination, filters, sort)',
     query: ListDeploymentsQuery, response: z.array(DeploymentView), list: true,
     handle: async ({ query, state }) => pageReply(await deployments.list(state.em, state.principal!, query)),
   });
   const create = (path: string, operationId: string) => defineRoute({
-    ...common, method: 'POST', path, operationId, summary: 'Create a deployment (it starts as pending)',
+    ...common, permission: 'deployments:write', method: 'POST', path, operationId, summary: 'Create a deployment (it starts as pending)',
     body: CreateDeploymentRequest, response: CreatedDeployment, successStatus: 201, idempotent: true, errors: [402, 409, 422, 503],
     handle: async ({ body, state }) => ({ data: await deployments.create(state.em, state.principal!, body) }),
   });
   const update = (method: 'PATCH' | 'PUT', body: typeof UpdateDeploymentRequest | typeof ReplaceDeploymentRequest) => defineRoute({
-    ...common, method, path: '/api/deployments/{id}', operationId: method === 'PUT' ? 'replaceDeployment' : 'updateDeployment',
+    ...common, permission: 'deployments:write', method, path: '/api/deployments/{id}', operationId: method === 'PUT' ? 'replaceDeployment' : 'updateDeployment',
     summary: method === 'PUT' ? 'Replace a deployment\'s configuration' : 'Change part of a deployment\'s configuration',
     params: DeploymentIdParams, body, response: DeploymentView, errors: [404, 422, 503],
     handle: async ({ params, body, state }) => ({ data: await deployments.update(state.em, state.principal!, params.id, body, method === 'PUT') }),
@@ -34,20 +34,20 @@ export function deploymentRoutes(deployments: DeploymentService): Route[] {
     list('/api/deployments', 'listDeployments'),
     create('/api/deployments', 'createDeployment'),
     defineRoute({
-      ...common, method: 'GET', path: '/api/deployments/{id}', operationId: 'getDeployment', summary: 'Read a deployment',
+      ...common, permission: 'deployments:read', method: 'GET', path: '/api/deployments/{id}', operationId: 'getDeployment', summary: 'Read a deployment',
       params: DeploymentIdParams, response: DeploymentView, errors: [404],
       handle: async ({ params, state }) => ({ data: await deployments.get(state.em, state.principal!, params.id) }),
     }),
     update('PATCH', UpdateDeploymentRequest),
     update('PUT', ReplaceDeploymentRequest),
     defineRoute({
-      ...common, method: 'POST', path: '/v1/deployments/{id}/actions', operationId: 'deploymentActionV1',
+      ...common, permission: 'deployments:write', method: 'POST', path: '/v1/deployments/{id}/actions', operationId: 'deploymentActionV1',
       summary: 'Stop, start, restart or scale a deployment; answers at once with the new desired state',
       params: DeploymentIdParams, body: DeploymentActionRequest, response: DeploymentView, errors: [404, 409, 422],
       handle: async ({ params, body, state }) => ({ data: await deployments.act(state.em, state.principal!, params.id, body) }),
     }),
     defineRoute({
-      ...common, method: 'DELETE', path: '/api/deployments/{id}', operationId: 'deleteDeployment', summary: 'Delete a deployment',
+      ...common, permission: 'deployments:write', method: 'DELETE', path: '/api/deployments/{id}', operationId: 'deleteDeployment', summary: 'Delete a deployment',
       params: DeploymentIdParams, response: DeletedDeployment, errors: [404],
       handle: async ({ params, state }) => ({ data: await deployments.remove(state.em, state.principal!, params.id) }),
     }),

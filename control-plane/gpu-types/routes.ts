@@ -15,7 +15,7 @@ const GpuTypeView = z.object({
 
 export function gpuTypeRoutes(clusters: Pick<ClusterService, 'offeredGpuTypes'>): Route[] {
   return [defineRoute({
-    method: 'GET', path: '/v1/gpu-types', operationId: 'listGpuTypes', summary: 'List the GPU types a deployment can use',
+    permission: 'catalog:read', method: 'GET', path: '/v1/gpu-types', operationId: 'listGpuTypes', summary: 'List the GPU types a deployment can use',
     tag: 'Catalog', resourceType: 'gpu_type', query: z.object({ orgId: z.string().optional() }), response: z.array(GpuTypeView),
     async handle({ state }) {
       const offered = await clusters.offeredGpuTypes(state.em);

@@ -10,7 +10,7 @@ const Health = z.object({ status: z.literal('ok'), checks: z.object({ database: 
 
 export function healthRoutes(orm: MikroORM): Route[] {
   const health = (path: string, operationId: string) => defineRoute({
-    method: 'GET', path, operationId, summary: 'Service and database health', tag: 'Health', resourceType: 'health',
+    permission: 'public', method: 'GET', path, operationId, summary: 'Service and database health', tag: 'Health', resourceType: 'health',
     response: Health, errors: [503],
     async handle() {
       // A database that hangs is as unhealthy as one that refuses: answer within the probe's patience.

@@ -1,6 +1,6 @@
-// Routes are declared once (method, path, schemas, handler) and mounted here: the permission comes from
-// the permission table, body parsing, validation and idempotency are applied uniformly, and the same
-// declarations produce the OpenAPI document (http/openapi.ts).
+// Routes are declared once, in their area (permission, method, path, schemas, handler), and mounted here:
+// authorization, body parsing, validation and idempotency are applied uniformly, and the same declarations
+// produce the OpenAPI document (openapi/document.ts).
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type Router from '@koa/router';
@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import type { AuditDetails } from '../audit/service.ts';
 import type { AppState } from './context.ts';
 import { BadRequestError, ClientClosedError, ForbiddenError, MalformedJsonError, PayloadTooLargeError, UnauthenticatedError, UnsupportedMediaTypeError } from '../core/errors.ts';
-import { isAllowed, ROUTE_PERMISSIONS, type Permission } from '../core/permissions.ts';
+import { isAllowed, type Permission } from '../core/permissions.ts';
 import type { Page } from '../core/pagination.ts';
 import { successBody } from './surface.ts';
 import { parseInput } from './validate.ts';
@@ -55,6 +55,8 @@ export function pageReply(page: Page<unknown>): JsonReply {
 }
 
 export interface RouteSpec<Q extends z.ZodType | undefined, P extends z.ZodType | undefined, B extends z.ZodType | undefined> {
+  /** What the caller's role and credential scope must grant (core/permissions.ts); `public` needs no credential. */
+  permission: Permission;
   method: HttpMethod;
   /** OpenAPI form (`/api/deployments/{id}`); `/api/...` routes are also served under `/api/v1/...`. */
   path: string;
@@ -91,12 +93,6 @@ export function defineRoute<Q extends z.ZodType | undefined = undefined, P exten
 ): Route {
   if (!spec.response === !spec.streams) throw new Error(`${spec.operationId} needs exactly one of response and streams`);
   return spec;
-}
-
-export function permissionOf(route: Pick<Route, 'method' | 'path'>): Permission {
-  const permission = ROUTE_PERMISSIONS[`${route.method} ${route.path}`];
-  if (!permission) throw new Error(`no permission for ${route.method} ${route.path} in http/permissions.ts`);
-  return permission;
 }
 
 /** Paths a route answers on: its own, plus the `/api/v1` alias of platform routes. */
@@ -152,14 +148,13 @@ function clientGone(res: ServerResponse): AbortSignal {
 
 export function mountRoutes(router: Router<AppState>, routes: readonly Route[], extra: { idempotency: Middleware<AppState> }): void {
   for (const route of routes) {
-    const permission = permissionOf(route);
     const chain: Middleware<AppState>[] = [
       async (ctx, next) => {
         ctx.state.action = route.operationId;
         ctx.state.resourceType = route.resourceType;
         await next();
       },
-      authorize(permission),
+      authorize(route.permission),
     ];
     if (route.body) chain.push(requireJson, parseJson);
     // Validation before idempotency: only well-formed requests are looked up and stored.

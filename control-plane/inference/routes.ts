@@ -11,7 +11,7 @@ const ERRORS = [404, 409, 422, 502, 503, 504];
 export function inferenceRoutes(inference: InferenceService): Route[] {
   return [
     defineRoute({
-      ...common, method: 'POST', path: '/v1/inference', operationId: 'inferV1',
+      ...common, permission: 'deployments:infer', method: 'POST', path: '/v1/inference', operationId: 'inferV1',
       summary: 'Run an OpenAI chat completion or completion on a deployment; with stream: true the answer is relayed as server-sent events',
       body: InferenceRequest, streams: InferenceStreams, errors: ERRORS,
       async handle({ body, state, signal }) {
@@ -21,7 +21,7 @@ export function inferenceRoutes(inference: InferenceService): Route[] {
       },
     }),
     defineRoute({
-      ...common, method: 'POST', path: '/v1/inference/test', operationId: 'testInferenceV1',
+      ...common, permission: 'deployments:infer', method: 'POST', path: '/v1/inference/test', operationId: 'testInferenceV1',
       summary: 'Send a short probe to a deployment: latency, time to first token, tokens and the model its server reports',
       body: InferenceTestRequest, response: InferenceTestResult, errors: ERRORS,
       async handle({ body, state, signal }) {

@@ -15,29 +15,29 @@ const common = { tag: 'Recovery', resourceType: 'deployment' } as const;
 export function recoveryRoutes(deployments: DeploymentService, circuits: CircuitService): Route[] {
   return [
     defineRoute({
-      ...common, method: 'GET', path: '/v1/recovery/deployments/{id}', operationId: 'inspectDeploymentRecovery',
+      ...common, permission: 'deployments:read', method: 'GET', path: '/v1/recovery/deployments/{id}', operationId: 'inspectDeploymentRecovery',
       summary: 'A deployment\'s failure, recent events and the attempts its workflow is making',
       params: RecoveryIdParams, response: DeploymentRecovery, errors: [404],
       handle: async ({ params, state }) => ({ data: await deployments.inspect(state.em, state.principal!, params.id) }),
     }),
     defineRoute({
-      ...common, method: 'POST', path: '/v1/recovery/deployments/{id}', operationId: 'recoverDeployment',
+      ...common, permission: 'deployments:write', method: 'POST', path: '/v1/recovery/deployments/{id}', operationId: 'recoverDeployment',
       summary: 'Retry, refresh and retry, or force-delete a deployment',
       params: RecoveryIdParams, body: RecoveryActionRequest, response: DeploymentView, errors: [404, 409],
       handle: async ({ params, body, state }) => ({ data: await deployments.recover(state.em, state.principal!, params.id, body.action) }),
     }),
     defineRoute({
-      ...common, method: 'DELETE', path: '/v1/recovery/deployments/{id}', operationId: 'clearDeploymentFailure',
+      ...common, permission: 'deployments:write', method: 'DELETE', path: '/v1/recovery/deployments/{id}', operationId: 'clearDeploymentFailure',
       summary: 'Clear a deployment\'s failure reason', params: RecoveryIdParams, response: DeploymentView, errors: [404],
       handle: async ({ params, state }) => ({ data: await deployments.clearFailure(state.em, state.principal!, params.id) }),
     }),
     defineRoute({
-      ...common, method: 'GET', path: '/v1/recovery', operationId: 'recoveryOverview', summary: 'The organization\'s failed deployments',
+      ...common, permission: 'deployments:read', method: 'GET', path: '/v1/recovery', operationId: 'recoveryOverview', summary: 'The organization\'s failed deployments',
       query: RecoveryOverviewQuery, response: RecoveryOverview,
       handle: async ({ state }) => ({ data: { failed: await deployments.failed(state.em, state.principal!) } }),
     }),
     defineRoute({
-      ...common, method: 'POST', path: '/v1/recovery', operationId: 'bulkRetry', summary: 'Retry many failed deployments, with a result per deployment',
+      ...common, permission: 'deployments:write', method: 'POST', path: '/v1/recovery', operationId: 'bulkRetry', summary: 'Retry many failed deployments, with a result per deployment',
       body: BulkRetryRequest, response: BulkRetryResult,
       async handle({ body, state }) {
         const ids = body.ids ?? (await deployments.failed(state.em, state.principal!)).map((d) => d.id);
@@ -54,7 +54,7 @@ export function recoveryRoutes(deployments: DeploymentService, circuits: Circuit
       },
     }),
     defineRoute({
-      ...common, method: 'GET', path: '/v1/recovery/circuits', operationId: 'listCircuits', resourceType: 'circuit',
+      ...common, permission: 'deployments:read', method: 'GET', path: '/v1/recovery/circuits', operationId: 'listCircuits', resourceType: 'circuit',
       summary: 'Provisioning circuits per provider and GPU type: state, consecutive failures, when opened and when half-open',
       query: CircuitQuery, response: z.array(CircuitView),
       handle: async ({ state }) => {
@@ -62,8 +62,9 @@ export function recoveryRoutes(deployments: DeploymentService, circuits: Circuit
         return { data: state.principal!.platformAdmin ? all : all.map(circuitForOrganizations) };
       },
     }),
+    // A circuit is shared by every organization on the provider: closing one early is the platform's call.
     defineRoute({
-      ...common, method: 'POST', path: '/v1/recovery/circuits', operationId: 'resetCircuit', resourceType: 'circuit',
+      ...common, permission: 'admin:write', method: 'POST', path: '/v1/recovery/circuits', operationId: 'resetCircuit', resourceType: 'circuit',
       summary: 'Reset a provisioning circuit: closed, its failures forgotten',
       body: CircuitActionRequest, response: CircuitView, errors: [422],
       handle: async ({ body, state }) => ({ data: await circuits.reset(state.em, { provider: body.provider, gpuType: body.gpuType }) }),

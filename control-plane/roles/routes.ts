@@ -13,32 +13,32 @@ const assignment = { tag: 'Enterprise', resourceType: 'role_assignment', path: '
 export function roleRoutes(roles: RoleService): Route[] {
   return [
     defineRoute({
-      ...role, method: 'GET', path: '/v1/enterprise/roles', operationId: 'listRoles', summary: 'List the built-in roles and the organization\'s custom roles, with their permissions',
+      ...role, permission: 'roles:read', method: 'GET', path: '/v1/enterprise/roles', operationId: 'listRoles', summary: 'List the built-in roles and the organization\'s custom roles, with their permissions',
       query: ListRolesQuery, response: z.array(RoleView),
       handle: async ({ state }) => ({ data: await roles.list(state.em, state.principal!) }),
     }),
     defineRoute({
-      ...role, method: 'POST', path: '/v1/enterprise/roles', operationId: 'createRole', summary: 'Create a custom role: a named set of permissions',
+      ...role, permission: 'roles:write', method: 'POST', path: '/v1/enterprise/roles', operationId: 'createRole', summary: 'Create a custom role: a named set of permissions',
       body: RoleRequest, response: RoleView, successStatus: 201, idempotent: true, errors: [409, 422],
       handle: async ({ body, state }) => ({ data: await roles.create(state.em, state.principal!, body) }),
     }),
     defineRoute({
-      ...role, method: 'PUT', path: '/v1/enterprise/roles/{id}', operationId: 'replaceRole', summary: 'Replace a custom role\'s name, description and permissions (built-in roles are read-only)',
+      ...role, permission: 'roles:write', method: 'PUT', path: '/v1/enterprise/roles/{id}', operationId: 'replaceRole', summary: 'Replace a custom role\'s name, description and permissions (built-in roles are read-only)',
       params: RoleIdParams, body: RoleRequest, response: RoleView, errors: [404, 409, 422],
       handle: async ({ params, body, state }) => ({ data: await roles.update(state.em, state.principal!, params.id, body) }),
     }),
     defineRoute({
-      ...role, method: 'DELETE', path: '/v1/enterprise/roles/{id}', operationId: 'deleteRole', summary: 'Delete a custom role no member holds',
+      ...role, permission: 'roles:write', method: 'DELETE', path: '/v1/enterprise/roles/{id}', operationId: 'deleteRole', summary: 'Delete a custom role no member holds',
       params: RoleIdParams, response: DeletedRole, errors: [404, 409, 422],
       handle: async ({ params, state }) => ({ data: await roles.remove(state.em, state.principal!, params.id) }),
     }),
     defineRoute({
-      ...assignment, method: 'GET', operationId: 'listRoleAssignments', summary: 'The role each member of the organization holds',
+      ...assignment, permission: 'roles:read', method: 'GET', operationId: 'listRoleAssignments', summary: 'The role each member of the organization holds',
       query: ListAssignmentsQuery, response: z.array(AssignmentView), errors: [404],
       handle: async ({ query, state }) => ({ data: await roles.assignments(state.em, state.principal!, query) }),
     }),
     defineRoute({
-      ...assignment, method: 'POST', operationId: 'assignRole', summary: 'Give a member a built-in or custom role in place of the one they hold',
+      ...assignment, permission: 'roles:write', method: 'POST', operationId: 'assignRole', summary: 'Give a member a built-in or custom role in place of the one they hold',
       body: AssignRoleRequest, response: AssignmentView, errors: [404, 422],
       async handle({ body, state }) {
         state.resourceId = body.userId;
@@ -46,7 +46,7 @@ export function roleRoutes(roles: RoleService): Route[] {
       },
     }),
     defineRoute({
-      ...assignment, method: 'DELETE', operationId: 'removeRoleAssignment', summary: 'Take a member\'s role away, and with it their membership',
+      ...assignment, permission: 'roles:write', method: 'DELETE', operationId: 'removeRoleAssignment', summary: 'Take a member\'s role away, and with it their membership',
       query: RemoveAssignmentQuery, response: RemovedAssignment, errors: [404, 422],
       async handle({ query, state }) {
         state.resourceId = query.userId;

@@ -11,12 +11,12 @@ const organization = { tag: 'Settings', resourceType: 'organization' } as const;
 export function settingsRoutes(settings: SettingsService): Route[] {
   return [
     defineRoute({
-      ...profile, method: 'GET', path: '/v1/settings/profile', operationId: 'getProfile', summary: 'Your name and e-mail address (and a pending new one)',
+      ...profile, permission: 'profile:read', method: 'GET', path: '/v1/settings/profile', operationId: 'getProfile', summary: 'Your name and e-mail address (and a pending new one)',
       query: SettingsQuery, response: ProfileView,
       handle: async ({ state }) => ({ data: await settings.getProfile(state.em, state.principal!) }),
     }),
     defineRoute({
-      ...profile, method: 'POST', path: '/v1/settings/profile', operationId: 'updateProfile',
+      ...profile, permission: 'profile:write', method: 'POST', path: '/v1/settings/profile', operationId: 'updateProfile',
       summary: 'Change your name or e-mail address (a new address is pending until confirmed through the token mailed to it)',
       body: UpdateProfileRequest, response: ProfileView, errors: [409, 422, 503],
       async handle({ body, state }) {
@@ -25,7 +25,7 @@ export function settingsRoutes(settings: SettingsService): Route[] {
       },
     }),
     defineRoute({
-      ...profile, method: 'POST', path: '/v1/settings/profile/verify-email', operationId: 'verifyEmail',
+      ...profile, permission: 'profile:write', method: 'POST', path: '/v1/settings/profile/verify-email', operationId: 'verifyEmail',
       summary: 'Confirm a new e-mail address with the token mailed to it (signed in as the same user)',
       body: VerifyEmailRequest, response: ProfileView, errors: [404, 409, 422],
       async handle({ body, state }) {
@@ -34,13 +34,13 @@ export function settingsRoutes(settings: SettingsService): Route[] {
       },
     }),
     defineRoute({
-      ...organization, method: 'GET', path: '/v1/settings/organization', operationId: 'getOrganization',
+      ...organization, permission: 'organization:read', method: 'GET', path: '/v1/settings/organization', operationId: 'getOrganization',
       summary: 'The organization\'s name, slug, contact, default region and plan',
       query: SettingsQuery, response: OrganizationView,
       handle: async ({ state }) => ({ data: await settings.getOrganization(state.em, state.principal!) }),
     }),
     defineRoute({
-      ...organization, method: 'POST', path: '/v1/settings/organization', operationId: 'updateOrganization',
+      ...organization, permission: 'organization:write', method: 'POST', path: '/v1/settings/organization', operationId: 'updateOrganization',
       summary: 'Change the organization\'s name, slug, contact e-mail or default region (the plan is read-only)',
       body: UpdateOrganizationRequest, response: OrganizationView, errors: [409, 422],
       async handle({ body, state }) {

@@ -16,62 +16,64 @@ const login = { tag: 'SSO', resourceType: 'session' } as const;
 
 export function ssoRoutes(sso: SsoService): Route[] {
   const read = (path: string, operationId: string) => defineRoute({
-    ...configuration, method: 'GET', path, operationId, summary: "The organization's SSO configuration (never its client secret)",
+    ...configuration, permission: 'sso:read', method: 'GET', path, operationId, summary: "The organization's SSO configuration (never its client secret)",
     query: OrgQuery, response: SsoConfigurationView, errors: [404],
     handle: async ({ state, origin }) => ({ data: await sso.get(state.em, state.principal!, origin) }),
   });
   return [
     read('/v1/auth/sso', 'getSsoConfiguration'),
     defineRoute({
-      ...configuration, method: 'POST', path: '/v1/auth/sso', operationId: 'createSsoConfiguration',
+      ...configuration, permission: 'sso:write', method: 'POST', path: '/v1/auth/sso', operationId: 'createSsoConfiguration',
       summary: 'Configure an OpenID Connect identity provider for the organization (the client secret is stored encrypted)',
       body: CreateSsoConfigurationRequest, response: SsoConfigurationView, successStatus: 201, idempotent: true, errors: [409, 422],
       handle: async ({ body, state, origin }) => ({ data: await sso.create(state.em, state.principal!, body, origin) }),
     }),
     defineRoute({
-      ...configuration, method: 'PUT', path: '/v1/auth/sso', operationId: 'replaceSsoConfiguration',
+      ...configuration, permission: 'sso:write', method: 'PUT', path: '/v1/auth/sso', operationId: 'replaceSsoConfiguration',
       summary: 'Replace the SSO configuration; an absent client secret keeps the stored one',
       body: SaveSsoConfigurationRequest, response: SsoConfigurationView, errors: [404, 422],
       handle: async ({ body, state, origin }) => ({ data: await sso.replace(state.em, state.principal!, body, origin) }),
     }),
     defineRoute({
-      ...configuration, method: 'DELETE', path: '/v1/auth/sso', operationId: 'deleteSsoConfiguration', summary: 'Remove the SSO configuration',
+      ...configuration, permission: 'sso:write', method: 'DELETE', path: '/v1/auth/sso', operationId: 'deleteSsoConfiguration', summary: 'Remove the SSO configuration',
       query: OrgQuery, response: DeletedSsoConfiguration, errors: [404],
       handle: async ({ state }) => ({ data: await sso.remove(state.em, state.principal!) }),
     }),
     read('/v1/enterprise/sso/configure', 'getEnterpriseSsoConfiguration'),
     defineRoute({
-      ...configuration, method: 'POST', path: '/v1/enterprise/sso/configure', operationId: 'saveEnterpriseSsoConfiguration',
+      ...configuration, permission: 'sso:write', method: 'POST', path: '/v1/enterprise/sso/configure', operationId: 'saveEnterpriseSsoConfiguration',
       summary: 'Create or replace the SSO configuration; the client secret is required the first time',
       body: SaveSsoConfigurationRequest, response: SsoConfigurationView, errors: [422],
       handle: async ({ body, state, origin }) => ({ data: await sso.save(state.em, state.principal!, body, origin) }),
     }),
     defineRoute({
-      ...configuration, method: 'GET', path: '/v1/enterprise/sso/verify', operationId: 'verifySsoConfiguration',
+      ...configuration, permission: 'sso:read', method: 'GET', path: '/v1/enterprise/sso/verify', operationId: 'verifySsoConfiguration',
       summary: 'Run OpenID Connect discovery against the configured issuer and report what is wrong',
       query: OrgQuery, response: SsoVerification, errors: [404, 503],
       handle: async ({ state, origin }) => ({ data: await sso.verifyConfigured(state.em, state.principal!, origin) }),
     }),
+    // Checking a proposed issuer makes outbound requests on the caller's behalf: for those who may configure SSO.
     defineRoute({
-      ...configuration, method: 'POST', path: '/v1/enterprise/sso/verify', operationId: 'verifyProposedSsoConfiguration',
+      ...configuration, permission: 'sso:write', method: 'POST', path: '/v1/enterprise/sso/verify', operationId: 'verifyProposedSsoConfiguration',
       summary: 'Run OpenID Connect discovery against a proposed issuer (and client) and report what is wrong',
       body: VerifySsoRequest, response: SsoVerification, errors: [422],
       handle: async ({ body, origin }) => ({ data: await sso.verifyProposed(body, origin) }),
     }),
     defineRoute({
-      ...configuration, method: 'GET', path: '/v1/enterprise/sso/providers', operationId: 'listSsoProviders',
+      ...configuration, permission: 'sso:read', method: 'GET', path: '/v1/enterprise/sso/providers', operationId: 'listSsoProviders',
       summary: 'Supported identity-provider kinds, with their issuer templates',
       query: OrgQuery, response: z.array(SsoProviderView),
       handle: async () => ({ data: sso.providers() }),
     }),
+    // The SSO login (start and the identity provider's redirect back) is how a caller without a credential gets one.
     defineRoute({
-      ...login, method: 'GET', path: '/v1/auth/sso/login', operationId: 'startSsoLogin',
+      ...login, permission: 'public', method: 'GET', path: '/v1/auth/sso/login', operationId: 'startSsoLogin',
       summary: "Start an SSO login: redirects (302) to the organization's identity provider (PKCE S256, state and nonce kept server-side)",
       query: SsoLoginQuery, response: z.null(), successStatus: 302, errors: [404, 503],
       handle: async ({ query, state, origin }) => ({ data: null, redirect: await sso.startLogin(state.em, query.orgId, origin) }),
     }),
     defineRoute({
-      ...login, method: 'GET', path: '/v1/auth/sso/callback/{provider}', operationId: 'completeSsoLogin',
+      ...login, permission: 'public', method: 'GET', path: '/v1/auth/sso/callback/{provider}', operationId: 'completeSsoLogin',
       summary: "The identity provider's redirect: completes the authorization code flow and answers with a login session",
       params: SsoCallbackParams, query: SsoCallbackQuery, response: LoginSession, errors: [403, 404, 409, 503],
       handle: async ({ params, query, state }) => ({ data: await sso.completeLogin(state.em, params.provider, query) }),

@@ -10,17 +10,17 @@ const common = { tag: 'Webhooks', resourceType: 'webhook_subscription' } as cons
 export function webhookRoutes(webhooks: WebhookService): Route[] {
   return [
     defineRoute({
-      ...common, method: 'POST', path: '/api/webhooks', operationId: 'createWebhook', summary: 'Subscribe a URL to deployment events',
+      ...common, permission: 'webhooks:write', method: 'POST', path: '/api/webhooks', operationId: 'createWebhook', summary: 'Subscribe a URL to deployment events',
       body: CreateWebhookRequest, response: WebhookWithSecret, successStatus: 201, idempotent: true, errors: [422],
       handle: async ({ body, state }) => ({ data: await webhooks.create(state.em, state.principal!, body) }),
     }),
     defineRoute({
-      ...common, method: 'GET', path: '/api/webhooks', operationId: 'listWebhooks', summary: 'List webhook subscriptions (never their secrets)',
+      ...common, permission: 'webhooks:read', method: 'GET', path: '/api/webhooks', operationId: 'listWebhooks', summary: 'List webhook subscriptions (never their secrets)',
       response: z.array(WebhookView),
       handle: async ({ state }) => ({ data: await webhooks.list(state.em, state.principal!) }),
     }),
     defineRoute({
-      ...common, method: 'DELETE', path: '/api/webhooks/{id}', operationId: 'deleteWebhook', summary: 'Delete a webhook subscription',
+      ...common, permission: 'webhooks:write', method: 'DELETE', path: '/api/webhooks/{id}', operationId: 'deleteWebhook', summary: 'Delete a webhook subscription',
       params: WebhookIdParams, response: DeletedWebhook, errors: [404],
       async handle({ params, state }) {
         state.resourceId = params.id;
@@ -28,7 +28,7 @@ export function webhookRoutes(webhooks: WebhookService): Route[] {
       },
     }),
     defineRoute({
-      ...common, method: 'GET', path: '/api/webhooks/{id}/attempts', operationId: 'listWebhookAttempts', summary: 'The latest 100 delivery attempts of a subscription',
+      ...common, permission: 'webhooks:read', method: 'GET', path: '/api/webhooks/{id}/attempts', operationId: 'listWebhookAttempts', summary: 'The latest 100 delivery attempts of a subscription',
       params: WebhookIdParams, response: z.array(WebhookAttemptView), errors: [404],
       handle: async ({ params, state }) => ({ data: await webhooks.attempts(state.em, state.principal!, params.id) }),
     }),

@@ -3,9 +3,8 @@
 import { eventually } from '../support/eventually.ts';
 import { createCircuitService } from '../../control-plane/recovery/circuits.ts';
 import test from 'ava';
-import { ROUTE_PERMISSIONS } from '../../control-plane/core/permissions.ts';
 import { signupAdmin } from '../support/admin.ts';
-import { createApiKey, signup, startTestApi, validDeployment, type TestApi } from '../support/control-plane.ts';
+import { createApiKey, routePermissions, signup, startTestApi, validDeployment, type TestApi } from '../support/control-plane.ts';
 
 let api: TestApi;
 let admin: Awaited<ReturnType<typeof signupAdmin>>;
@@ -46,7 +45,7 @@ test('every admin route: no credential 401, an organization owner 403, an admin\
     'POST /v1/admin/notifications': { title: 'Maintenance', message: 'Tonight', severity: 'info' },
     'PATCH /v1/admin/notifications/{id}': { title: 'Changed' },
   };
-  const adminRoutes = Object.keys(ROUTE_PERMISSIONS).filter((r) => r.includes(' /v1/admin/'));
+  const adminRoutes = Object.keys(routePermissions(api.app.routes)).filter((r) => r.includes(' /v1/admin/'));
   t.is(adminRoutes.length, 24, 'feature flags, customers, audit, security, operations, analytics, error tracker, reports, bulk, GPU clusters, notifications, revenue');
   for (const route of adminRoutes) {
     const [method, template] = route.split(' ') as [string, string];

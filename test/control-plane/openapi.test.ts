@@ -2,8 +2,7 @@
 import test from 'ava';
 import type Router from '@koa/router';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { ROUTE_PERMISSIONS } from '../../control-plane/core/permissions.ts';
-import { startTestApi, type TestApi } from '../support/control-plane.ts';
+import { routePermissions, startTestApi, type TestApi } from '../support/control-plane.ts';
 
 let api: TestApi;
 test.before(async () => {
@@ -20,15 +19,15 @@ test('the document is valid OpenAPI 3.1 and the same on both surfaces', async (t
   t.deepEqual((await api.request('GET', '/v1/openapi')).body, platform.body);
 });
 
-test('every route in the permission table is documented, with its /api/v1 alias', async (t) => {
+test('every declared route is documented, with its /api/v1 alias', async (t) => {
   const { paths } = (await api.request('GET', '/api/openapi.json')).body;
   const documented = Object.entries(paths as Record<string, Record<string, unknown>>)
     .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
-  const expected = Object.keys(ROUTE_PERMISSIONS).flatMap((route) => route.includes(' /api/') ? [route, route.replace(' /api/', ' /api/v1/')] : [route]);
+  const expected = Object.keys(routePermissions(api.app.routes)).flatMap((route) => route.includes(' /api/') ? [route, route.replace(' /api/', ' /api/v1/')] : [route]);
   t.deepEqual(documented.sort(), expected.sort());
 });
 
-test('every route the app registers is in the permission table and documented, and each of those is registered', async (t) => {
+test('every route the app registers is declared with its permission and documented, and each declared one is registered', async (t) => {
   const routers = api.app.middleware.flatMap((m) => (m as { router?: Router }).router ?? []);
   t.true(routers.length > 0);
   // HEAD is the router's automatic twin of GET; layers without methods are middleware, not routes.
@@ -37,10 +36,10 @@ test('every route the app registers is in the permission table and documented, a
   const { paths } = (await api.request('GET', '/api/openapi.json')).body;
   const documented = new Set(Object.entries(paths as Record<string, Record<string, unknown>>)
     .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`)));
-  const inTable = new Set(Object.keys(ROUTE_PERMISSIONS).flatMap((route) => route.includes(' /api/') ? [route, route.replace(' /api/', ' /api/v1/')] : [route]));
-  t.deepEqual([...registered].filter((r) => !inTable.has(r)), [], 'registered, missing from the permission table');
+  const inTable = new Set(Object.keys(routePermissions(api.app.routes)).flatMap((route) => route.includes(' /api/') ? [route, route.replace(' /api/', ' /api/v1/')] : [route]));
+  t.deepEqual([...registered].filter((r) => !inTable.has(r)), [], 'registered, not declared');
   t.deepEqual([...registered].filter((r) => !documented.has(r)), [], 'registered, missing from the OpenAPI document');
-  t.deepEqual([...inTable].filter((r) => !registered.has(r)), [], 'in the permission table, not registered');
+  t.deepEqual([...inTable].filter((r) => !registered.has(r)), [], 'declared, not registered');
 });
 
 test('every documented operation exists: none answers 404 Not found or 405', async (t) => {

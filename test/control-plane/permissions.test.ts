@@ -1,9 +1,18 @@
-// The permission table, as data: scopes and roles grant what the README's permission rules say.
+// The routes' permissions: scopes and roles grant what the README's permission rules say.
 import test from 'ava';
-import { isAllowed, ROLE_PERMISSIONS, ROLES, ROUTE_PERMISSIONS, SCOPES } from '../../control-plane/core/permissions.ts';
+import { isAllowed, ROLE_PERMISSIONS, ROLES, SCOPES, type Permission } from '../../control-plane/core/permissions.ts';
+import { routePermissions, startTestApi, type TestApi } from '../support/control-plane.ts';
 
-const routes = Object.entries(ROUTE_PERMISSIONS);
-const writes = routes.filter(([route]) => !route.startsWith('GET '));
+// The permissions the routes of the app declare.
+let api: TestApi;
+let routes: [string, Permission][];
+let writes: [string, Permission][];
+test.before(async () => {
+  api = await startTestApi(import.meta.filename);
+  routes = Object.entries(routePermissions(api.app.routes));
+  writes = routes.filter(([route]) => !route.startsWith('GET '));
+});
+test.after.always(() => api?.close());
 
 test('public routes are only the credential-free ones: health, OpenAPI, the sign-in family, the SSO login with its callback and the invitee\'s side by token', (t) => {
   const publicRoutes = routes.filter(([, p]) => p === 'public').map(([r]) => r).sort();

@@ -15,6 +15,8 @@ import { GPU_TYPES } from '../../catalog/gpu-types.ts';
 import { createLogMailer } from '../../control-plane/mail/mailer.ts';
 import { createReportOrchestrator } from '../../control-plane/reports/orchestrator.ts';
 import type { DesiredDeployment } from '../../workflows/contract/deployment.ts';
+import type { Permission } from '../../control-plane/core/permissions.ts';
+import type { Route } from '../../control-plane/http/routes.ts';
 import { createTestDatabase } from './database.ts';
 import { testTemporalAddress } from './temporal.ts';
 
@@ -171,4 +173,9 @@ export async function addMember(api: TestApi, organizationId: string, role: stri
     [`mem_test_${user.userId.slice(4)}`, organizationId, user.userId, role],
   );
   return { ...user, as: { token: user.token, headers: { 'x-organization-id': organizationId } } };
+}
+
+/** The permission each route the app serves declares, keyed `<METHOD> <path>` as mounted. */
+export function routePermissions(routes: readonly Route[]): Readonly<Record<string, Permission>> {
+  return Object.fromEntries(routes.map((route) => [`${route.method} ${route.path}`, route.permission]));
 }

@@ -3,8 +3,8 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { PaginationSchema } from '../core/pagination.ts';
-import { permissionOf, servedPaths, type Route } from './routes.ts';
-import { surfaceOf } from './surface.ts';
+import { servedPaths, type Route } from '../http/routes.ts';
+import { surfaceOf } from '../http/surface.ts';
 import { reasonPhrase } from '../core/errors.ts';
 
 const ReferenceError = z.object({
@@ -45,7 +45,7 @@ function successContent(route: Route, platform: boolean) {
 
 function operation(route: Route, path: string): ZodOpenApiOperationObject {
   const platform = surfaceOf(path) === 'platform';
-  const isPublic = permissionOf(route) === 'public';
+  const isPublic = route.permission === 'public';
   const errorSchema = platform ? PlatformError : ReferenceError;
   const statuses = new Set([400, 429, ...(isPublic ? [] : [401, 403]), ...(route.body ? [413, 415] : []), ...(route.errors ?? [])]);
   const success = route.successStatus ?? 200;

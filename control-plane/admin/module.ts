@@ -1,0 +1,19 @@
+// Platform administration: customers, audit, security, operations, flags, notifications, errors, reports.
+import { defineModule } from '../module.ts';
+import { adminRoutes } from './routes.ts';
+import { createAdminService } from './service.ts';
+
+export const adminModule = defineModule({
+  name: 'admin',
+  routes: ({ cursors, orchestrator, log, services }) => adminRoutes({
+    admin: createAdminService({
+      cursors, deployments: services.deployments, orchestrator, log,
+      openCircuits: async (em) => (await services.circuits.list(em)).filter((c) => c.state !== 'closed'),
+    }),
+    audit: services.auditQuery,
+    featureFlags: services.featureFlagAdmin,
+    notifications: services.notifications,
+    errors: services.errorTracker,
+    reports: services.reports,
+  }),
+});

@@ -1,0 +1,50 @@
+// Every area of the API, in the order their services are built (a module may use the services of those
+// above it; routes see them all). Adding an area: its folder with a module.ts, and one line here.
+import { adminModule } from './admin/module.ts';
+import { apiKeysModule } from './api-keys/module.ts';
+import { auditModule } from './audit/module.ts';
+import { authModule } from './auth/module.ts';
+import { clustersModule } from './clusters/module.ts';
+import { deploymentsModule } from './deployments/module.ts';
+import { errorTrackerModule } from './error-tracker/module.ts';
+import { featureFlagsModule } from './feature-flags/module.ts';
+import { gpuTypesModule } from './gpu-types/module.ts';
+import { healthModule } from './health/module.ts';
+import { idempotencyModule } from './idempotency/module.ts';
+import { inferenceModule } from './inference/module.ts';
+import type { ApiModule } from './module.ts';
+import { notificationsModule } from './notifications/module.ts';
+import { openApiModule } from './openapi/module.ts';
+import { organizationsModule } from './organizations/module.ts';
+import { recoveryModule } from './recovery/module.ts';
+import { reportsModule } from './reports/module.ts';
+import { rolesModule } from './roles/module.ts';
+import { settingsModule } from './settings/module.ts';
+import { ssoModule } from './sso/module.ts';
+import { teamModule } from './team/module.ts';
+import { webhooksModule } from './webhooks/module.ts';
+
+export const API_MODULES: readonly ApiModule[] = [
+  healthModule,
+  organizationsModule,
+  authModule,
+  apiKeysModule,
+  auditModule,
+  errorTrackerModule,
+  featureFlagsModule,
+  idempotencyModule,
+  recoveryModule,
+  clustersModule,
+  gpuTypesModule,
+  deploymentsModule,
+  inferenceModule,
+  webhooksModule,
+  ssoModule,
+  settingsModule,
+  teamModule,
+  rolesModule,
+  notificationsModule,
+  reportsModule,
+  adminModule,
+  openApiModule,
+];

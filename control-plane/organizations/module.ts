@@ -1,0 +1,15 @@
+// Organizations and memberships: who belongs where, with which role.
+import { defineModule } from '../module.ts';
+import { MembershipSchema } from './membership.entity.ts';
+import { OrganizationSchema } from './organization.entity.ts';
+import { createOrganizationService, type OrganizationService } from './service.ts';
+
+declare module '../module.ts' {
+  interface Services { organizations: OrganizationService }
+}
+
+export const organizationsModule = defineModule({
+  name: 'organizations',
+  entities: [OrganizationSchema, MembershipSchema],
+  services: ({ config }) => ({ organizations: createOrganizationService({ adminEmails: config.adminEmails }) }),
+});

@@ -1,0 +1,17 @@
+// Single sign-on: an organization's OpenID Connect identity provider, and the login through it.
+import { createSecretBox } from '../auth/secret-box.ts';
+import { defineModule } from '../module.ts';
+import { ssoRoutes } from './routes.ts';
+import { createSsoService } from './service.ts';
+import { SsoConfigurationSchema } from './sso-configuration.entity.ts';
+import { SsoLoginSchema } from './sso-login.entity.ts';
+
+export const ssoModule = defineModule({
+  name: 'sso',
+  entities: [SsoConfigurationSchema, SsoLoginSchema],
+  routes: ({ key, config, services }) => ssoRoutes(createSsoService({
+    secrets: createSecretBox(key('sso-secrets')),
+    auth: services.auth,
+    allowPrivateIssuers: config.env !== 'production',
+  })),
+});
