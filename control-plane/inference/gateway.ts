@@ -109,8 +109,9 @@ export function createInferenceGateway(deps: { log: Pick<Logger, 'warn'>; option
       const host = replica.address.includes(':') ? `[${replica.address}]` : replica.address;
       try {
         const response = await postJson(new URL(`http://${host}:${replica.port}${path}`), body, { agents, timeouts, signal });
-        // In flight until its answer has been read or dropped.
-        response.once('close', done);
+        // In flight until its answer has been read ('end', before the client's answer ends, so the client's next
+        // request finds this replica idle again) or dropped ('close').
+        response.once('end', done).once('close', done);
         return { response, replica: replica.pod };
       } catch (error) {
         done();

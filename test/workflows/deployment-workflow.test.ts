@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { binaryPath } from '../../infra/tools/paths.ts';
 import {
   DEPLOYMENT_WORKFLOW, desiredStateSignal, progressQuery, type DeploymentWorkflowInput, type DesiredDeployment,
@@ -17,10 +16,13 @@ import {
 import { SEARCH_ATTRIBUTES } from '../../workflows/contract/search-attributes.ts';
 import { createDeploymentActivities, type Readiness, type StatusUpdate } from '../../workflows/deployment/activities.ts';
 import { checkDeployment } from '../../workflows/deployment/program.ts';
+import { deploymentsQueue } from '../../workflows/deployment/queue.ts';
+import { createQueueWorker } from '../../workflows/queue.ts';
 import type { TestProgramInput } from './fixtures/test-program.ts';
 import { eventually } from '../support/eventually.ts';
+import { installTestRuntime, testBundleDir } from '../support/temporal.ts';
 
-Runtime.install({ logger: new DefaultLogger('ERROR') });
+installTestRuntime();
 
 interface Context {
   env: TestWorkflowEnvironment;
@@ -64,12 +66,7 @@ function harness(t: { context: Context; title: string }, options: { applyDelayMs
     unschedulableGraceMs: 1500,
     pollIntervalMs: 200,
   });
-  const newWorker = () => Worker.create({
-    connection: t.context.env.nativeConnection,
-    taskQueue,
-    workflowsPath: new URL('../../workflows/deployment/workflow.ts', import.meta.url).pathname,
-    activities,
-  });
+  const newWorker = () => createQueueWorker(deploymentsQueue, { connection: t.context.env.nativeConnection, bundleDir: testBundleDir(), taskQueue, activities });
   return { statuses, readiness, taskQueue, newWorker };
 }
 
@@ -93,25 +90,29 @@ const edges = (statuses: StatusUpdate[]) => statuses.map((s) => s.status);
 const events = (statuses: StatusUpdate[]) => statuses.flatMap((s) => (s.event ? [s.event] : []));
 const last = (statuses: StatusUpdate[]) => statuses.at(-1)?.status;
 
+// Each step runs real Pulumi operations (a process each): on a busy 2-core machine a refresh and a rollout
+// can take over a minute, so waits here allow three.
+const settled = <T>(what: string, probe: () => T | undefined | false) => eventually(what, probe, 180_000);
+
 test('a deployment provisions to running, then scales, stops, starts and is deleted', async (t) => {
   const h = harness(t);
   const worker = await h.newWorker();
   await worker.runUntil(async () => {
     const handle = await start(t, h.taskQueue);
-    await eventually('running', () => last(h.statuses) === 'running');
+    await settled('running', () => last(h.statuses) === 'running');
     t.deepEqual(edges(h.statuses), ['pending', 'deploying', 'running']);
     t.is(h.statuses.at(-1)?.endpoint, `http://${handle.name}.test`);
     t.like(await handle.query(progressQuery), { status: 'running', observedGeneration: 1 });
 
     await handle.signal(desiredStateSignal, desired({ generation: 2, replicas: 3 }));
-    await eventually('scaled', () => h.statuses.some((s) => s.event === 'deployment.scaled'));
+    await settled('scaled', () => h.statuses.some((s) => s.event === 'deployment.scaled'));
     t.is(h.statuses.at(-1)?.replicas, 3);
 
     await handle.signal(desiredStateSignal, desired({ generation: 3, replicas: 3, running: false }));
-    await eventually('stopped', () => last(h.statuses) === 'stopped');
+    await settled('stopped', () => last(h.statuses) === 'stopped');
     t.is(h.statuses.at(-1)?.replicas, 0);
     await handle.signal(desiredStateSignal, desired({ generation: 4, replicas: 3 }));
-    await eventually('running again', () => last(h.statuses) === 'running' && h.statuses.at(-1)!.generation === 4);
+    await settled('running again', () => last(h.statuses) === 'running' && h.statuses.at(-1)!.generation === 4);
 
     await handle.signal(desiredStateSignal, desired({ generation: 5, replicas: 3, deleted: true }));
     const result = await handle.result();
@@ -130,12 +131,12 @@ test('an update rolls the new model out through updating; repeated and old messa
   const worker = await h.newWorker();
   await worker.runUntil(async () => {
     const handle = await start(t, h.taskQueue);
-    await eventually('running', () => last(h.statuses) === 'running');
+    await settled('running', () => last(h.statuses) === 'running');
     const update = desired({ generation: 2, model: 'hf://mistralai/Mistral-7B-Instruct-v0.3' });
     await handle.signal(desiredStateSignal, update);
     await handle.signal(desiredStateSignal, update);
     await handle.signal(desiredStateSignal, desired({ generation: 1, replicas: 2 }));
-    await eventually('updated', () => last(h.statuses) === 'running' && h.statuses.at(-1)!.generation === 2);
+    await settled('updated', () => last(h.statuses) === 'running' && h.statuses.at(-1)!.generation === 2);
     await sleep(500);
     t.deepEqual(edges(h.statuses), ['pending', 'deploying', 'running', 'updating', 'running']);
     t.like((await handle.describe()).memo, { name: handle.name, model: 'hf://mistralai/Mistral-7B-Instruct-v0.3' }, 'the Temporal UI shows the new model');
@@ -148,13 +149,13 @@ test('after a failed change the next desired state is applied in full, even one 
   const worker = await h.newWorker();
   await worker.runUntil(async () => {
     const handle = await start(t, h.taskQueue);
-    await eventually('running', () => last(h.statuses) === 'running');
+    await settled('running', () => last(h.statuses) === 'running');
     h.readiness.next = () => UNSCHEDULABLE;
     await handle.signal(desiredStateSignal, desired({ generation: 2, replicas: 3 }));
-    await eventually('failed', () => last(h.statuses) === 'failed');
+    await settled('failed', () => last(h.statuses) === 'failed');
     h.readiness.next = () => ({ readyReplicas: Number.MAX_SAFE_INTEGER });
     await handle.signal(desiredStateSignal, desired({ generation: 3, replicas: 1 }));
-    await eventually('running again', () => last(h.statuses) === 'running' && h.statuses.at(-1)!.generation === 3);
+    await settled('running again', () => last(h.statuses) === 'running' && h.statuses.at(-1)!.generation === 3);
     t.deepEqual(edges(h.statuses), ['pending', 'deploying', 'running', 'scaling', 'failed', 'deploying', 'running']);
   });
 });
@@ -164,7 +165,7 @@ test('a transient failure is retried and the deployment still reaches running', 
   const worker = await h.newWorker();
   await worker.runUntil(async () => {
     await start(t, h.taskQueue);
-    await eventually('running', () => last(h.statuses) === 'running');
+    await settled('running', () => last(h.statuses) === 'running');
     t.deepEqual(edges(h.statuses), ['pending', 'deploying', 'running']);
   });
 });
@@ -175,7 +176,7 @@ test('pods that cannot be placed fail the deployment with the reason; a new desi
   const worker = await h.newWorker();
   await worker.runUntil(async () => {
     const handle = await start(t, h.taskQueue);
-    await eventually('failed', () => last(h.statuses) === 'failed');
+    await settled('failed', () => last(h.statuses) === 'failed');
     const failed = h.statuses.at(-1)!;
     t.is(failed.event, 'deployment.failed');
     t.regex(failed.failureReason ?? '', /1 of 1 replicas cannot be placed: 0\/8 nodes are available: 8 Insufficient nvidia\.com\/gpu/);
@@ -183,7 +184,7 @@ test('pods that cannot be placed fail the deployment with the reason; a new desi
 
     h.readiness.next = () => ({ readyReplicas: 1 });
     await handle.signal(desiredStateSignal, desired({ generation: 2 }));
-    await eventually('running', () => last(h.statuses) === 'running');
+    await settled('running', () => last(h.statuses) === 'running');
     t.deepEqual(events(h.statuses), ['deployment.created', 'deployment.failed', 'deployment.running']);
   });
 });
@@ -194,7 +195,7 @@ test('deleting while deploying cancels the rollout and deletes', async (t) => {
   const worker = await h.newWorker();
   await worker.runUntil(async () => {
     const handle = await start(t, h.taskQueue);
-    await eventually('deploying', () => last(h.statuses) === 'deploying');
+    await settled('deploying', () => last(h.statuses) === 'deploying');
     await sleep(1500);
     await handle.signal(desiredStateSignal, desired({ generation: 2, deleted: true }));
     t.is((await handle.result()).status, 'deleted');
@@ -208,14 +209,14 @@ test('a worker killed mid-provisioning is replaced and the deployment finishes o
   const first = await h.newWorker();
   const firstRun = first.run();
   const handle = await start(t, h.taskQueue);
-  await eventually('deploying', () => last(h.statuses) === 'deploying');
+  await settled('deploying', () => last(h.statuses) === 'deploying');
   await sleep(1500); // inside `pulumi up`
   first.shutdown();
   await firstRun;
 
   const second = await h.newWorker();
   await second.runUntil(async () => {
-    await eventually('running', () => last(h.statuses) === 'running', 120_000);
+    await settled('running', () => last(h.statuses) === 'running');
     t.is(events(h.statuses).filter((e) => e === 'deployment.running').length, 1);
     t.like(await handle.query(progressQuery), { status: 'running' });
   });
@@ -226,7 +227,7 @@ test('a deployment that breaks a stack rule fails at once with the rule, without
   const worker = await h.newWorker();
   await worker.runUntil(async () => {
     await start(t, h.taskQueue, desired({ replicas: 5, maxReplicas: 3 }));
-    await eventually('failed', () => last(h.statuses) === 'failed');
+    await settled('failed', () => last(h.statuses) === 'failed');
     t.deepEqual(edges(h.statuses), ['pending', 'deploying', 'failed']);
     t.regex(h.statuses.at(-1)?.failureReason ?? '', /replicas/i);
   });
@@ -238,10 +239,10 @@ test('refresh-and-retry runs pulumi refresh before the new rollout', async (t) =
   const worker = await h.newWorker();
   await worker.runUntil(async () => {
     const handle = await start(t, h.taskQueue);
-    await eventually('failed', () => last(h.statuses) === 'failed');
+    await settled('failed', () => last(h.statuses) === 'failed');
     h.readiness.next = () => ({ readyReplicas: 1 });
     await handle.signal(desiredStateSignal, desired({ generation: 2, refreshes: 1 }));
-    await eventually('running', () => last(h.statuses) === 'running');
+    await settled('running', () => last(h.statuses) === 'running');
     const history = await handle.fetchHistory();
     const activities = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
     t.deepEqual(activities.filter((a) => a !== 'recordStatus'), ['applyStack', 'waitUntilReady', 'refreshStack', 'applyStack', 'waitUntilReady']);
@@ -253,12 +254,12 @@ test('a teardown that keeps failing leaves the deployment failed until a force-d
   const worker = await h.newWorker();
   await worker.runUntil(async () => {
     const handle = await start(t, h.taskQueue);
-    await eventually('running', () => last(h.statuses) === 'running');
+    await settled('running', () => last(h.statuses) === 'running');
     // The stack's state file is damaged: every Pulumi operation on it now fails.
     const stateFile = join(t.context.dir, 'state', '.pulumi', 'stacks', 'kiln-deployment', `${handle.workflowId}.json`);
     await writeFile(stateFile, '{ not json');
     await handle.signal(desiredStateSignal, desired({ generation: 2, deleted: true }));
-    await eventually('failed', () => last(h.statuses) === 'failed', 120_000);
+    await settled('failed', () => last(h.statuses) === 'failed');
     t.regex(h.statuses.at(-1)!.failureReason ?? '', /^deletion failed: /);
 
     await handle.signal(desiredStateSignal, desired({ generation: 3, deleted: true, forceDelete: true }));
