@@ -40,7 +40,35 @@ export default tseslint.config(
     },
   },
   {
-    files: ['workflows/**/*.ts', 'lib/**/*.ts', 'catalog/**/*.ts'],
+    files: ['control-plane/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { group: ['**/stacks/**', '**/infra/**', '**/workflows/**'], message: 'core/ holds what every area shares (ARCHITECTURE.md).' },
+        { regex: '^\\.\\./(?!\\.\\./)', message: 'core/ imports no area: the areas import it (ARCHITECTURE.md).' },
+      ),
+    },
+  },
+  {
+    files: ['control-plane/http/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { group: ['**/stacks/**', '**/infra/**', '**/workflows/**'], message: 'http/ is HTTP only (ARCHITECTURE.md).' },
+        // Middleware names the services it calls by type; the app hands them over.
+        { regex: '^\\.\\./(?!core/|\\.\\./)', allowTypeImports: true, message: 'http/ is HTTP only: it uses areas through the services the app gives it (ARCHITECTURE.md).' },
+      ),
+    },
+  },
+  {
+    files: ['lib/**/*.ts', 'catalog/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict({
+        group: ['**/control-plane/**', '**/workflows/**', '**/stacks/**', '**/infra/**', '**/test/**'],
+        message: 'lib/ and catalog/ are shared by every side and depend on none of them (ARCHITECTURE.md).',
+      }),
+    },
+  },
+  {
+    files: ['workflows/**/*.ts'],
     rules: { 'no-restricted-imports': restrict() },
   },
   {
