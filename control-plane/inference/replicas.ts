@@ -3,6 +3,7 @@
 // organization's deployments on one cluster) is kept warm and shared by every request, and stopped once no
 // request has asked for it for a while: requests never poll the API server.
 import type { Logger } from 'pino';
+import { DEPLOYMENT_LABEL, VLLM_PODS_SELECTOR, VLLM_PORT, VLLM_PORT_NAME } from '../../catalog/model-server.ts';
 import { kubeApi, parseKubeconfig } from '../../lib/kubernetes/api.ts';
 import { watchCollection, type KubeObject } from '../../lib/kubernetes/watch.ts';
 
@@ -12,13 +13,6 @@ export interface Replica {
   readonly address: string;
   readonly port: number;
 }
-
-/** The pods of the vllm-deployment stack carry these labels; the instance is the deployment's name. */
-const VLLM_SELECTOR = 'app.kubernetes.io/name=vllm';
-const INSTANCE_LABEL = 'app.kubernetes.io/instance';
-/** The container port the model server answers on, as the stack names it; vLLM's own default when absent. */
-const PORT_NAME = 'http';
-const VLLM_PORT = 8000;
 
 export interface Pod extends KubeObject {
   metadata?: KubeObject['metadata'] & { labels?: Record<string, string>; deletionTimestamp?: string };
@@ -32,7 +26,7 @@ export function replicaOf(pod: Pod): Replica | undefined {
   const address = pod.status?.podIP;
   const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
   if (!name || !address || !ready || pod.metadata?.deletionTimestamp) return undefined;
-  const port = pod.spec?.containers?.flatMap((c) => c.ports ?? []).find((p) => p.name === PORT_NAME)?.containerPort ?? VLLM_PORT;
+  const port = pod.spec?.containers?.flatMap((c) => c.ports ?? []).find((p) => p.name === VLLM_PORT_NAME)?.containerPort ?? VLLM_PORT;
   return { pod: name, address, port };
 }
 
@@ -73,10 +67,10 @@ export function createReplicaDirectory(deps: { log: Pick<Logger, 'warn'>; option
   function start(key: string, cluster: ClusterApiAccess, namespace: string): NamespaceWatch {
     const controller = new AbortController();
     const pods: NamespaceWatch['pods'] = new Map();
-    const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods?labelSelector=${encodeURIComponent(VLLM_SELECTOR)}`;
+    const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods?labelSelector=${encodeURIComponent(VLLM_PODS_SELECTOR)}`;
     const { synced } = watchCollection<Pod>(kubeApi(parseKubeconfig(cluster.kubeconfig)), path, ({ type, object }) => {
       const name = object.metadata?.name;
-      const deployment = object.metadata?.labels?.[INSTANCE_LABEL];
+      const deployment = object.metadata?.labels?.[DEPLOYMENT_LABEL];
       if (!name) return;
       if (type === 'DELETED' || !deployment) pods.delete(name);
       else pods.set(name, { deployment, replica: replicaOf(object) });

@@ -2,12 +2,10 @@
 // away), and how (model, port and context length from the container's vLLM arguments; speed and batch size
 // from annotations, else the simulator's defaults).
 import { join } from 'node:path';
+import { VLLM_PORT } from '../../catalog/model-server.ts';
 import type { KubeObject } from '../../lib/kubernetes/watch.ts';
 import type { EngineTiming } from './engine.ts';
 import type { ModelServerConfig } from './model-server.ts';
-
-/** The label Kiln's vLLM pods carry (stacks/vllm-deployment): the pods the simulator serves. */
-export const VLLM_POD_SELECTOR = 'app.kubernetes.io/name=vllm';
 
 /** Per-pod overrides of the simulator's defaults. */
 export const SIM_ANNOTATIONS = {
@@ -26,8 +24,6 @@ export interface SimDefaults extends EngineTiming {
 
 export const DEFAULT_SIM_SETTINGS: SimDefaults = { ttftMs: 50, tokenMs: 10, maxConcurrency: 8, maxModelLen: 8192, statsIntervalMs: 10_000 };
 
-/** vLLM's port when --port is not given. */
-const VLLM_DEFAULT_PORT = 8000;
 /** vLLM's model when --model is not given. */
 const VLLM_DEFAULT_MODEL = 'facebook/opt-125m';
 
@@ -111,7 +107,7 @@ export function serverConfig(pod: Pod, defaults: SimDefaults, logDir: string): M
   const annotated = (key: string) => positive(annotations[key]);
   return {
     host: pod.status!.podIP!,
-    port: positive(first('--port')) ?? VLLM_DEFAULT_PORT,
+    port: positive(first('--port')) ?? VLLM_PORT, // vLLM's default
     model: first('--model') ?? positional ?? VLLM_DEFAULT_MODEL,
     servedModelNames: flags.get('--served-model-name') ?? [],
     maxModelLen: positive(first('--max-model-len')) ?? defaults.maxModelLen,

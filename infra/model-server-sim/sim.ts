@@ -4,10 +4,11 @@
 // laptop pod IPs are loopback addresses (infra/servers/gpu-cluster.ts), so a pod's address really answers.
 // A real cluster runs vLLM itself: nothing here is used there.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { VLLM_PODS_SELECTOR } from '../../catalog/model-server.ts';
 import type { KubeApi } from '../../lib/kubernetes/api.ts';
 import { watchCollection } from '../../lib/kubernetes/watch.ts';
 import { startModelServer, type ModelServer } from './model-server.ts';
-import { DEFAULT_SIM_SETTINGS, inCidr, podKey, podLogFile, serverConfig, shouldServe, vllmContainer, VLLM_POD_SELECTOR, type Pod, type SimDefaults } from './pods.ts';
+import { DEFAULT_SIM_SETTINGS, inCidr, podKey, podLogFile, serverConfig, shouldServe, vllmContainer, type Pod, type SimDefaults } from './pods.ts';
 import { openServerLog } from './server-log.ts';
 
 export interface ModelServerSimOptions {
@@ -118,7 +119,7 @@ export function startModelServerSim(options: ModelServerSimOptions): ModelServer
     }).catch((error: Error) => say(`${podKey(pod)}: ${error.message}`));
   };
 
-  const watch = watchCollection<Pod>(options.api, `/api/v1/pods?labelSelector=${encodeURIComponent(VLLM_POD_SELECTOR)}`,
+  const watch = watchCollection<Pod>(options.api, `/api/v1/pods?labelSelector=${encodeURIComponent(VLLM_PODS_SELECTOR)}`,
     (event) => reconcile(event.object, event.type === 'DELETED'),
     { signal: abort.signal, onError: (error) => say(`watching pods: ${error.message}`) });
 

@@ -1,9 +1,8 @@
 // What a vLLM deployment is made of: the component's arguments and their resolved, checked form.
 import * as pulumi from '@pulumi/pulumi';
+import { VLLM_PORT } from '../../catalog/model-server.ts';
 import { checkGpusPerReplica, checkGpuType, checkModel, checkName, checkReplicaBounds } from './validate.ts';
 
-/** Port of vLLM's OpenAI-compatible server (its default). */
-export const VLLM_PORT = 8000;
 /** vLLM's OpenAI-compatible server image, pinned so a re-run never changes the server under a deployment. */
 export const DEFAULT_VLLM_IMAGE = 'vllm/vllm-openai:v0.11.0';
 /** Room for the weights of a 70B model in 16-bit precision, plus headroom. */

@@ -2,7 +2,8 @@
 import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
 import { GPU_RESOURCE, GPU_TAINT, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
-import { checkKnownArgs, VLLM_PORT, vllmSpec, type VllmDeploymentArgs, type VllmSpec } from './args.ts';
+import { modelServerLabels, serviceUrl, VLLM_PORT, VLLM_PORT_NAME } from '../../catalog/model-server.ts';
+import { checkKnownArgs, vllmSpec, type VllmDeploymentArgs, type VllmSpec } from './args.ts';
 
 // These let the worker check a request before it runs Pulumi.
 export { checkKnownArgs, vllmSpec, DEFAULT_VLLM_IMAGE, type VllmDeploymentArgs, type VllmSpec } from './args.ts';
@@ -25,8 +26,8 @@ export class VllmDeployment extends pulumi.ComponentResource {
     super('kiln:stacks:VllmDeployment', name, args, opts);
     // Every child derives from the checked spec, so arguments known only later are checked before anything is applied.
     const spec = pulumi.output(args).apply(vllmSpec);
-    const metadata = spec.apply((s) => ({ name: s.name, namespace: s.namespace, labels: labels(s), annotations: SKIP_AWAIT }));
-    const selector = spec.apply((s) => ({ matchLabels: labels(s) }));
+    const metadata = spec.apply((s) => ({ name: s.name, namespace: s.namespace, labels: modelServerLabels(s.name), annotations: SKIP_AWAIT }));
+    const selector = spec.apply((s) => ({ matchLabels: modelServerLabels(s.name) }));
 
     // With an autoscaler the Deployment leaves `replicas` to it: a field two controllers set is a field they
     // fight over (every apply would undo the autoscaler's last scale).
@@ -34,14 +35,14 @@ export class VllmDeployment extends pulumi.ComponentResource {
       metadata,
       spec: spec.apply((s) => ({
         ...(s.horizontalPodAutoscaler ? {} : { replicas: s.replicas }),
-        selector: { matchLabels: labels(s) },
+        selector: { matchLabels: modelServerLabels(s.name) },
         template: podTemplate(s),
       })),
     }, { parent: this });
 
     const service = new k8s.core.v1.Service(`${name}-service`, {
       metadata,
-      spec: { selector: spec.apply(labels), ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
+      spec: { selector: spec.apply((s) => modelServerLabels(s.name)), ports: [{ name: VLLM_PORT_NAME, port: 80, targetPort: VLLM_PORT_NAME }] },
     }, { parent: this });
 
     // Decided at construction (a plain value, not an Input), so a preview shows exactly the objects an up makes.
@@ -71,19 +72,15 @@ export class VllmDeployment extends pulumi.ComponentResource {
 
     this.deploymentName = deployment.metadata.name;
     this.serviceName = service.metadata.name;
-    this.endpoint = pulumi.interpolate`http://${service.metadata.name}.${service.metadata.namespace}.svc.cluster.local`;
+    this.endpoint = pulumi.all([service.metadata.name, service.metadata.namespace]).apply(([name, namespace]) => serviceUrl(name, namespace));
     this.registerOutputs({ endpoint: this.endpoint, deploymentName: this.deploymentName, serviceName: this.serviceName });
   }
-}
-
-function labels(s: VllmSpec): Record<string, string> {
-  return { 'app.kubernetes.io/name': 'vllm', 'app.kubernetes.io/instance': s.name };
 }
 
 function podTemplate(s: VllmSpec): k8s.types.input.core.v1.PodTemplateSpec {
   const health = { httpGet: { path: '/health', port: VLLM_PORT } };
   return {
-    metadata: { labels: labels(s), annotations: s.podAnnotations },
+    metadata: { labels: modelServerLabels(s.name), annotations: s.podAnnotations },
     spec: {
       nodeSelector: { [GPU_TYPE_LABEL]: s.gpuType },
       tolerations: [{ key: GPU_TAINT.key, operator: 'Equal', value: GPU_TAINT.value, effect: GPU_TAINT.effect }],
@@ -91,7 +88,7 @@ function podTemplate(s: VllmSpec): k8s.types.input.core.v1.PodTemplateSpec {
         name: 'vllm',
         image: s.image,
         args: s.serverArgs,
-        ports: [{ name: 'http', containerPort: VLLM_PORT }],
+        ports: [{ name: VLLM_PORT_NAME, containerPort: VLLM_PORT }],
         resources: { limits: { [GPU_RESOURCE]: String(s.gpusPerReplica) } },
         // Downloading and loading weights takes minutes: the startup probe holds the others off until then.
         startupProbe: { ...health, periodSeconds: 10, failureThreshold: 180 },

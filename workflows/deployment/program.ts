@@ -3,6 +3,7 @@
 // removes its pods (and the GPUs they hold) while the stack and its history stay.
 import * as k8s from '@pulumi/kubernetes';
 import type { PulumiFn } from '@pulumi/pulumi/automation/index.js';
+import { serviceUrl } from '../../catalog/model-server.ts';
 import { VllmDeployment, vllmSpec } from '../../stacks/vllm-deployment/index.ts';
 import type { KubeApi } from '../../lib/kubernetes/api.ts';
 import { namespaceOf } from '../contract/deployment.ts';
@@ -23,10 +24,6 @@ export async function ensureNamespace(api: KubeApi, namespace: string): Promise<
   await api.ensure('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace, labels: { 'app.kubernetes.io/managed-by': 'kiln' } } });
 }
 
-export function endpointOf(name: string, namespace: string): string {
-  return `http://${name}.${namespace}.svc.cluster.local`;
-}
-
 /** Reference to deploymentProgram for the activities, which run it in a process of its own. */
 export function deploymentProgramRef(target: StackTarget, cluster: ClusterAccess): ProgramRef {
   return { programModule: import.meta.url, programExport: 'deploymentProgram', programInput: { target, cluster } };
@@ -35,7 +32,8 @@ export function deploymentProgramRef(target: StackTarget, cluster: ClusterAccess
 export function deploymentProgram({ target, cluster }: { target: StackTarget; cluster: ClusterAccess }): PulumiFn {
   return async () => {
     const namespace = namespaceOf(target.organizationId);
-    if (!target.desired.running) return { endpoint: endpointOf(target.name, namespace) };
+    // The Service the stack would make is named after the deployment.
+    if (!target.desired.running) return { endpoint: serviceUrl(target.name, namespace) };
     const provider = new k8s.Provider('cluster', { kubeconfig: cluster.kubeconfig }, {});
     // The namespace is the organization's, made by the activity before this runs (activities.ts `namespaces`).
     const vllm = new VllmDeployment(target.name, vllmArgs(target, namespace), { provider });

@@ -1,5 +1,6 @@
 // Readiness of a deployment's vLLM pods, read from the Kubernetes API: how many replicas are Ready and,
 // when pods cannot be placed, the scheduler's own explanation (e.g. "Insufficient nvidia.com/gpu").
+import { DEPLOYMENT_LABEL } from '../../catalog/model-server.ts';
 import type { KubeApi } from '../../lib/kubernetes/api.ts';
 import type { Readiness } from './activities.ts';
 
@@ -28,7 +29,7 @@ export function kubernetesReadiness(api: KubeApi, namespaceOf: (organizationId: 
     async probe({ organizationId, name }: { organizationId: string; name: string }): Promise<Readiness> {
       const namespace = namespaceOf(organizationId);
       const deployment = await api.get<DeploymentObject>(`/apis/apps/v1/namespaces/${namespace}/deployments/${name}`);
-      const pods = await api.get<PodList>(`/api/v1/namespaces/${namespace}/pods?labelSelector=${encodeURIComponent(`app.kubernetes.io/instance=${name}`)}`);
+      const pods = await api.get<PodList>(`/api/v1/namespaces/${namespace}/pods?labelSelector=${encodeURIComponent(`${DEPLOYMENT_LABEL}=${name}`)}`);
       const unschedulable = pods.items
         .flatMap((pod) => pod.status?.conditions ?? [])
         .find((c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable');
