@@ -1,41 +1,62 @@
-// Configuration from the environment, validated once at start-up, with safe defaults for a laptop.
+// Configuration from the environment, validated once at start-up, with safe defaults for a laptop. One schema:
+// the settings every process shares, and a section per role (the API, the worker); each process reads only
+// its own role's variables, so a worker needs no mail settings and the API no Pulumi passphrase.
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 
-const EnvSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
-  DATA_DIR: z.string().min(1).default('./.data'),
+const Shared = z.object({
   KILN_ENV: z.enum(['development', 'production']).default('development'),
+  DATA_DIR: z.string().min(1).default('./.data'),
   // One secret from which the JWT and cursor keys are derived (HKDF): at least 32 characters.
   KILN_SIGNING_KEY: z.string().min(32).optional(),
-  KILN_ADMIN_EMAILS: z.string().default(''),
-  KILN_ENDPOINT_DOMAIN: z.string().regex(/^[a-z0-9.-]+$/).default('endpoints.kiln.localhost'),
-  // Behind a load balancer: take the client address from X-Forwarded-For (per-address rate limits, audit).
-  KILN_TRUST_PROXY: z.enum(['true', 'false']).default('false'),
-  // An external error tracker: each unhandled error is also POSTed there as JSON.
-  ERROR_TRACKER_URL: z.url({ protocol: /^https?$/ }).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  // Outgoing mail (invitations, address confirmations). Unset: messages are logged (development only).
-  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
-  MAIL_FROM: z.string().min(3).default('Kiln <no-reply@kiln.localhost>'),
-  // Where users reach Kiln: the links in e-mails start with it.
-  KILN_PUBLIC_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8080'),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  TEMPORAL_ADDRESS: z.string().regex(/^[^\s/:]+:\d+$/, 'host:port').default('127.0.0.1:7233'),
 });
 
-export interface Config {
-  readonly port: number;
-  /** Unset: main.ts starts embedded PostgreSQL under dataDir. */
-  readonly databaseUrl: string | undefined;
-  readonly dataDir: string;
+const Sections = {
+  api: z.object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+    KILN_ADMIN_EMAILS: z.string().default(''),
+    KILN_ENDPOINT_DOMAIN: z.string().regex(/^[a-z0-9.-]+$/).default('endpoints.kiln.localhost'),
+    // Behind a load balancer: take the client address from X-Forwarded-For (per-address rate limits, audit).
+    KILN_TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+    // An external error tracker: each unhandled error is also POSTed there as JSON.
+    ERROR_TRACKER_URL: z.url({ protocol: /^https?$/ }).optional(),
+    // Outgoing mail (invitations, address confirmations). Unset: messages are logged (development only).
+    SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+    MAIL_FROM: z.string().min(3).default('Kiln <no-reply@kiln.localhost>'),
+    // Where users reach Kiln: the links in e-mails start with it.
+    KILN_PUBLIC_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8080'),
+  }),
+  worker: z.object({
+    // Pulumi's state backend (file://, s3://, https://api.pulumi.com ...); a file backend under DATA_DIR when unset.
+    PULUMI_BACKEND_URL: z.string().regex(/^[a-z][a-z0-9+]*:\/\/\S+$/, 'a URL such as s3://bucket').optional(),
+    // Encrypts stack secrets (the passphrase secrets provider).
+    PULUMI_CONFIG_PASSPHRASE: z.string().min(1).optional(),
+  }),
+};
+
+export type Role = keyof typeof Sections;
+
+export interface SharedConfig {
   readonly env: 'development' | 'production';
+  readonly dataDir: string;
   readonly signingKey: string;
+  readonly logLevel: string;
+  /** Unset: main.ts starts embedded PostgreSQL under dataDir (the API only). */
+  readonly databaseUrl: string | undefined;
+  /** host:port of the Temporal frontend. */
+  readonly temporalAddress: string;
+}
+
+export interface ApiConfig extends SharedConfig {
+  readonly port: number;
   readonly adminEmails: readonly string[];
   readonly endpointDomain: string;
   readonly trustProxy: boolean;
-  readonly logLevel: string;
   readonly errorTrackerUrl: string | undefined;
   /** Unset: mail is written to the log instead of sent (refused in production). */
   readonly smtpUrl: string | undefined;
@@ -43,36 +64,86 @@ export interface Config {
   readonly publicUrl: string;
 }
 
+/** The API's configuration, as app.ts takes it. */
+export type Config = ApiConfig;
+
+export interface WorkerConfig extends SharedConfig {
+  /** The worker starts no PostgreSQL of its own. */
+  readonly databaseUrl: string;
+  readonly pulumiBackendUrl: string;
+  readonly pulumiPassphrase: string;
+  /** Development delivers webhooks to loopback and private addresses; production refuses them. */
+  readonly allowPrivateWebhookUrls: boolean;
+}
+
+interface RoleConfig { api: ApiConfig; worker: WorkerConfig }
+
 export class ConfigError extends Error {}
 
-export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<Config> {
-  const parsed = EnvSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(`invalid configuration: ${z.prettifyError(parsed.error)}`);
-  }
-  const e = parsed.data;
+/** For a process's entry point: a ConfigError is the user's to fix, so its message alone, and exit 1. */
+export function exitOnConfigError(error: unknown): never {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
+
+const required = (name: string, when = 'when KILN_ENV=production') => new ConfigError(`invalid configuration: ${name} is required ${when}`);
+
+/** One parse of the shared settings and the role's section: every invalid variable named at once. */
+function parse<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): z.infer<T> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) throw new ConfigError(`invalid configuration: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
+
+export async function loadConfig<R extends Role>(role: R, env: NodeJS.ProcessEnv = process.env): Promise<RoleConfig[R]> {
+  const config = role === 'api'
+    ? apiConfig(parse(Shared.extend(Sections.api.shape), env))
+    : workerConfig(parse(Shared.extend(Sections.worker.shape), env));
+  return config as Promise<RoleConfig[R]>;
+}
+
+async function sharedConfig(e: z.infer<typeof Shared>): Promise<SharedConfig> {
+  if (e.KILN_ENV === 'production' && !e.KILN_SIGNING_KEY) throw required('KILN_SIGNING_KEY');
   const dataDir = resolve(e.DATA_DIR);
-  if (e.KILN_ENV === 'production' && !e.KILN_SIGNING_KEY) {
-    throw new ConfigError('invalid configuration: KILN_SIGNING_KEY is required when KILN_ENV=production');
-  }
-  // A logged message would put invitation tokens in production logs.
-  if (e.KILN_ENV === 'production' && !e.SMTP_URL) {
-    throw new ConfigError('invalid configuration: SMTP_URL is required when KILN_ENV=production');
-  }
   return {
-    port: e.PORT,
-    databaseUrl: e.DATABASE_URL,
-    dataDir,
     env: e.KILN_ENV,
+    dataDir,
     signingKey: e.KILN_SIGNING_KEY ?? (await developmentSecret(dataDir, 'signing-key')),
+    logLevel: e.LOG_LEVEL,
+    databaseUrl: e.DATABASE_URL,
+    temporalAddress: e.TEMPORAL_ADDRESS,
+  };
+}
+
+async function apiConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.api>): Promise<ApiConfig> {
+  const common = await sharedConfig(e);
+  // A logged message would put invitation tokens in production logs.
+  if (e.KILN_ENV === 'production' && !e.SMTP_URL) throw required('SMTP_URL');
+  return {
+    ...common,
+    port: e.PORT,
     adminEmails: e.KILN_ADMIN_EMAILS.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
     endpointDomain: e.KILN_ENDPOINT_DOMAIN,
     trustProxy: e.KILN_TRUST_PROXY === 'true',
-    logLevel: e.LOG_LEVEL,
     errorTrackerUrl: e.ERROR_TRACKER_URL,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     publicUrl: e.KILN_PUBLIC_URL.replace(/\/+$/, ''),
+  };
+}
+
+async function workerConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.worker>): Promise<WorkerConfig> {
+  const common = await sharedConfig(e);
+  if (!e.DATABASE_URL) throw required('DATABASE_URL', 'by the worker');
+  // A passphrase generated on one machine would lock production stacks' secrets to its disk.
+  if (e.KILN_ENV === 'production' && !e.PULUMI_CONFIG_PASSPHRASE) throw required('PULUMI_CONFIG_PASSPHRASE');
+  return {
+    ...common,
+    databaseUrl: e.DATABASE_URL,
+    pulumiBackendUrl: e.PULUMI_BACKEND_URL ?? `file://${join(common.dataDir, 'pulumi-state')}`,
+    pulumiPassphrase: e.PULUMI_CONFIG_PASSPHRASE ?? (await developmentSecret(common.dataDir, 'pulumi-passphrase')),
+    allowPrivateWebhookUrls: common.env !== 'production',
   };
 }
 

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { DEV_POSTGRES_PORT, startPostgres } from '../infra/servers/postgres.ts';
 import { createApp } from './app.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { exitOnConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './database/orm.ts';
 import { createDeploymentOrchestrator } from './deployments/orchestrator.ts';
 import { createClusterOrchestrator } from './clusters/orchestrator.ts';
@@ -31,7 +31,7 @@ export interface RunningApi {
 }
 
 export async function startApi(options: StartApiOptions): Promise<RunningApi> {
-  const config = await loadConfig({ ...process.env, DATABASE_URL: options.databaseUrl, PORT: String(options.port), DATA_DIR: options.dataDir });
+  const config = await loadConfig('api', { ...process.env, DATABASE_URL: options.databaseUrl, PORT: String(options.port), DATA_DIR: options.dataDir });
   const log = pino({ level: config.logLevel, redact: ['req.headers.authorization'] });
   const orm = await openDatabase(options.databaseUrl);
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
@@ -64,14 +64,10 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
 }
 
 if (import.meta.main) {
-  const config = await loadConfig().catch((error: unknown) => {
-    if (!(error instanceof ConfigError)) throw error;
-    console.error(error.message);
-    process.exit(1);
-  });
+  const config = await loadConfig('api').catch(exitOnConfigError);
   const postgres = config.databaseUrl ? undefined : await startPostgres({ dataDir: config.dataDir, port: DEV_POSTGRES_PORT });
   const api = await startApi({
-    databaseUrl: config.databaseUrl ?? postgres!.url, port: config.port, dataDir: config.dataDir, temporalAddress: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
+    databaseUrl: config.databaseUrl ?? postgres!.url, port: config.port, dataDir: config.dataDir, temporalAddress: config.temporalAddress,
   });
   const stop = async () => {
     await api.close();

@@ -1,38 +1,40 @@
 // `npm start`: everything Kiln needs on one machine, in order, with a log line each; Ctrl-C stops them all.
 // DATABASE_URL, TEMPORAL_ADDRESS and KUBECONFIG replace the embedded PostgreSQL, Temporal dev server and
-// local GPU cluster with existing ones.
+// local GPU cluster with existing ones. Its lines are pino's JSON, as the API's and the worker's are.
 import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { pino } from 'pino';
 import { deriveKey } from '../control-plane/auth/keys.ts';
 import { createSecretBox } from '../control-plane/auth/secret-box.ts';
 import { syncKubernetesCluster } from '../control-plane/clusters/service.ts';
-import { developmentSecret, loadConfig } from '../control-plane/config.ts';
+import { exitOnConfigError, loadConfig } from '../control-plane/config.ts';
 import { openDatabase } from '../control-plane/database/orm.ts';
 import { startApi } from '../control-plane/main.ts';
-import { DEPLOYMENTS_TASK_QUEUE } from '../workflows/contract/deployment.ts';
-import { WEBHOOKS_TASK_QUEUE } from '../workflows/contract/webhooks.ts';
-import { REPORTS_TASK_QUEUE } from '../workflows/contract/reports.ts';
 import { startWorker } from '../workflows/worker.ts';
 import { DEV_POSTGRES_PORT, externalPostgres, startPostgres } from './servers/postgres.ts';
 import { externalTemporal, startTemporal } from './servers/temporal.ts';
 import { startGpuCluster } from './servers/gpu-cluster.ts';
 import { describePulumiPlugins } from './tools/pulumi-plugins.ts';
 
-const dataDir = resolve(process.env.DATA_DIR ?? '.data');
+// The API's settings are checked before anything starts; the worker's once its database and Temporal are known.
+const config = await loadConfig('api').catch(exitOnConfigError);
+const { dataDir } = config;
+const log = pino({ level: config.logLevel });
 const stops: (() => Promise<unknown>)[] = [];
-const say = (line: string) => console.log(`kiln: ${line}`);
+const say = (line: string) => log.info(line);
 
 async function main(): Promise<void> {
   say(`data folder ${dataDir}`);
 
-  const postgres = process.env.DATABASE_URL
-    ? externalPostgres(process.env.DATABASE_URL)
+  const postgres = config.databaseUrl
+    ? externalPostgres(config.databaseUrl)
     : await startPostgres({ dataDir, port: DEV_POSTGRES_PORT });
   stops.push(() => postgres.stop());
-  say(process.env.DATABASE_URL ? 'PostgreSQL: using DATABASE_URL' : `PostgreSQL: embedded, 127.0.0.1:${DEV_POSTGRES_PORT}`);
+  say(config.databaseUrl ? 'PostgreSQL: using DATABASE_URL' : `PostgreSQL: embedded, 127.0.0.1:${DEV_POSTGRES_PORT}`);
 
+  // Unset, TEMPORAL_ADDRESS means a dev server of npm start's own (on the address the configuration defaults to).
   const temporal = process.env.TEMPORAL_ADDRESS
-    ? externalTemporal(process.env.TEMPORAL_ADDRESS)
+    ? externalTemporal(config.temporalAddress)
     : await startTemporal({ dataDir: join(dataDir, 'temporal'), port: 7233, uiPort: 8233 });
   stops.push(() => temporal.stop());
   say(`Temporal: ${temporal.address}${temporal.uiUrl ? `, Web UI ${temporal.uiUrl}` : ' (TEMPORAL_ADDRESS)'}`);
@@ -50,16 +52,10 @@ async function main(): Promise<void> {
 
   for (const plugin of describePulumiPlugins()) say(`Pulumi plugin ${plugin}`);
 
-  const config = await loadConfig({ ...process.env, DATA_DIR: dataDir });
-  const worker = await startWorker({
-    temporalAddress: temporal.address, databaseUrl: postgres.url, dataDir,
-    pulumiBackendUrl: process.env.PULUMI_BACKEND_URL, pulumiPassphrase: process.env.PULUMI_CONFIG_PASSPHRASE ?? (await developmentSecret(dataDir, 'pulumi-passphrase')),
-    signingKey: config.signingKey, allowPrivateWebhookUrls: config.env !== 'production',
-  });
+  const worker = await startWorker(await loadConfig('worker', { ...process.env, DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporal.address }), log);
   stops.push(() => worker.stop());
-  say(`worker: polling task queues ${DEPLOYMENTS_TASK_QUEUE}, ${WEBHOOKS_TASK_QUEUE} and ${REPORTS_TASK_QUEUE}`);
 
-  const api = await startApi({ databaseUrl: postgres.url, port: Number(process.env.PORT ?? 8080), dataDir, temporalAddress: temporal.address });
+  const api = await startApi({ databaseUrl: postgres.url, port: config.port, dataDir, temporalAddress: temporal.address });
   stops.push(() => api.close());
   say(`API: ${api.url} (reference API under /v1, platform API under /api)`);
 
@@ -72,7 +68,7 @@ async function main(): Promise<void> {
     const cluster = await syncKubernetesCluster(orm.em.fork(), secrets, 'local', await readFile(kubeconfig, 'utf8'));
     say(`GPU cluster registered as "local" (${cluster.id}): ${cluster.gpus.map((g) => `${g.count} × ${g.gpuType}`).join(', ') || 'no GPU nodes'}`);
   } catch (error) {
-    say(`GPU cluster NOT registered: ${(error as Error).message}`);
+    log.warn(`GPU cluster NOT registered: ${(error as Error).message}`);
   } finally {
     await orm.close();
   }
@@ -84,7 +80,7 @@ async function stopAll(code: number): Promise<never> {
   if (!stopping) {
     stopping = true;
     say('stopping');
-    for (const stop of stops.reverse()) await stop().catch((e: Error) => console.error(`kiln: ${e.message}`));
+    for (const stop of stops.reverse()) await stop().catch((e: Error) => log.error(e.message));
   }
   process.exit(code);
 }
@@ -92,6 +88,6 @@ process.once('SIGINT', () => void stopAll(0));
 process.once('SIGTERM', () => void stopAll(0));
 
 main().catch((error: Error) => {
-  console.error(`kiln: failed to start: ${error.message}`);
+  log.error(`failed to start: ${error.message}`);
   void stopAll(1);
 });

@@ -1,21 +1,17 @@
-// The control plane as the benches run it: its own database (DATABASE_URL's server, or an embedded
-// PostgreSQL under DATA_DIR/bench), rate limits lifted (the limiter and audit still run on every request),
-// and Temporal never reached (the benches only read).
-import type { AddressInfo } from 'node:net';
+// The control plane as the benches run it, through the server every caller starts (control-plane/server.ts):
+// its own database (DATABASE_URL's server, or an embedded PostgreSQL under DATA_DIR/bench), rate limits
+// lifted (the limiter and audit still run on every request), and Temporal never reached (the benches only read).
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import pg from 'pg';
-import { pino } from 'pino';
-import { createApp } from '../../control-plane/app.ts';
-import { createClusterOrchestrator } from '../../control-plane/clusters/orchestrator.ts';
-import { openDatabase, type Orm } from '../../control-plane/database/orm.ts';
-import { createDeploymentOrchestrator } from '../../control-plane/deployments/orchestrator.ts';
-import { createLogMailer } from '../../control-plane/mail/mailer.ts';
-import { createReportOrchestrator } from '../../control-plane/reports/orchestrator.ts';
+import type pg from 'pg';
+import { PLANS } from '../../catalog/plans.ts';
+import type { AppDeps } from '../../control-plane/app.ts';
+import { loadConfig } from '../../control-plane/config.ts';
+import type { Orm } from '../../control-plane/database/orm.ts';
+import { startApi } from '../../control-plane/server.ts';
 import { createDatabase, startPostgres } from '../../infra/servers/postgres.ts';
 import { freePort } from '../../infra/servers/process.ts';
 
-const UNLIMITED = { perMinute: 1e9, burst: 1e9 };
+const UNLIMITED = Object.fromEntries(PLANS.map((plan) => [plan, { perMinute: 1e9, burst: 1e9 }])) as AppDeps['rateLimits'];
 
 export interface BenchApi {
   /** http://127.0.0.1:<port> */
@@ -29,33 +25,21 @@ export async function startBenchApi(name: string): Promise<BenchApi> {
   const dataDir = join(process.env.DATA_DIR ?? '.data', 'bench');
   const server = process.env.DATABASE_URL ? undefined : await startPostgres({ dataDir, port: await freePort() });
   const databaseUrl = await createDatabase(process.env.DATABASE_URL ?? server!.url, `kiln_bench_${name}_${Date.now()}`);
-  const orm = await openDatabase(databaseUrl);
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
-  // A connection the server drops (it is stopping) is not a crash of the bench.
-  pool.on('error', (error) => console.error(`bench: idle database connection closed: ${error.message}`));
-  const log = pino({ level: 'silent' });
-  // Never connected: nothing a bench does tells a workflow anything.
-  const temporal = new Client({ connection: Connection.lazy({ address: '127.0.0.1:7233' }) });
-  const app = createApp({
-    config: { env: 'development', signingKey: 'bench-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.bench', trustProxy: false, adminEmails: [], dataDir, errorTrackerUrl: undefined },
-    orm, pool, log,
-    mail: { mailer: createLogMailer(log), publicUrl: 'http://kiln.bench' },
-    rateLimits: { free: UNLIMITED, startup: UNLIMITED, growth: UNLIMITED, enterprise: UNLIMITED },
-    orchestrator: createDeploymentOrchestrator(temporal),
-    reports: createReportOrchestrator(temporal),
-    clusterOrchestrator: createClusterOrchestrator(temporal),
+  const config = await loadConfig('api', {
+    DATABASE_URL: databaseUrl, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent',
+    KILN_SIGNING_KEY: 'bench-signing-key-0123456789abcdefghijklmnop', KILN_ENDPOINT_DOMAIN: 'endpoints.bench', KILN_PUBLIC_URL: 'http://kiln.bench',
+    // Never connected: nothing a bench does tells a workflow anything.
+    TEMPORAL_ADDRESS: '127.0.0.1:7233',
   });
-  const listening = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => listening.once('listening', resolve));
+  const api = await startApi({ config: { ...config, databaseUrl }, host: '127.0.0.1', overrides: { rateLimits: UNLIMITED } });
+  // A connection the server drops (it is stopping) is not a crash of the bench.
+  api.pool.on('error', (error) => console.error(`bench: idle database connection closed: ${error.message}`));
   return {
-    url: `http://127.0.0.1:${(listening.address() as AddressInfo).port}`,
-    orm,
-    pool,
+    url: api.url,
+    orm: api.orm,
+    pool: api.pool,
     async close() {
-      await new Promise((resolve) => listening.close(resolve));
-      await app.close();
-      await pool.end();
-      await orm.close();
+      await api.close();
       await server?.stop();
     },
   };

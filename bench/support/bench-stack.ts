@@ -4,6 +4,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { loadConfig } from '../../control-plane/config.ts';
 import { startApi } from '../../control-plane/main.ts';
 import { startGpuCluster, type GpuCluster, type GpuNodePool } from '../../infra/servers/gpu-cluster.ts';
 import { freePort } from '../../infra/servers/process.ts';
@@ -27,8 +28,7 @@ export interface BenchStack {
 export async function startBenchStack(name: string, nodePools: readonly GpuNodePool[]): Promise<BenchStack> {
   const dataDir = resolve(process.env.DATA_DIR ?? '.data', name);
   await rm(dataDir, { recursive: true, force: true });
-  const signingKey = 'bench-signing-key-0123456789abcdefghijklmnop';
-  process.env.KILN_SIGNING_KEY = signingKey;
+  process.env.KILN_SIGNING_KEY = 'bench-signing-key-0123456789abcdefghijklmnop';
   process.env.LOG_LEVEL ??= 'warn';
   process.env.KILN_ADMIN_EMAILS = 'admin@bench.example';
   console.log(`${name}: servers under ${dataDir}`);
@@ -36,10 +36,9 @@ export async function startBenchStack(name: string, nodePools: readonly GpuNodeP
   const temporalServer = await startTemporal({ dataDir: join(dataDir, 'temporal'), port: await freePort(), uiPort: await freePort() });
   const cluster = await startGpuCluster({ dataDir: join(dataDir, 'gpu-cluster'), nodePools, podReadyDelayMs: 300 });
   const api = await startApi({ databaseUrl: postgres.url, port: 0, dataDir, temporalAddress: temporalServer.address });
-  const worker = await startWorker({
-    temporalAddress: temporalServer.address, databaseUrl: postgres.url, dataDir,
-    pulumiPassphrase: 'bench-passphrase', signingKey, allowPrivateWebhookUrls: true,
-  });
+  const worker = await startWorker(await loadConfig('worker', {
+    ...process.env, TEMPORAL_ADDRESS: temporalServer.address, DATABASE_URL: postgres.url, DATA_DIR: dataDir, PULUMI_CONFIG_PASSPHRASE: 'bench-passphrase',
+  }));
   const temporal = new Client({ connection: await Connection.connect({ address: temporalServer.address }) });
 
   const call: BenchStack['call'] = async (method, path, token, body) => {

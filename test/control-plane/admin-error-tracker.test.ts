@@ -122,9 +122,9 @@ test('the fingerprint keeps the name and Kiln\'s own top frames, not the message
 
 test('ERROR_TRACKER_URL must be an http(s) URL', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'kiln-tracker-'));
-  t.is((await loadConfig({ DATA_DIR: dataDir })).errorTrackerUrl, undefined);
-  t.is((await loadConfig({ DATA_DIR: dataDir, ERROR_TRACKER_URL: 'https://errors.example.com/api/1/store' })).errorTrackerUrl, 'https://errors.example.com/api/1/store');
+  t.is((await loadConfig('api', { DATA_DIR: dataDir })).errorTrackerUrl, undefined);
+  t.is((await loadConfig('api', { DATA_DIR: dataDir, ERROR_TRACKER_URL: 'https://errors.example.com/api/1/store' })).errorTrackerUrl, 'https://errors.example.com/api/1/store');
   for (const value of ['ftp://errors.example.com', 'not a url']) {
-    await t.throwsAsync(loadConfig({ DATA_DIR: dataDir, ERROR_TRACKER_URL: value }), { message: /ERROR_TRACKER_URL/ }, value);
+    await t.throwsAsync(loadConfig('api', { DATA_DIR: dataDir, ERROR_TRACKER_URL: value }), { message: /ERROR_TRACKER_URL/ }, value);
   }
 });

@@ -5,19 +5,19 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
-import { NativeConnection, Worker, Runtime, DefaultLogger } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { ServiceUnavailableError } from '../../control-plane/core/errors.ts';
 import { createReportService } from '../../control-plane/reports/service.ts';
-import { REPORTS_TASK_QUEUE, type ReportWorkflowResult } from '../../workflows/contract/reports.ts';
-import { createReportActivities } from '../../workflows/reports/activities.ts';
-import { reportStore } from '../../workflows/reports/store.ts';
+import type { ReportWorkflowResult } from '../../workflows/contract/reports.ts';
+import { createQueueWorker } from '../../workflows/queue.ts';
+import { reportsQueue } from '../../workflows/reports/queue.ts';
 import { signupAdmin } from '../support/admin.ts';
 import { signup, startTestApi, validDeployment, type TestApi } from '../support/control-plane.ts';
 import { eventually } from '../support/eventually.ts';
-import { testTemporalAddress } from '../support/temporal.ts';
+import { installTestRuntime, testBundleDir, testTemporalAddress } from '../support/temporal.ts';
 import type { Principal } from '../../control-plane/auth/principal.ts';
 
-Runtime.install({ logger: new DefaultLogger('ERROR') });
+installTestRuntime();
 
 interface Context { api: TestApi; admin: Awaited<ReturnType<typeof signupAdmin>>; stopWorker: () => Promise<void> }
 const test = anyTest as TestFn<Context>;
@@ -26,12 +26,7 @@ test.before(async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'kiln-reports-'));
   const api = await startTestApi(import.meta.filename, { config: { dataDir } });
   const connection = await NativeConnection.connect({ address: testTemporalAddress() });
-  const worker = await Worker.create({
-    connection,
-    taskQueue: REPORTS_TASK_QUEUE,
-    workflowsPath: new URL('../../workflows/reports/workflow.ts', import.meta.url).pathname,
-    activities: createReportActivities({ store: reportStore(api.orm), dir: join(dataDir, 'reports') }),
-  });
+  const worker = await createQueueWorker(reportsQueue, { connection, bundleDir: testBundleDir(), activities: reportsQueue.activities({ orm: api.orm, dataDir }) });
   const running = worker.run();
   t.context = {
     api,

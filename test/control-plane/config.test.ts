@@ -1,5 +1,7 @@
-// Configuration from the environment, and startApi() as infra/start.ts calls it.
+// Configuration from the environment (the API's and the worker's roles), the worker's entry point refusing a bad
+// one, and startApi() as infra/start.ts calls it.
 import { testTemporalAddress } from '../support/temporal.ts';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,34 +14,71 @@ const tempDir = () => mkdtemp(join(tmpdir(), 'kiln-config-'));
 
 test('defaults suit a laptop; the development signing key is generated once and kept', async (t) => {
   const dataDir = await tempDir();
-  const config = await loadConfig({ DATA_DIR: dataDir });
+  const config = await loadConfig('api', { DATA_DIR: dataDir });
   t.like(config, { port: 8080, env: 'development', databaseUrl: undefined, dataDir, adminEmails: [] });
   t.true(config.signingKey.length >= 32);
   t.is((await readFile(join(dataDir, 'signing-key'), 'utf8')).trim(), config.signingKey);
-  t.is((await loadConfig({ DATA_DIR: dataDir })).signingKey, config.signingKey);
+  t.is((await loadConfig('api', { DATA_DIR: dataDir })).signingKey, config.signingKey);
 });
 
 test('production requires a signing key', async (t) => {
   const dataDir = await tempDir();
-  await t.throwsAsync(loadConfig({ DATA_DIR: dataDir, KILN_ENV: 'production' }), { message: /KILN_SIGNING_KEY is required/ });
-  const config = await loadConfig({
+  await t.throwsAsync(loadConfig('api', { DATA_DIR: dataDir, KILN_ENV: 'production' }), { message: /KILN_SIGNING_KEY is required/ });
+  const config = await loadConfig('api', {
     DATA_DIR: dataDir, KILN_ENV: 'production', KILN_SIGNING_KEY: 'p'.repeat(40), KILN_ADMIN_EMAILS: 'Ops@Example.com, root@example.com', SMTP_URL: 'smtps://u:p@mail.example:465',
   });
   t.like(config, { env: 'production', signingKey: 'p'.repeat(40), adminEmails: ['ops@example.com', 'root@example.com'] });
 });
 
 test('mail: unset SMTP_URL logs messages in development and stops a production start; links start with KILN_PUBLIC_URL', async (t) => {
-  const development = await loadConfig({ DATA_DIR: await tempDir() });
+  const development = await loadConfig('api', { DATA_DIR: await tempDir() });
   t.like(development, { smtpUrl: undefined, mailFrom: 'Kiln <no-reply@kiln.localhost>', publicUrl: 'http://127.0.0.1:8080' });
-  await t.throwsAsync(loadConfig({ DATA_DIR: await tempDir(), KILN_ENV: 'production', KILN_SIGNING_KEY: 'p'.repeat(40) }), { message: /SMTP_URL is required/ });
-  const configured = await loadConfig({ DATA_DIR: await tempDir(), SMTP_URL: 'smtp://mail.example:587', MAIL_FROM: 'Ops <ops@example.com>', KILN_PUBLIC_URL: 'https://kiln.example/' });
+  await t.throwsAsync(loadConfig('api', { DATA_DIR: await tempDir(), KILN_ENV: 'production', KILN_SIGNING_KEY: 'p'.repeat(40) }), { message: /SMTP_URL is required/ });
+  const configured = await loadConfig('api', { DATA_DIR: await tempDir(), SMTP_URL: 'smtp://mail.example:587', MAIL_FROM: 'Ops <ops@example.com>', KILN_PUBLIC_URL: 'https://kiln.example/' });
   t.like(configured, { smtpUrl: 'smtp://mail.example:587', mailFrom: 'Ops <ops@example.com>', publicUrl: 'https://kiln.example' });
 });
 
 test('invalid values stop start-up naming the variable', async (t) => {
   for (const [name, value] of [['PORT', 'eighty'], ['KILN_ENV', 'staging'], ['DATABASE_URL', 'mysql://x'], ['KILN_SIGNING_KEY', 'short'], ['SMTP_URL', 'http://mail.example'], ['KILN_PUBLIC_URL', 'kiln.example']] as const) {
-    await t.throwsAsync(loadConfig({ DATA_DIR: await tempDir(), [name]: value }), { message: new RegExp(name) }, name);
+    await t.throwsAsync(loadConfig('api', { DATA_DIR: await tempDir(), [name]: value }), { message: new RegExp(name) }, name);
   }
+});
+
+const PRODUCTION = { KILN_ENV: 'production', KILN_SIGNING_KEY: 'p'.repeat(40), DATABASE_URL: 'postgres://kiln@db.example:5432/kiln' };
+
+test('a production worker needs no mail settings; a production API without SMTP_URL is refused', async (t) => {
+  const worker = await loadConfig('worker', { DATA_DIR: await tempDir(), ...PRODUCTION, PULUMI_CONFIG_PASSPHRASE: 'stack secrets', TEMPORAL_ADDRESS: 'temporal.example:7233' });
+  t.like(worker, {
+    env: 'production', databaseUrl: PRODUCTION.DATABASE_URL, temporalAddress: 'temporal.example:7233',
+    pulumiPassphrase: 'stack secrets', allowPrivateWebhookUrls: false,
+  });
+  await t.throwsAsync(loadConfig('api', { DATA_DIR: await tempDir(), ...PRODUCTION }), { message: 'invalid configuration: SMTP_URL is required when KILN_ENV=production' });
+});
+
+test('worker: the Pulumi passphrase is required in production, generated and kept in development; the backend defaults to DATA_DIR', async (t) => {
+  await t.throwsAsync(loadConfig('worker', { DATA_DIR: await tempDir(), ...PRODUCTION }), { message: 'invalid configuration: PULUMI_CONFIG_PASSPHRASE is required when KILN_ENV=production' });
+  const dataDir = await tempDir();
+  const development = await loadConfig('worker', { DATA_DIR: dataDir, DATABASE_URL: PRODUCTION.DATABASE_URL });
+  t.like(development, { temporalAddress: '127.0.0.1:7233', pulumiBackendUrl: `file://${join(dataDir, 'pulumi-state')}`, allowPrivateWebhookUrls: true });
+  t.is((await readFile(join(dataDir, 'pulumi-passphrase'), 'utf8')).trim(), development.pulumiPassphrase);
+  t.is((await loadConfig('worker', { DATA_DIR: dataDir, DATABASE_URL: PRODUCTION.DATABASE_URL })).pulumiPassphrase, development.pulumiPassphrase);
+  t.is((await loadConfig('worker', { DATA_DIR: dataDir, DATABASE_URL: PRODUCTION.DATABASE_URL, PULUMI_BACKEND_URL: 's3://kiln-state' })).pulumiBackendUrl, 's3://kiln-state');
+  await t.throwsAsync(loadConfig('worker', { DATA_DIR: dataDir }), { message: /DATABASE_URL is required by the worker/ });
+  for (const [name, value] of [['PULUMI_BACKEND_URL', 'kiln-state'], ['TEMPORAL_ADDRESS', 'http://temporal:7233']] as const) {
+    await t.throwsAsync(loadConfig('worker', { DATA_DIR: dataDir, DATABASE_URL: PRODUCTION.DATABASE_URL, [name]: value }), { message: new RegExp(name) }, name);
+  }
+});
+
+test('the worker\'s entry point prints a configuration error alone, no stack, and exits 1', async (t) => {
+  const child = spawn(process.execPath, [new URL('../../workflows/worker.ts', import.meta.url).pathname], {
+    env: { PATH: process.env.PATH, DATA_DIR: await tempDir(), ...PRODUCTION, SMTP_URL: 'smtp://mail.example' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  t.is(code, 1);
+  t.is(stderr, 'invalid configuration: PULUMI_CONFIG_PASSPHRASE is required when KILN_ENV=production\n');
 });
 
 test('startApi serves the API on the given database and port', async (t) => {

@@ -1,11 +1,12 @@
 import test from 'ava';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { binaryPath } from '../../infra/tools/paths.ts';
 import { SEARCH_ATTRIBUTES } from '../../workflows/contract/search-attributes.ts';
+import { installTestRuntime } from '../support/temporal.ts';
 import * as activities from './fixtures/greeting.activities.ts';
 
-Runtime.install({ logger: new DefaultLogger('WARN') });
+installTestRuntime('WARN');
 
 test('a workflow runs to completion on the local Temporal dev server, with Kiln search attributes', async (t) => {
   const env = await TestWorkflowEnvironment.createLocal({

@@ -1,19 +1,16 @@
 // A control plane on its own fresh database for one test file, plus small helpers that act like a client.
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import pg from 'pg';
-import { pino } from 'pino';
-import { createApp, type AppDeps } from '../../control-plane/app.ts';
-import { openDatabase, type Orm } from '../../control-plane/database/orm.ts';
-import { createDeploymentOrchestrator } from '../../control-plane/deployments/orchestrator.ts';
+import type pg from 'pg';
+import type { AppDeps, KilnApp } from '../../control-plane/app.ts';
+import { loadConfig } from '../../control-plane/config.ts';
+import type { Orm } from '../../control-plane/database/orm.ts';
 import { isLoopback } from '../../control-plane/inference/gateway.ts';
-import { createClusterOrchestrator } from '../../control-plane/clusters/orchestrator.ts';
 import { GpuClusterSchema } from '../../control-plane/clusters/gpu-cluster.entity.ts';
+import { startApi } from '../../control-plane/server.ts';
 import { GPU_TYPES } from '../../catalog/gpu-types.ts';
-import { createLogMailer } from '../../control-plane/mail/mailer.ts';
-import { createReportOrchestrator } from '../../control-plane/reports/orchestrator.ts';
+import { PLANS } from '../../catalog/plans.ts';
 import type { DesiredDeployment } from '../../workflows/contract/deployment.ts';
 import type { Permission } from '../../control-plane/core/permissions.ts';
 import type { Route } from '../../control-plane/http/routes.ts';
@@ -24,7 +21,7 @@ export interface TestApi {
   readonly url: string;
   readonly databaseUrl: string;
   /** The application itself, to look at what it registers. */
-  readonly app: ReturnType<typeof createApp>;
+  readonly app: KilnApp;
   readonly orm: Orm;
   readonly pool: pg.Pool;
   /** Temporal client of the test run's dev server, to look at the workflows the API started. */
@@ -63,45 +60,36 @@ export interface TestApiOverrides extends Partial<Pick<AppDeps, 'rateLimits' | '
 
 export async function startTestApi(testFile: string, overrides: TestApiOverrides = {}): Promise<TestApi> {
   const databaseUrl = overrides.databaseUrl ?? await createTestDatabase(testFile);
-  const orm = await openDatabase(databaseUrl);
-  // A second replica shares the first one's database, cluster included.
+  // The configuration as the API validates it, then what the test changes.
+  const config = {
+    ...await loadConfig('api', {
+      DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: overrides.orchestratorTemporalAddress ?? testTemporalAddress(), PORT: '0', LOG_LEVEL: 'silent',
+      DATA_DIR: join(process.env.KILN_TEST_DATA_DIR ?? tmpdir(), 'api', basename(testFile)),
+      KILN_SIGNING_KEY: 'test-signing-key-0123456789abcdefghijklmnop', KILN_ENDPOINT_DOMAIN: 'endpoints.test',
+      KILN_ADMIN_EMAILS: 'admin@kiln.test', KILN_PUBLIC_URL: 'http://kiln.test',
+    }),
+    ...overrides.config,
+    databaseUrl,
+  };
+  const api = await startApi({
+    config,
+    host: '127.0.0.1',
+    poolSize: 4,
+    overrides: {
+      mail: overrides.mail,
+      inference: { connectable: isLoopback, ...overrides.inference },
+      rateLimits: overrides.rateLimits ?? Object.fromEntries(PLANS.map((plan) => [plan, { perMinute: 10_000, burst: 10_000 }])) as AppDeps['rateLimits'],
+    },
+  });
+  const { orm, pool, app, url } = api;
   if ((overrides.defaultCluster ?? true) && !overrides.databaseUrl) {
     await orm.em.fork().insert(GpuClusterSchema, {
       id: TEST_CLUSTER_ID, name: 'test-cluster', provider: 'kubernetes', status: 'ready', gpus: GPU_TYPES.map((g) => ({ gpuType: g.id, count: 64 })),
       createdAt: new Date(), updatedAt: new Date(),
     });
   }
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   const temporal = await Connection.connect({ address: testTemporalAddress() });
   const workflows = new Client({ connection: temporal });
-  const orchestratorConnection = overrides.orchestratorTemporalAddress ? Connection.lazy({ address: overrides.orchestratorTemporalAddress }) : undefined;
-  const log = pino({ level: 'silent' });
-  const app = createApp({
-    orchestrator: createDeploymentOrchestrator(orchestratorConnection ? new Client({ connection: orchestratorConnection }) : workflows),
-    reports: createReportOrchestrator(workflows),
-    mail: overrides.mail ?? { mailer: createLogMailer(log), publicUrl: 'http://kiln.test' },
-    clusterOrchestrator: createClusterOrchestrator(workflows),
-    config: {
-      env: 'development', signingKey: 'test-signing-key-0123456789abcdefghijklmnop', endpointDomain: 'endpoints.test', trustProxy: false,
-      adminEmails: ['admin@kiln.test'], dataDir: join(process.env.KILN_TEST_DATA_DIR ?? tmpdir(), 'api', basename(testFile)), errorTrackerUrl: undefined,
-      ...overrides.config,
-    },
-    orm,
-    pool,
-    log,
-    // This machine's rule: tests never connect to private or public addresses.
-    inference: { connectable: isLoopback, ...overrides.inference },
-    rateLimits: overrides.rateLimits ?? {
-      // Generous by default so tests exercise limits only where they mean to.
-      free: { perMinute: 10_000, burst: 10_000 },
-      startup: { perMinute: 10_000, burst: 10_000 },
-      growth: { perMinute: 10_000, burst: 10_000 },
-      enterprise: { perMinute: 10_000, burst: 10_000 },
-    },
-  });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
     databaseUrl,
@@ -122,12 +110,8 @@ export async function startTestApi(testFile: string, overrides: TestApiOverrides
       return { status: response.status, headers: response.headers, body: !text ? undefined : response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
     },
     async close() {
-      await new Promise((resolve) => server.close(resolve));
-      await app.close();
-      await pool.end();
-      await orm.close();
+      await api.close();
       await temporal.close();
-      await orchestratorConnection?.close();
     },
   };
 }

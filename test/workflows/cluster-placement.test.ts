@@ -1,5 +1,5 @@
 // Clusters and circuits end to end, on a Temporal dev server of this file's own (its worker polls the real
-// kiln-deployments task queue with the activities workflows/worker.ts ships: Kiln's real deployment program,
+// kiln-deployments task queue with the activities workflows/deployment/queue.ts ships: Kiln's real deployment program,
 // run by the real Pulumi CLI through Kiln's stand-in Kubernetes provider plugin), PostgreSQL and the real
 // local GPU cluster:
 // - a deployment is placed on the cluster registered by kubeconfig and provisioned with that kubeconfig;
@@ -17,7 +17,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
 import { pino } from 'pino';
 import type { Principal } from '../../control-plane/auth/principal.ts';
 import { createSecretBox } from '../../control-plane/auth/secret-box.ts';
@@ -38,15 +38,17 @@ import { createCircuitService } from '../../control-plane/recovery/circuits.ts';
 import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
 import { binaryPath } from '../../infra/tools/paths.ts';
 import { clusterProgressQuery } from '../../workflows/contract/cluster.ts';
-import { DEPLOYMENTS_TASK_QUEUE, namespaceOf } from '../../workflows/contract/deployment.ts';
+import { namespaceOf } from '../../workflows/contract/deployment.ts';
 import { SEARCH_ATTRIBUTES } from '../../workflows/contract/search-attributes.ts';
 import { ensureNamespace } from '../../workflows/deployment/program.ts';
-import { deploymentActivities } from '../../workflows/worker.ts';
+import { deploymentActivities, deploymentsQueue } from '../../workflows/deployment/queue.ts';
+import { createQueueWorker } from '../../workflows/queue.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
 import { startTestGpuCluster } from '../support/gpu-cluster.ts';
+import { installTestRuntime, testBundleDir } from '../support/temporal.ts';
 
-Runtime.install({ logger: new DefaultLogger('ERROR') });
+installTestRuntime();
 
 interface Context {
   env: TestWorkflowEnvironment;
@@ -79,11 +81,10 @@ test.before(async (t) => {
     flags: createFeatureFlags(),
   });
   const pulumi = { backendUrl: `file://${dir}/state`, passphrase: 'test', workspacesDir: join(dir, 'workspaces') };
-  // As workflows/worker.ts wires it, with this file's circuits and a quicker readiness poll (no webhooks here).
-  const worker = await Worker.create({
+  // The queue as the worker ships it, with this file's circuits and a quicker readiness poll (no webhooks here).
+  const worker = await createQueueWorker(deploymentsQueue, {
     connection: env.nativeConnection,
-    taskQueue: DEPLOYMENTS_TASK_QUEUE,
-    workflowsPath: new URL('../../workflows/deployments-queue.ts', import.meta.url).pathname,
+    bundleDir: testBundleDir(),
     activities: deploymentActivities({ orm, kubeconfigs, pulumi, circuits, pollIntervalMs: 200 }),
   });
   const em = orm.em.fork();

@@ -4,14 +4,16 @@ import anyTest, { type TestFn } from 'ava';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { Webhook } from 'standardwebhooks';
 import { binaryPath } from '../../infra/tools/paths.ts';
 import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryResult } from '../../workflows/contract/webhooks.ts';
 import { createWebhookActivities, post, signer, type WebhookAttempt } from '../../workflows/webhooks/activities.ts';
 import { isPrivateAddress, PrivateUrlError } from '../../lib/network-guard.ts';
+import { createQueueWorker } from '../../workflows/queue.ts';
+import { webhooksQueue } from '../../workflows/webhooks/queue.ts';
+import { installTestRuntime, testBundleDir } from '../support/temporal.ts';
 
-Runtime.install({ logger: new DefaultLogger('ERROR') });
+installTestRuntime();
 const test = anyTest as TestFn<{ env: TestWorkflowEnvironment }>;
 test.before(async (t) => {
   t.context.env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: binaryPath('temporal') } } });
@@ -41,10 +43,10 @@ async function receiver(statuses: number[]) {
 async function deliver(t: { context: { env: TestWorkflowEnvironment }; title: string }, url: string, allowPrivateUrls = true) {
   const attempts: WebhookAttempt[] = [];
   const taskQueue = `webhooks-${t.title.replace(/\W+/g, '-').slice(0, 40)}`;
-  const worker = await Worker.create({
+  const worker = await createQueueWorker(webhooksQueue, {
     connection: t.context.env.nativeConnection,
+    bundleDir: testBundleDir(),
     taskQueue,
-    workflowsPath: new URL('../../workflows/webhooks/workflow.ts', import.meta.url).pathname,
     activities: createWebhookActivities({
       subscriptions: { find: async (id) => (id === 'whs_1' ? { url, secret: SECRET } : undefined) },
       events: { payload: async () => PAYLOAD },

@@ -4,18 +4,16 @@ import test from 'ava';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { Webhook } from 'standardwebhooks';
-import { createSecretBox } from '../../control-plane/auth/secret-box.ts';
-import { deriveKey } from '../../control-plane/auth/keys.ts';
-import { WEBHOOKS_TASK_QUEUE } from '../../workflows/contract/webhooks.ts';
 import { createStatusStore } from '../../workflows/deployment/status-store.ts';
-import { createWebhookActivities } from '../../workflows/webhooks/activities.ts';
-import { webhookDeliveries, webhookStore } from '../../workflows/webhooks/store.ts';
+import { createQueueWorker } from '../../workflows/queue.ts';
+import { webhooksQueue } from '../../workflows/webhooks/queue.ts';
+import { webhookDeliveries } from '../../workflows/webhooks/store.ts';
 import { signup, startTestApi, validDeployment } from '../support/control-plane.ts';
-import { testTemporalAddress } from '../support/temporal.ts';
+import { installTestRuntime, testBundleDir, testTemporalAddress } from '../support/temporal.ts';
 
-Runtime.install({ logger: new DefaultLogger('ERROR') });
+installTestRuntime();
 
 test('deployment.running reaches the subscriber signed; a subscriber of other events hears nothing', async (t) => {
   const api = await startTestApi(import.meta.filename);
@@ -36,12 +34,10 @@ test('deployment.running reaches the subscriber signed; a subscriber of other ev
   const { body } = await api.request('POST', '/api/deployments', { token, body: validDeployment('hooked') });
 
   const client = new Client({ connection: await Connection.connect({ address: testTemporalAddress() }) });
-  const secrets = createSecretBox(deriveKey('test-signing-key-0123456789abcdefghijklmnop', 'webhook-secrets'));
-  const worker = await Worker.create({
+  const worker = await createQueueWorker(webhooksQueue, {
     connection: await NativeConnection.connect({ address: testTemporalAddress() }),
-    taskQueue: WEBHOOKS_TASK_QUEUE,
-    workflowsPath: new URL('../../workflows/webhooks/workflow.ts', import.meta.url).pathname,
-    activities: createWebhookActivities({ ...webhookStore(api.orm, secrets), allowPrivateUrls: true }),
+    bundleDir: testBundleDir(),
+    activities: webhooksQueue.activities({ orm: api.orm, signingKey: 'test-signing-key-0123456789abcdefghijklmnop', allowPrivateWebhookUrls: true }),
   });
   await worker.runUntil(async () => {
     const store = createStatusStore(api.orm, webhookDeliveries(api.orm, client));

@@ -12,6 +12,9 @@ import {
 import { KilnGpuType, KilnOrganizationId, KilnStatus } from '../contract/search-attributes.ts';
 import type { DeploymentActivities } from './activities.ts';
 
+// GPU clusters' workflows share the kiln-deployments queue (deployment/queue.ts), whose bundle starts here.
+export { clusterWorkflow } from '../cluster/workflow.ts';
+
 const { recordStatus } = proxyActivities<DeploymentActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },

@@ -1,0 +1,72 @@
+// The kiln-deployments task queue: one workflow per deployment and one per `aws` GPU cluster, with the
+// activities that run Kiln's real programs (Pulumi, readiness, status writes) on the cluster each targets.
+import { deriveKey } from '../../control-plane/auth/keys.ts';
+import { createSecretBox, type SecretBox } from '../../control-plane/auth/secret-box.ts';
+import type { Orm } from '../../control-plane/database/orm.ts';
+import { createCircuitService, type CircuitService } from '../../control-plane/recovery/circuits.ts';
+import { kubeApi, parseKubeconfig, type KubeApi } from '../../lib/kubernetes/api.ts';
+import { checkNodeGroups, GPUS_PER_INSTANCE, instanceTypeFor } from '../../stacks/gpu-cluster/index.ts';
+import { createClusterActivities } from '../cluster/activities.ts';
+import { clusterProgramRef } from '../cluster/program.ts';
+import { createClusterStore } from '../cluster/store.ts';
+import { DEPLOYMENTS_TASK_QUEUE, namespaceOf } from '../contract/deployment.ts';
+import type { PulumiSettings } from '../pulumi/automation.ts';
+import type { QueueModule, WorkerDeps } from '../queue.ts';
+import { webhookDeliveries } from '../webhooks/store.ts';
+import { createDeploymentActivities } from './activities.ts';
+import { clusterAccess, provisioningCircuits } from './clusters.ts';
+import { checkDeployment, deploymentProgramRef, ensureNamespace } from './program.ts';
+import { kubernetesReadiness } from './readiness.ts';
+import { createStatusStore, type EventDeliveries } from './status-store.ts';
+
+export interface DeploymentActivitiesOptions {
+  readonly orm: Orm;
+  /** Unseals the kubeconfigs of registered clusters. */
+  readonly kubeconfigs: SecretBox;
+  readonly pulumi: PulumiSettings;
+  /** Starts webhook deliveries of recorded events; none when absent. */
+  readonly deliveries?: EventDeliveries;
+  /** The provisioning circuits' rules; Kiln's defaults when absent. */
+  readonly circuits?: CircuitService;
+  /** How often readiness is polled (the activities' default when absent). */
+  readonly pollIntervalMs?: number;
+}
+
+/**
+ * The activities of the deployments task queue: deployments (Kiln's real program, deploymentProgramRef, on
+ * the cluster each was placed on, reached with its kubeconfig) and GPU clusters.
+ */
+export function deploymentActivities(options: DeploymentActivitiesOptions) {
+  const { orm, kubeconfigs, pulumi } = options;
+  const apis = new Map<string, KubeApi>();
+  const apiFor = (kubeconfig: string) => apis.get(kubeconfig) ?? apis.set(kubeconfig, kubeApi(parseKubeconfig(kubeconfig))).get(kubeconfig)!;
+  return {
+    ...createDeploymentActivities({
+      pulumi,
+      programFor: deploymentProgramRef,
+      check: checkDeployment,
+      clusters: clusterAccess(orm, kubeconfigs),
+      namespaces: { ensure: (cluster, organizationId) => ensureNamespace(apiFor(cluster.kubeconfig), namespaceOf(organizationId)) },
+      circuits: provisioningCircuits(orm, options.circuits ?? createCircuitService()),
+      statuses: createStatusStore(orm, options.deliveries),
+      readiness: { probe: (target, cluster) => kubernetesReadiness(apiFor(cluster.kubeconfig), namespaceOf).probe(target) },
+      pollIntervalMs: options.pollIntervalMs,
+    }),
+    ...createClusterActivities({
+      pulumi,
+      programFor: clusterProgramRef,
+      check: (target) => checkNodeGroups(target.desired.nodeGroups),
+      gpusPerNode: (gpuType) => GPUS_PER_INSTANCE[instanceTypeFor(gpuType)] ?? 0,
+      store: createClusterStore(orm, kubeconfigs),
+    }),
+  };
+}
+
+export const deploymentsQueue = {
+  taskQueue: DEPLOYMENTS_TASK_QUEUE,
+  // It exports the cluster workflow too.
+  workflowsPath: new URL('./workflow.ts', import.meta.url).pathname,
+  activities: ({ orm, client, signingKey, pulumi }: Pick<WorkerDeps, 'orm' | 'client' | 'signingKey' | 'pulumi'>) => deploymentActivities({
+    orm, pulumi, kubeconfigs: createSecretBox(deriveKey(signingKey, 'cluster-kubeconfigs')), deliveries: webhookDeliveries(orm, client),
+  }),
+} satisfies QueueModule;

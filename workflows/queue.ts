@@ -1,0 +1,45 @@
+// What a task queue brings to the worker: its name, the file exporting its workflows, and its activities built
+// from the dependencies the worker shares. Each workflow area exports one (deployment/queue.ts,
+// webhooks/queue.ts, reports/queue.ts); worker.ts lists them, and tests build a queue's Worker the same way.
+import type { Client } from '@temporalio/client';
+import { Runtime, Worker, type NativeConnection } from '@temporalio/worker';
+import type { Orm } from '../control-plane/database/orm.ts';
+import type { PulumiSettings } from './pulumi/automation.ts';
+import { workflowBundle } from './workflow-bundle.ts';
+
+export interface WorkerDeps {
+  readonly orm: Orm;
+  /** Starts workflows from activities (webhook deliveries of recorded events). */
+  readonly client: Client;
+  /** Kiln's signing secret (KILN_SIGNING_KEY): unseals webhook signing secrets and cluster kubeconfigs. */
+  readonly signingKey: string;
+  readonly pulumi: PulumiSettings;
+  readonly dataDir: string;
+  /** Development delivers webhooks to loopback and private addresses; production refuses them. */
+  readonly allowPrivateWebhookUrls: boolean;
+}
+
+export interface QueueModule {
+  readonly taskQueue: string;
+  /** The workflow file of the queue: every workflow it exports runs here. */
+  readonly workflowsPath: string;
+  activities(deps: WorkerDeps): object;
+}
+
+export interface QueueWorkerOptions {
+  readonly connection: NativeConnection;
+  /** Where workflow bundles are kept between starts (DATA_DIR/workflow-bundles). */
+  readonly bundleDir: string;
+  readonly activities: object;
+  /** The queue's own name when absent; tests give each test a queue of its own. */
+  readonly taskQueue?: string;
+}
+
+export async function createQueueWorker(queue: QueueModule, options: QueueWorkerOptions): Promise<Worker> {
+  return Worker.create({
+    connection: options.connection,
+    taskQueue: options.taskQueue ?? queue.taskQueue,
+    workflowBundle: { codePath: await workflowBundle(queue.workflowsPath, options.bundleDir, Runtime.instance().logger) },
+    activities: options.activities,
+  });
+}

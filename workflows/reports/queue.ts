@@ -1,0 +1,12 @@
+// The kiln-reports task queue: one workflow per report, writing its CSV under DATA_DIR/reports.
+import { join } from 'node:path';
+import { REPORTS_TASK_QUEUE } from '../contract/reports.ts';
+import type { QueueModule, WorkerDeps } from '../queue.ts';
+import { createReportActivities } from './activities.ts';
+import { reportStore } from './store.ts';
+
+export const reportsQueue = {
+  taskQueue: REPORTS_TASK_QUEUE,
+  workflowsPath: new URL('./workflow.ts', import.meta.url).pathname,
+  activities: ({ orm, dataDir }: Pick<WorkerDeps, 'orm' | 'dataDir'>) => createReportActivities({ store: reportStore(orm), dir: join(dataDir, 'reports') }),
+} satisfies QueueModule;
