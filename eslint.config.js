@@ -30,7 +30,6 @@ export default tseslint.config(
   },
   {
     files: ['control-plane/**/*.ts'],
-    ignores: ['control-plane/main.ts'], // `npm run api` without DATABASE_URL starts embedded PostgreSQL (infra/servers)
     rules: {
       'no-restricted-imports': restrict(
         { group: ['**/stacks/**'], message: 'The API never runs Pulumi: stacks/ is the worker\'s (ARCHITECTURE.md).' },

@@ -9,7 +9,7 @@ import { createSecretBox } from '../control-plane/auth/secret-box.ts';
 import { syncKubernetesCluster } from '../control-plane/clusters/service.ts';
 import { exitOnConfigError, loadConfig } from '../control-plane/config.ts';
 import { openDatabase } from '../control-plane/database/orm.ts';
-import { startApi } from '../control-plane/main.ts';
+import { startApi } from '../control-plane/server.ts';
 import { startWorker } from '../workflows/worker.ts';
 import { DEV_POSTGRES_PORT, externalPostgres, startPostgres } from './servers/postgres.ts';
 import { externalTemporal, startTemporal } from './servers/temporal.ts';
@@ -55,7 +55,7 @@ async function main(): Promise<void> {
   const worker = await startWorker(await loadConfig('worker', { ...process.env, DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporal.address }), log);
   stops.push(() => worker.stop());
 
-  const api = await startApi({ databaseUrl: postgres.url, port: config.port, dataDir, temporalAddress: temporal.address });
+  const api = await startApi({ config: { ...config, databaseUrl: postgres.url, temporalAddress: temporal.address }, log });
   stops.push(() => api.close());
   say(`API: ${api.url} (reference API under /v1, platform API under /api)`);
 

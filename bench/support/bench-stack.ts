@@ -4,8 +4,8 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { loadConfig } from '../../control-plane/config.ts';
-import { startApi } from '../../control-plane/main.ts';
+import { loadConfig, type ApiConfig } from '../../control-plane/config.ts';
+import { startApi } from '../../control-plane/server.ts';
 import { startGpuCluster, type GpuCluster, type GpuNodePool } from '../../infra/servers/gpu-cluster.ts';
 import { freePort } from '../../infra/servers/process.ts';
 import { startPostgres } from '../../infra/servers/postgres.ts';
@@ -35,7 +35,9 @@ export async function startBenchStack(name: string, nodePools: readonly GpuNodeP
   const postgres = await startPostgres({ dataDir, port: await freePort() });
   const temporalServer = await startTemporal({ dataDir: join(dataDir, 'temporal'), port: await freePort(), uiPort: await freePort() });
   const cluster = await startGpuCluster({ dataDir: join(dataDir, 'gpu-cluster'), nodePools, podReadyDelayMs: 300 });
-  const api = await startApi({ databaseUrl: postgres.url, port: 0, dataDir, temporalAddress: temporalServer.address });
+  const api = await startApi({
+    config: await loadConfig('api', { ...process.env, DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporalServer.address, DATA_DIR: dataDir, PORT: '0' }) as ApiConfig & { databaseUrl: string },
+  });
   const worker = await startWorker(await loadConfig('worker', {
     ...process.env, TEMPORAL_ADDRESS: temporalServer.address, DATABASE_URL: postgres.url, DATA_DIR: dataDir, PULUMI_CONFIG_PASSPHRASE: 'bench-passphrase',
   }));

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { loadConfig } from '../../control-plane/config.ts';
-import { startApi } from '../../control-plane/main.ts';
+import { startApi } from '../../control-plane/server.ts';
 import { createTestDatabase } from '../support/database.ts';
 
 const tempDir = () => mkdtemp(join(tmpdir(), 'kiln-config-'));
@@ -83,7 +83,8 @@ test('the worker\'s entry point prints a configuration error alone, no stack, an
 
 test('startApi serves the API on the given database and port', async (t) => {
   const databaseUrl = await createTestDatabase(import.meta.filename);
-  const api = await startApi({ databaseUrl, port: 0, dataDir: await tempDir(), temporalAddress: testTemporalAddress() });
+  const config = await loadConfig('api', { DATABASE_URL: databaseUrl, PORT: '0', DATA_DIR: await tempDir(), TEMPORAL_ADDRESS: testTemporalAddress(), LOG_LEVEL: 'silent' });
+  const api = await startApi({ config: { ...config, databaseUrl } });
   t.teardown(() => api.close());
   const res = await fetch(`${api.url}/api/health`);
   t.is(res.status, 200);

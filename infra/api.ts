@@ -1,0 +1,16 @@
+// `npm run api`: the API server alone, as control-plane/main.ts runs it, on embedded PostgreSQL under
+// DATA_DIR when DATABASE_URL is unset. Temporal and the worker are expected at TEMPORAL_ADDRESS.
+import { exitOnConfigError, loadConfig } from '../control-plane/config.ts';
+import { startApi } from '../control-plane/server.ts';
+import { DEV_POSTGRES_PORT, startPostgres } from './servers/postgres.ts';
+
+const config = await loadConfig('api').catch(exitOnConfigError);
+const postgres = config.databaseUrl ? undefined : await startPostgres({ dataDir: config.dataDir, port: DEV_POSTGRES_PORT });
+const api = await startApi({ config: { ...config, databaseUrl: config.databaseUrl ?? postgres!.url } });
+const stop = async () => {
+  await api.close();
+  await postgres?.stop();
+  process.exit(0);
+};
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);
