@@ -1,9 +1,10 @@
 // The cluster workflow's activities: `pulumi up` and `destroy` of an `aws` cluster's gpu-cluster stack, and
 // status writes. The kubeconfig the stack outputs goes straight to the store (sealed), never into workflow
 // history.
-import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import type { ClusterLifecycleStatus, DesiredCluster } from '../contract/cluster.ts';
-import { runStackOperation, type ProgramRef, type PulumiSettings } from '../pulumi/automation.ts';
+import { EMPTY_PROGRAM, refuseInvalid, runActivityOperation } from '../pulumi/activity.ts';
+import type { ProgramRef, PulumiSettings } from '../pulumi/automation.ts';
 
 export interface ClusterTarget {
   readonly clusterId: string;
@@ -38,7 +39,6 @@ export interface ClusterActivityDeps {
 }
 
 export const CLUSTER_PROJECT = 'kiln-gpu-cluster';
-const EMPTY_PROGRAM: ProgramRef = { programModule: new URL('../pulumi/empty-program.ts', import.meta.url).href, programExport: 'emptyProgram', programInput: null };
 
 export function createClusterActivities(deps: ClusterActivityDeps) {
   return {
@@ -48,17 +48,13 @@ export function createClusterActivities(deps: ClusterActivityDeps) {
 
     /** `pulumi up` of the cluster's stack; records its kubeconfig and the GPUs its node groups offer. */
     async applyClusterStack(target: ClusterTarget): Promise<void> {
-      try {
-        deps.check(target);
-      } catch (error) {
-        throw ApplicationFailure.nonRetryable((error as Error).message, 'InvalidCluster');
-      }
-      const outputs = await pulumi(runStackOperation(deps.pulumi, {
+      refuseInvalid(() => deps.check(target), 'InvalidCluster');
+      const outputs = await runActivityOperation(deps.pulumi, {
         project: CLUSTER_PROJECT,
         stackName: target.clusterId,
         config: { 'aws:region': { value: target.desired.region } },
         ...deps.programFor(target),
-      }, 'up', operationHooks()));
+      }, 'up');
       const kubeconfig = outputs.kubeconfig?.value;
       if (typeof kubeconfig !== 'string') throw ApplicationFailure.nonRetryable('the cluster stack did not output a kubeconfig', 'StackOutputMissing');
       const gpus = target.desired.nodeGroups
@@ -69,30 +65,9 @@ export function createClusterActivities(deps: ClusterActivityDeps) {
 
     /** `pulumi destroy` and removal of the cluster's stack. */
     async destroyClusterStack(target: { clusterId: string }): Promise<void> {
-      await pulumi(runStackOperation(deps.pulumi, { project: CLUSTER_PROJECT, stackName: target.clusterId, ...EMPTY_PROGRAM }, 'destroy', operationHooks()));
+      await runActivityOperation(deps.pulumi, { project: CLUSTER_PROJECT, stackName: target.clusterId, ...EMPTY_PROGRAM }, 'destroy');
     },
   };
 }
 
 export type ClusterActivities = ReturnType<typeof createClusterActivities>;
-
-function operationHooks() {
-  const context = Context.current();
-  return { signal: context.cancellationSignal, onProgress: (line: string) => context.heartbeat(line) };
-}
-
-/**
- * A Pulumi operation's failure as Temporal should see it: cancelled when the activity was cancelled; not
- * worth a retry when a resource plugin is missing (retrying cannot install it).
- */
-async function pulumi<T>(operation: Promise<T>): Promise<T> {
-  try {
-    return await operation;
-  } catch (error) {
-    const { cancellationSignal } = Context.current();
-    if (cancellationSignal.aborted) throw new CancelledFailure(`cancelled: ${String(cancellationSignal.reason)}`);
-    const message = (error as Error).message;
-    if (/no resource plugin/i.test(message)) throw ApplicationFailure.nonRetryable(message, 'PluginMissing');
-    throw error;
-  }
-}

@@ -3,7 +3,8 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { CircuitKey } from '../../control-plane/recovery/circuits.ts';
 import type { DeploymentEvent, DeploymentLifecycleStatus, DesiredDeployment } from '../contract/deployment.ts';
-import { runStackOperation, type ProgramRef, type PulumiSettings } from '../pulumi/automation.ts';
+import { EMPTY_PROGRAM, refuseInvalid, runActivityOperation } from '../pulumi/activity.ts';
+import type { ProgramRef, PulumiSettings } from '../pulumi/automation.ts';
 import type { ClusterAccess } from './program.ts';
 
 export interface StatusUpdate {
@@ -70,8 +71,6 @@ export interface DeploymentActivityDeps {
 }
 
 export const DEPLOYMENT_PROJECT = 'kiln-deployment';
-/** Destroy needs a program only to open the stack; it declares nothing. */
-const EMPTY_PROGRAM: ProgramRef = { programModule: new URL('../pulumi/empty-program.ts', import.meta.url).href, programExport: 'emptyProgram', programInput: null };
 
 export function createDeploymentActivities(deps: DeploymentActivityDeps) {
   const pollMs = deps.pollIntervalMs ?? 1000;
@@ -87,21 +86,17 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps) {
      * that places pods is a provisioning attempt: its circuit must let it through, and its outcome is recorded.
      */
     async applyStack(target: StackTarget): Promise<{ endpoint: string }> {
-      try {
-        deps.check?.(target);
-      } catch (error) {
-        throw ApplicationFailure.nonRetryable((error as Error).message, 'InvalidDeployment');
-      }
+      refuseInvalid(() => deps.check?.(target), 'InvalidDeployment');
       const cluster = await deps.clusters.accessFor(target.deploymentId);
       const circuit = target.desired.running ? { provider: cluster.provider, gpuType: target.desired.gpu } : undefined;
       const refused = circuit && await deps.circuits.acquire(circuit);
       if (refused) throw ApplicationFailure.nonRetryable(refused.reason, 'CircuitOpen');
       if (target.desired.running) await deps.namespaces.ensure(cluster, target.organizationId);
-      const outputs = await cancellable(runStackOperation(deps.pulumi, {
+      const outputs = await runActivityOperation(deps.pulumi, {
         project: DEPLOYMENT_PROJECT,
         stackName: target.deploymentId,
         ...deps.programFor(target, cluster),
-      }, 'up', operationHooks())).catch(async (error: unknown) => {
+      }, 'up').catch(async (error: unknown) => {
         if (circuit && !(error instanceof CancelledFailure)) await deps.circuits.recordFailure(circuit, (error as Error).message);
         throw error;
       });
@@ -114,12 +109,12 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps) {
     /** `pulumi refresh`: reads what really exists into the stack's state (recovery's refresh-and-retry). */
     async refreshStack(target: StackTarget): Promise<void> {
       const cluster = await deps.clusters.accessFor(target.deploymentId);
-      await cancellable(runStackOperation(deps.pulumi, { project: DEPLOYMENT_PROJECT, stackName: target.deploymentId, ...deps.programFor(target, cluster) }, 'refresh', operationHooks()));
+      await runActivityOperation(deps.pulumi, { project: DEPLOYMENT_PROJECT, stackName: target.deploymentId, ...deps.programFor(target, cluster) }, 'refresh');
     },
 
     /** `pulumi destroy` and removal of the deployment's stack. */
     async destroyStack(target: { deploymentId: string; organizationId: string }): Promise<void> {
-      await cancellable(runStackOperation(deps.pulumi, { project: DEPLOYMENT_PROJECT, stackName: target.deploymentId, ...EMPTY_PROGRAM }, 'destroy', operationHooks()));
+      await runActivityOperation(deps.pulumi, { project: DEPLOYMENT_PROJECT, stackName: target.deploymentId, ...EMPTY_PROGRAM }, 'destroy');
     },
 
     /** Polls until every replica is Ready, heartbeating; fails for good when pods cannot be placed. */
@@ -149,20 +144,3 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps) {
 }
 
 export type DeploymentActivities = ReturnType<typeof createDeploymentActivities>;
-
-/** Pulumi operations heartbeat with each line of progress and stop when Temporal cancels the activity. */
-function operationHooks() {
-  const context = Context.current();
-  return { signal: context.cancellationSignal, onProgress: (line: string) => context.heartbeat(line) };
-}
-
-/** Reports an operation aborted by cancellation as cancelled (not failed), so no retry or failure follows. */
-async function cancellable<T>(operation: Promise<T>): Promise<T> {
-  try {
-    return await operation;
-  } catch (error) {
-    const { cancellationSignal } = Context.current();
-    if (cancellationSignal.aborted) throw new CancelledFailure(`cancelled: ${String(cancellationSignal.reason)}`);
-    throw error;
-  }
-}
