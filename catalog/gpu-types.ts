@@ -27,6 +27,9 @@ export const GPU_TYPES: readonly GpuType[] = [
   { id: 'nvidia-t4', name: 'NVIDIA T4 16GB', vendor: 'nvidia', memoryGb: 16, hourlyPriceUsd: 0.53 },
 ];
 
+/** The catalog's ids, non-empty (as an enum of them needs). */
+export const GPU_TYPE_IDS = GPU_TYPES.map((g) => g.id) as [string, ...string[]];
+
 export function findGpuType(id: string): GpuType | undefined {
   return GPU_TYPES.find((g) => g.id === id);
 }

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { GPU_TYPES } from '../../catalog/gpu-types.ts';
+import { GPU_TYPE_IDS } from '../../catalog/gpu-types.ts';
 import type { NodeGroup as NodeGroupShape } from '../../catalog/node-groups.ts';
 import { CLUSTER_STATUSES } from '../../workflows/contract/cluster.ts';
 import { CLUSTER_PROVIDERS } from './gpu-cluster.entity.ts';
 
-const GPU_IDS = GPU_TYPES.map((g) => g.id) as [string, ...string[]];
 
 const name = z.string().max(63).regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label: lower-case letters, digits and hyphens, starting and ending with a letter or digit')
   .meta({ example: 'gpu-east' });
@@ -17,12 +16,12 @@ const gatewayUrl = z.url({ protocol: /^https?$/ }).max(2048).meta({
 });
 const size = z.number().int().min(0).max(1000);
 const NodeGroup = z.strictObject({
-  gpuType: z.enum(GPU_IDS),
+  gpuType: z.enum(GPU_TYPE_IDS),
   minSize: size,
   desiredSize: size,
   maxSize: size.min(1),
 }).meta({ id: 'ClusterNodeGroup' }) satisfies z.ZodType<NodeGroupShape>;
-const nodeGroups = z.array(NodeGroup).min(1).max(GPU_IDS.length);
+const nodeGroups = z.array(NodeGroup).min(1).max(GPU_TYPE_IDS.length);
 
 export const CreateClusterRequest = z.discriminatedUnion('provider', [
   z.strictObject({ provider: z.literal('kubernetes'), name, kubeconfig, gatewayUrl: gatewayUrl.optional() }),

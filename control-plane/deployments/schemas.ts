@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { GPU_TYPES } from '../../catalog/gpu-types.ts';
+import { GPU_TYPE_IDS } from '../../catalog/gpu-types.ts';
 import { MAX_MODEL_LENGTH, MAX_REPLICAS, MIN_REPLICAS, NAME_PATTERN } from '../../catalog/deployment-rules.ts';
 import { sortParam } from '../core/pagination.ts';
 import { DEPLOYMENT_STATUSES } from './deployment.entity.ts';
 
-const GPU_IDS = GPU_TYPES.map((g) => g.id) as [string, ...string[]];
 export const SORT_FIELDS = ['created_at', 'updated_at', 'name', 'status', 'gpu'] as const;
 
 // It becomes Kubernetes object names, a Service's among them: an RFC 1035 DNS label, as the stack requires.
@@ -12,7 +11,7 @@ const name = z.string().max(63).regex(NAME_PATTERN, 'must be a DNS label: lower-
   .meta({ example: 'llama-chat' });
 const model = z.string().min(1).max(MAX_MODEL_LENGTH).meta({ description: 'Hugging Face id (org/name), hf://, s3:// or gs:// reference.', example: 'meta-llama/Llama-3.1-8B-Instruct' });
 const runtime = z.enum(['vllm']);
-const gpu = z.enum(GPU_IDS).meta({ description: 'An id from GET /v1/gpu-types.', example: 'nvidia-l4' });
+const gpu = z.enum(GPU_TYPE_IDS).meta({ description: 'An id from GET /v1/gpu-types.', example: 'nvidia-l4' });
 const replicas = z.number().int().min(MIN_REPLICAS).max(MAX_REPLICAS);
 
 const scaling = { replicas: replicas.optional(), minReplicas: replicas.optional(), maxReplicas: replicas.optional() };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { GPU_TYPES } from '../../catalog/gpu-types.ts';
+import { GPU_TYPE_IDS } from '../../catalog/gpu-types.ts';
 import { CLUSTER_PROVIDERS } from '../clusters/gpu-cluster.entity.ts';
 import { DEPLOYMENT_STATUSES } from '../deployments/deployment.entity.ts';
 
@@ -46,7 +46,7 @@ export const CircuitQuery = z.object({ orgId: z.string().optional() });
 
 export const CircuitActionRequest = z.strictObject({
   provider: z.enum(CLUSTER_PROVIDERS),
-  gpuType: z.enum(GPU_TYPES.map((g) => g.id) as [string, ...string[]]),
+  gpuType: z.enum(GPU_TYPE_IDS),
   action: z.enum(['reset']).meta({ description: 'reset: close the circuit and forget its failures.' }),
 }).meta({ id: 'CircuitActionRequest' });
 

@@ -1,5 +1,5 @@
 // Which EC2 instance type gives a node group its GPUs, per GPU catalog id.
-import { GPU_TYPES } from '../../catalog/gpu-types.ts';
+import { GPU_TYPE_IDS } from '../../catalog/gpu-types.ts';
 import { StackArgsError } from '../args-error.ts';
 
 /** The smallest machine of each GPU type; the 80GB parts come only as 8-GPU machines on EC2. */
@@ -23,7 +23,7 @@ export const GPUS_PER_INSTANCE: Readonly<Record<string, number>> = {
 export function instanceTypeFor(gpuType: string): string {
   const instanceType = INSTANCE_TYPES[gpuType];
   if (!instanceType) {
-    throw new StackArgsError(`no EC2 instance type for GPU type "${gpuType}"; known types: ${GPU_TYPES.map((g) => g.id).join(', ')}`);
+    throw new StackArgsError(`no EC2 instance type for GPU type "${gpuType}"; known types: ${GPU_TYPE_IDS.join(', ')}`);
   }
   return instanceType;
 }

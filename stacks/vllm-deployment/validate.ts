@@ -4,7 +4,7 @@
 import {
   isLoadableModel, isValidGpusPerReplica, MAX_GPUS_PER_REPLICA, MODEL_SOURCES, NAME_PATTERN, replicaBoundsProblem, type ReplicaBounds,
 } from '../../catalog/deployment-rules.ts';
-import { findGpuType, GPU_TYPES } from '../../catalog/gpu-types.ts';
+import { findGpuType, GPU_TYPE_IDS } from '../../catalog/gpu-types.ts';
 import { StackArgsError } from '../args-error.ts';
 
 export function checkName(name: string): string {
@@ -21,7 +21,7 @@ export function checkModel(model: string): string {
 
 export function checkGpuType(gpuType: string): string {
   if (!findGpuType(gpuType)) {
-    throw new StackArgsError(`unknown GPU type "${gpuType}"; known types: ${GPU_TYPES.map((g) => g.id).join(', ')}`);
+    throw new StackArgsError(`unknown GPU type "${gpuType}"; known types: ${GPU_TYPE_IDS.join(', ')}`);
   }
   return gpuType;
 }
