@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { EngineEvent } from '@pulumi/pulumi/automation/index.js';
-import { binaryPath, pulumiHome } from '../infra/tools/paths.ts';
+import { binaryPath, pulumiHome, toolDir } from '../infra/tools/paths.ts';
 import { pulumiEnv } from '../infra/tools/pulumi-plugins.ts';
 import { openStack } from '../workflows/pulumi/automation.ts';
 import { deploymentProgram, ensureNamespace } from '../workflows/deployment/program.ts';
@@ -180,7 +180,10 @@ async function postgresPlan(organizationId: string): Promise<void> {
 async function pulumiSplit(organizationId: string) {
   const kubeconfig = await readFile(cluster.kubeconfig, 'utf8');
   await ensureNamespace(cluster.api, namespaceOf(organizationId));
-  const settings = { backendUrl: `file://${join(dataDir, 'bench-pulumi-state')}`, passphrase: 'bench', workspacesDir: join(dataDir, 'bench-pulumi-workspaces') };
+  const settings = {
+    backendUrl: `file://${join(dataDir, 'bench-pulumi-state')}`, passphrase: 'bench', workspacesDir: join(dataDir, 'bench-pulumi-workspaces'),
+    cliRoot: toolDir('pulumi'), home: pulumiHome,
+  };
   const samples = { cli: [] as number[], plugin: [] as number[], engine: [] as number[], state: [] as number[], total: [] as number[] };
   for (let i = 0; i < PULUMI_SAMPLES; i++) {
     const target = {

@@ -36,6 +36,10 @@ const Sections = {
     PULUMI_BACKEND_URL: z.string().regex(/^[a-z][a-z0-9+]*:\/\/\S+$/, 'a URL such as s3://bucket').optional(),
     // Encrypts stack secrets (the passphrase secrets provider).
     PULUMI_CONFIG_PASSPHRASE: z.string().min(1).optional(),
+    // Where plugins are installed; Pulumi's own default (~/.pulumi) when unset. npm start uses Kiln's tools cache.
+    PULUMI_HOME: z.string().min(1).optional(),
+    // The folder the Pulumi CLI is installed in (holding bin/pulumi); the pulumi on PATH when unset.
+    KILN_PULUMI_CLI_ROOT: z.string().min(1).optional(),
   }),
 };
 
@@ -72,6 +76,10 @@ export interface WorkerConfig extends SharedConfig {
   readonly databaseUrl: string;
   readonly pulumiBackendUrl: string;
   readonly pulumiPassphrase: string;
+  /** PULUMI_HOME; Pulumi's default when unset. */
+  readonly pulumiHome: string | undefined;
+  /** Folder of the Pulumi CLI; the one on PATH when unset. */
+  readonly pulumiCliRoot: string | undefined;
   /** Development delivers webhooks to loopback and private addresses; production refuses them. */
   readonly allowPrivateWebhookUrls: boolean;
 }
@@ -143,6 +151,8 @@ async function workerConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.
     databaseUrl: e.DATABASE_URL,
     pulumiBackendUrl: e.PULUMI_BACKEND_URL ?? `file://${join(common.dataDir, 'pulumi-state')}`,
     pulumiPassphrase: e.PULUMI_CONFIG_PASSPHRASE ?? (await developmentSecret(common.dataDir, 'pulumi-passphrase')),
+    pulumiHome: e.PULUMI_HOME,
+    pulumiCliRoot: e.KILN_PULUMI_CLI_ROOT,
     allowPrivateWebhookUrls: common.env !== 'production',
   };
 }

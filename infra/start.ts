@@ -14,6 +14,7 @@ import { startWorker } from '../workflows/worker.ts';
 import { DEV_POSTGRES_PORT, externalPostgres, startPostgres } from './servers/postgres.ts';
 import { externalTemporal, startTemporal } from './servers/temporal.ts';
 import { startGpuCluster } from './servers/gpu-cluster.ts';
+import { pulumiToolsEnv } from './tools/paths.ts';
 import { describePulumiPlugins } from './tools/pulumi-plugins.ts';
 
 // The API's settings are checked before anything starts; the worker's once its database and Temporal are known.
@@ -52,7 +53,7 @@ async function main(): Promise<void> {
 
   for (const plugin of describePulumiPlugins()) say(`Pulumi plugin ${plugin}`);
 
-  const worker = await startWorker(await loadConfig('worker', { ...process.env, DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporal.address }), log);
+  const worker = await startWorker(await loadConfig('worker', { ...pulumiToolsEnv(), ...process.env, DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporal.address }), log);
   stops.push(() => worker.stop());
 
   const api = await startApi({ config: { ...config, databaseUrl: postgres.url, temporalAddress: temporal.address }, log });

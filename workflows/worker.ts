@@ -43,7 +43,10 @@ export async function startWorker(config: WorkerConfig, log: Logger = pino({ lev
   const client = new Client({ connection: await Connection.connect({ address: config.temporalAddress }) });
   const deps: WorkerDeps = {
     orm, client, signingKey: config.signingKey, dataDir: config.dataDir, allowPrivateWebhookUrls: config.allowPrivateWebhookUrls,
-    pulumi: { backendUrl: config.pulumiBackendUrl, passphrase: config.pulumiPassphrase, workspacesDir: join(config.dataDir, 'pulumi-workspaces') },
+    pulumi: {
+      backendUrl: config.pulumiBackendUrl, passphrase: config.pulumiPassphrase, workspacesDir: join(config.dataDir, 'pulumi-workspaces'),
+      home: config.pulumiHome, cliRoot: config.pulumiCliRoot,
+    },
   };
   const bundleDir = join(config.dataDir, 'workflow-bundles');
   const workers: Worker[] = [];

@@ -11,6 +11,7 @@ import { freePort } from '../../infra/servers/process.ts';
 import { startPostgres } from '../../infra/servers/postgres.ts';
 import { startTemporal } from '../../infra/servers/temporal.ts';
 import { startWorker } from '../../workflows/worker.ts';
+import { pulumiToolsEnv } from '../../infra/tools/paths.ts';
 
 export interface BenchStack {
   readonly dataDir: string;
@@ -39,7 +40,7 @@ export async function startBenchStack(name: string, nodePools: readonly GpuNodeP
     config: await loadConfig('api', { ...process.env, DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporalServer.address, DATA_DIR: dataDir, PORT: '0' }) as ApiConfig & { databaseUrl: string },
   });
   const worker = await startWorker(await loadConfig('worker', {
-    ...process.env, TEMPORAL_ADDRESS: temporalServer.address, DATABASE_URL: postgres.url, DATA_DIR: dataDir, PULUMI_CONFIG_PASSPHRASE: 'bench-passphrase',
+    ...pulumiToolsEnv(), ...process.env, TEMPORAL_ADDRESS: temporalServer.address, DATABASE_URL: postgres.url, DATA_DIR: dataDir, PULUMI_CONFIG_PASSPHRASE: 'bench-passphrase',
   }));
   const temporal = new Client({ connection: await Connection.connect({ address: temporalServer.address }) });
 

@@ -22,3 +22,8 @@ export function toolsPath(): string {
   const dirs = (Object.keys(TOOLS) as ToolName[]).map((name) => join(toolDir(name), 'bin'));
   return [...dirs, process.env.PATH ?? ''].join(':');
 }
+
+/** The worker's Pulumi settings (control-plane/config.ts) for the CLI and plugins `npm run tools` installs. */
+export function pulumiToolsEnv(): { PULUMI_HOME: string; KILN_PULUMI_CLI_ROOT: string } {
+  return { PULUMI_HOME: pulumiHome, KILN_PULUMI_CLI_ROOT: toolDir('pulumi') };
+}

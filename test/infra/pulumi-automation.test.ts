@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as pulumi from '@pulumi/pulumi';
 import { openStack } from '../../workflows/pulumi/automation.ts';
+import { pulumiSettingsIn } from '../support/pulumi.ts';
 
 test('the Pulumi CLI runs an inline program up, reads its outputs and destroys it on a file backend', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'kiln-pulumi-'));
-  const settings = { backendUrl: `file://${dir}/state`, passphrase: 'test-passphrase', workspacesDir: join(dir, 'workspaces') };
+  const settings = pulumiSettingsIn(dir, 'test-passphrase');
   const stack = await openStack(settings, {
     project: 'kiln-infra-test',
     stackName: 'probe',

@@ -17,6 +17,7 @@ import { startTemporal, type TemporalServer } from '../../infra/servers/temporal
 import { createTestDatabase } from './database.ts';
 import { eventually } from './eventually.ts';
 import { startTestGpuCluster } from './gpu-cluster.ts';
+import { pulumiToolsEnv } from '../../infra/tools/paths.ts';
 
 export interface KilnResponse {
   status: number;
@@ -56,7 +57,7 @@ export async function startKiln(testFile: string, options: { nodePools?: readonl
   let temporal: TemporalServer = await startTemporal({ dataDir: join(dataDir, 'temporal'), ...temporalPorts });
 
   const env = {
-    ...process.env,
+    ...pulumiToolsEnv(), ...process.env,
     DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address, DATA_DIR: dataDir, KILN_SIGNING_KEY: SIGNING_KEY,
     PULUMI_CONFIG_PASSPHRASE: 'e2e', PORT: String(apiPort), LOG_LEVEL: 'warn',
   };

@@ -47,6 +47,7 @@ import { createTestDatabase } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
 import { startTestGpuCluster } from '../support/gpu-cluster.ts';
 import { installTestRuntime, testBundleDir } from '../support/temporal.ts';
+import { pulumiSettingsIn } from '../support/pulumi.ts';
 
 installTestRuntime();
 
@@ -80,7 +81,7 @@ test.before(async (t) => {
     delivery: createDesiredStateDelivery({ orchestrator: createDeploymentOrchestrator(env.client), log }),
     flags: createFeatureFlags(),
   });
-  const pulumi = { backendUrl: `file://${dir}/state`, passphrase: 'test', workspacesDir: join(dir, 'workspaces') };
+  const pulumi = pulumiSettingsIn(dir);
   // The queue as the worker ships it, with this file's circuits and a quicker readiness poll (no webhooks here).
   const worker = await createQueueWorker(deploymentsQueue, {
     connection: env.nativeConnection,

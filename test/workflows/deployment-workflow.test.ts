@@ -21,6 +21,7 @@ import { createQueueWorker } from '../../workflows/queue.ts';
 import type { TestProgramInput } from './fixtures/test-program.ts';
 import { eventually } from '../support/eventually.ts';
 import { installTestRuntime, testBundleDir } from '../support/temporal.ts';
+import { pulumiSettingsIn } from '../support/pulumi.ts';
 
 installTestRuntime();
 
@@ -45,7 +46,7 @@ function harness(t: { context: Context; title: string }, options: { applyDelayMs
   let probeFailures = options.failProbeTimes ?? 0;
   const taskQueue = `q-${t.title.replace(/\W+/g, '-').slice(0, 40)}`;
   const activities = createDeploymentActivities({
-    pulumi: { backendUrl: `file://${t.context.dir}/state`, passphrase: 'test', workspacesDir: join(t.context.dir, 'workspaces') },
+    pulumi: pulumiSettingsIn(t.context.dir),
     programFor: (target) => ({
       programModule: new URL('./fixtures/test-program.ts', import.meta.url).href,
       programExport: 'testProgram',

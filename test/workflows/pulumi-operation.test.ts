@@ -6,10 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pulumiErrorSummary, runStackOperation, type IsolatedStackRequest, type PulumiSettings } from '../../workflows/pulumi/automation.ts';
 import type { TestProgramInput } from './fixtures/test-program.ts';
+import { pulumiSettingsIn } from '../support/pulumi.ts';
 
 async function world(): Promise<PulumiSettings & { dir: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'kiln-ops-'));
-  return { dir, backendUrl: `file://${dir}/state`, passphrase: 'test', workspacesDir: join(dir, 'workspaces') };
+  return { dir, ...pulumiSettingsIn(dir) };
 }
 
 const request = (stackName: string, input: Partial<TestProgramInput> = {}): IsolatedStackRequest => ({

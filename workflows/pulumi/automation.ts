@@ -1,11 +1,9 @@
 // Kiln's door to the Pulumi Automation API: one stack and one workspace folder per deployment or cluster,
-// inline programs from stacks/, the pinned Pulumi CLI from the tools cache, a file or cloud state backend.
+// inline programs from stacks/, the Pulumi CLI the settings name (or the one on PATH), a file or cloud state backend.
 import { fork } from 'node:child_process';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConcurrentUpdateError, LocalWorkspace, PulumiCommand, type OutputMap, type PulumiFn, type Stack } from '@pulumi/pulumi/automation/index.js';
-import { pulumiEnv } from '../../infra/tools/pulumi-plugins.ts';
-import { toolDir } from '../../infra/tools/paths.ts';
 
 export interface PulumiSettings {
   /** State backend, e.g. `file:///var/lib/kiln/pulumi-state` or `s3://bucket`. */
@@ -14,6 +12,22 @@ export interface PulumiSettings {
   readonly passphrase: string;
   /** Parent of the per-stack workspace folders. */
   readonly workspacesDir: string;
+  /** Folder the Pulumi CLI is installed in (its `bin/pulumi`); the `pulumi` on PATH when absent. */
+  readonly cliRoot?: string;
+  /** PULUMI_HOME, where plugins are installed; Pulumi's own default (~/.pulumi) when absent. */
+  readonly home?: string;
+}
+
+/** What every Pulumi process Kiln starts runs with: plugins are installed ahead, never downloaded mid-operation. */
+function pulumiEnv(settings: PulumiSettings): Record<string, string> {
+  return {
+    ...(settings.home && { PULUMI_HOME: settings.home }),
+    PULUMI_SKIP_UPDATE_CHECK: 'true',
+    PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: 'false',
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: 'true',
+    PULUMI_BACKEND_URL: settings.backendUrl,
+    PULUMI_CONFIG_PASSPHRASE: settings.passphrase,
+  };
 }
 
 export interface StackRequest {
@@ -24,9 +38,12 @@ export interface StackRequest {
   readonly config?: Readonly<Record<string, { value: string; secret?: boolean }>>;
 }
 
-let command: Promise<PulumiCommand> | undefined;
-/** The pinned CLI, checked once per process. */
-const pulumiCommand = () => (command ??= PulumiCommand.get({ root: toolDir('pulumi') }));
+const commands = new Map<string | undefined, Promise<PulumiCommand>>();
+/** The CLI, its version checked against the SDK's once per process and folder. */
+function pulumiCommand(root: string | undefined): Promise<PulumiCommand> {
+  if (!commands.has(root)) commands.set(root, PulumiCommand.get(root ? { root } : {}));
+  return commands.get(root)!;
+}
 
 export async function openStack(settings: PulumiSettings, request: StackRequest): Promise<Stack> {
   if (settings.backendUrl.startsWith('file://')) await mkdir(new URL(settings.backendUrl).pathname, { recursive: true });
@@ -36,10 +53,10 @@ export async function openStack(settings: PulumiSettings, request: StackRequest)
     { projectName: request.project, stackName: request.stackName, program: request.program },
     {
       workDir,
-      pulumiCommand: await pulumiCommand(),
+      pulumiCommand: await pulumiCommand(settings.cliRoot),
       secretsProvider: 'passphrase',
       projectSettings: { name: request.project, runtime: 'nodejs', backend: { url: settings.backendUrl } },
-      envVars: { ...pulumiEnv(), PULUMI_BACKEND_URL: settings.backendUrl, PULUMI_CONFIG_PASSPHRASE: settings.passphrase },
+      envVars: pulumiEnv(settings),
     },
   );
   if (request.config) await stack.setAllConfig({ ...request.config });
