@@ -7,6 +7,15 @@ import globals from 'globals';
 /** What no shipping code may import: the stand-ins for what a laptop cannot have. */
 const STAND_INS = { group: ['**/infra/pulumi-kubernetes-standin/**', '**/infra/model-server-sim/**'], message: 'Stand-ins live at the edge: nothing that ships imports them (ARCHITECTURE.md).' };
 const restrict = (...patterns) => ['error', { patterns: [STAND_INS, ...patterns] }];
+/** What workflows/ may not import (workflow.ts files, in addition, no Node built-ins). */
+const WORKFLOWS = [
+  { group: ['**/infra/**'], message: 'Shipping code does not import development infrastructure (ARCHITECTURE.md).' },
+  {
+    // The worker shares the control plane's database and configuration, and the circuits' rules with placement.
+    regex: 'control-plane/(?!.*\\.entity\\.ts$|database/orm\\.ts$|config\\.ts$|recovery/circuits\\.ts$)',
+    message: 'Workflows use the control plane\'s entities, database, configuration and circuits only (ARCHITECTURE.md).',
+  },
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/', '.data/'] },
@@ -68,12 +77,12 @@ export default tseslint.config(
   },
   {
     files: ['workflows/**/*.ts'],
-    rules: { 'no-restricted-imports': restrict() },
+    rules: { 'no-restricted-imports': restrict(...WORKFLOWS) },
   },
   {
     files: ['workflows/**/workflow.ts', 'test/**/*.workflow.ts'],
     rules: {
-      'no-restricted-imports': restrict({
+      'no-restricted-imports': restrict(...WORKFLOWS, {
         group: ['node:*', 'fs', 'path', 'child_process', 'http', 'https', 'net', 'crypto', 'os'],
         message: 'Workflow code is deterministic: I/O belongs in activities.',
       }),

@@ -7,7 +7,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { deriveKey } from './auth/keys.ts';
+import { deriveKey } from '../lib/keys.ts';
 import type { ClusterOrchestrator } from './clusters/orchestrator.ts';
 import { createCursorCodec } from './core/pagination.ts';
 import type { DeploymentOrchestrator } from './deployments/orchestrator.ts';

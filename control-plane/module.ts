@@ -4,7 +4,7 @@
 import type { EntitySchema } from '@mikro-orm/core';
 import type { AppDeps } from './app.ts';
 import type { CursorCodec } from './core/pagination.ts';
-import type { KeyPurpose } from './auth/keys.ts';
+import type { KeyPurpose } from '../lib/keys.ts';
 import type { Route } from './http/routes.ts';
 
 /**

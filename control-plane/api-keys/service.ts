@@ -3,7 +3,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
 import { sha256 } from '../auth/tokens.ts';
-import { newId, randomString } from '../core/ids.ts';
+import { newId, randomString } from '../../lib/ids.ts';
 import { NotFoundError, UnauthenticatedError } from '../core/errors.ts';
 import type { Scope } from '../core/permissions.ts';
 import type { OrganizationService } from '../organizations/service.ts';

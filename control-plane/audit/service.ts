@@ -5,7 +5,7 @@
 // and close() writes whatever is still queued, so a normal shutdown loses none.
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { newId } from '../core/ids.ts';
+import { newId } from '../../lib/ids.ts';
 import { isDataException } from '../core/errors.ts';
 
 /** What a record carries beyond the request itself (e.g. an inference's token counts), as JSON. */

@@ -4,7 +4,7 @@ import argon2 from 'argon2';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { newId } from '../core/ids.ts';
+import { newId } from '../../lib/ids.ts';
 import { ConflictError, InvalidCredentialsError, RateLimitedError, UnauthenticatedError } from '../core/errors.ts';
 import { MembershipSchema } from '../organizations/membership.entity.ts';
 import type { OrganizationService } from '../organizations/service.ts';

@@ -2,7 +2,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { errors, jwtVerify, SignJWT } from 'jose';
 import { UnauthenticatedError } from '../core/errors.ts';
-import { deriveKey } from './keys.ts';
+import { deriveKey } from '../../lib/keys.ts';
 
 export const ACCESS_TOKEN_SECONDS = 3600;
 export const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;

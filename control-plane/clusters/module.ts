@@ -1,5 +1,5 @@
 // GPU clusters: registered or provisioned by platform administrators, and where deployments are placed.
-import { createSecretBox } from '../auth/secret-box.ts';
+import { createSecretBox } from '../../lib/secret-box.ts';
 import { defineModule } from '../module.ts';
 import { GpuClusterSchema } from './gpu-cluster.entity.ts';
 import { clusterRoutes } from './routes.ts';

@@ -11,7 +11,7 @@ import { isLoadableModel, MIN_REPLICAS, MODEL_SOURCES, replicaBoundsProblem } fr
 import { findGpuType } from '../../catalog/gpu-types.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ClusterService } from '../clusters/service.ts';
-import { newId } from '../core/ids.ts';
+import { newId } from '../../lib/ids.ts';
 import {
   ConflictError, DeploymentNotFoundError, InsufficientCreditsError, InvalidModelError, ServiceUnavailableError, ValidationError,
 } from '../core/errors.ts';

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { newId } from '../core/ids.ts';
+import { newId } from '../../lib/ids.ts';
 import type { CursorCodec } from '../core/pagination.ts';
 
 const TOP_FRAMES = 5;

@@ -1,7 +1,7 @@
 // Feature flags as platform administrators manage them (/v1/admin/feature-flags). Reading a flag for an
 // organization is flags.ts's isEnabled, which this service keeps fresh.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { newId } from '../core/ids.ts';
+import { newId } from '../../lib/ids.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
 import { FeatureFlagSchema, type FeatureFlag } from './feature-flag.entity.ts';

@@ -5,7 +5,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Middleware } from 'koa';
-import { newId } from '../core/ids.ts';
+import { newId } from '../../lib/ids.ts';
 import { sha256 } from '../auth/tokens.ts';
 import type { AppState } from '../http/context.ts';
 import { BadRequestError, IdempotencyConflictError } from '../core/errors.ts';

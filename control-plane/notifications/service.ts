@@ -1,6 +1,6 @@
 // Platform notifications as administrators manage them (/v1/admin/notifications).
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { newId } from '../core/ids.ts';
+import { newId } from '../../lib/ids.ts';
 import { NotFoundError, ValidationError } from '../core/errors.ts';
 import type { CursorCodec } from '../core/pagination.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';

@@ -1,7 +1,7 @@
 // Organizations and memberships: created at sign-up; looked up when a credential is resolved.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { FREE_PLAN_CREDITS_CENTS } from '../../catalog/plans.ts';
-import { newId } from '../core/ids.ts';
+import { newId } from '../../lib/ids.ts';
 import { isBuiltInRole, ROLE_PERMISSIONS, type OrganizationPermission, type Role, type RoleId } from '../core/permissions.ts';
 import { MembershipSchema } from './membership.entity.ts';
 import { OrganizationSchema, type Organization, type Plan, type Region } from './organization.entity.ts';

@@ -5,7 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { reportFile } from '../../workflows/contract/reports.ts';
 import type { Principal } from '../auth/principal.ts';
-import { newId } from '../core/ids.ts';
+import { newId } from '../../lib/ids.ts';
 import { ConflictError, NotFoundError, ServiceUnavailableError } from '../core/errors.ts';
 import type { StreamReply } from '../http/routes.ts';
 import { ReportSchema, type Report } from './report.entity.ts';

@@ -8,7 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
 import { RefreshTokenSchema } from '../auth/refresh-token.entity.ts';
 import { ApiKeySchema } from '../api-keys/api-key.entity.ts';
-import { newId } from '../core/ids.ts';
+import { newId } from '../../lib/ids.ts';
 import { ConflictError, InUseError, NotFoundError, ValidationError } from '../core/errors.ts';
 import {
   isBuiltInRole, ORGANIZATION_PERMISSIONS, ROLE_PERMISSIONS, ROLES, type OrganizationPermission, type Role, type RoleId,

@@ -6,7 +6,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
 import { newMailedToken, sha256 } from '../auth/tokens.ts';
 import { UserSchema, type User } from '../auth/user.entity.ts';
-import { newId } from '../core/ids.ts';
+import { newId } from '../../lib/ids.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { OrganizationSchema, type Organization } from '../organizations/organization.entity.ts';

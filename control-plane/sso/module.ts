@@ -1,5 +1,5 @@
 // Single sign-on: an organization's OpenID Connect identity provider, and the login through it.
-import { createSecretBox } from '../auth/secret-box.ts';
+import { createSecretBox } from '../../lib/secret-box.ts';
 import { defineModule } from '../module.ts';
 import { ssoRoutes } from './routes.ts';
 import { createSsoService } from './service.ts';

@@ -9,11 +9,11 @@ import * as oidc from 'openid-client';
 import { assertPublicUrl, PrivateUrlError } from '../../lib/network-guard.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { LoginSessionBody } from '../auth/schemas.ts';
-import type { SecretBox } from '../auth/secret-box.ts';
+import type { SecretBox } from '../../lib/secret-box.ts';
 import type { AuthService } from '../auth/service.ts';
 import { sha256 } from '../auth/tokens.ts';
 import { UserSchema, type User } from '../auth/user.entity.ts';
-import { newId } from '../core/ids.ts';
+import { newId } from '../../lib/ids.ts';
 import {
   BadRequestError, ConflictError, ForbiddenError, InvalidCredentialsError, NotFoundError, ServiceUnavailableError, ValidationError,
 } from '../core/errors.ts';

@@ -14,7 +14,7 @@ export const SsoConfigurationSchema = defineEntity({
     provider: p.string().$type<SsoProviderKind>(),
     issuer: p.text(),
     clientId: p.string(),
-    /** AES-256-GCM (auth/secret-box.ts); never returned. */
+    /** AES-256-GCM (lib/secret-box.ts); never returned. */
     sealedClientSecret: p.text().hidden(),
     /** Lower-case domains; an SSO login's e-mail must be in one of them. */
     allowedDomains: p.json<string[]>(),

@@ -13,7 +13,7 @@ import type { LoginSessionBody } from '../auth/schemas.ts';
 import type { AuthService } from '../auth/service.ts';
 import { newMailedToken, sha256 } from '../auth/tokens.ts';
 import { UserSchema } from '../auth/user.entity.ts';
-import { newId } from '../core/ids.ts';
+import { newId } from '../../lib/ids.ts';
 import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../core/errors.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { MembershipSchema } from '../organizations/membership.entity.ts';

@@ -1,5 +1,5 @@
 // Webhook subscriptions; deliveries run in workflows/webhooks.
-import { createSecretBox } from '../auth/secret-box.ts';
+import { createSecretBox } from '../../lib/secret-box.ts';
 import { defineModule } from '../module.ts';
 import { webhookRoutes } from './routes.ts';
 import { createWebhookService } from './service.ts';

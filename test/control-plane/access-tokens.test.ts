@@ -1,7 +1,7 @@
 // Access tokens: a verified token is remembered, but never past its expiry and never for another token.
 import test from 'ava';
 import { SignJWT } from 'jose';
-import { deriveKey } from '../../control-plane/auth/keys.ts';
+import { deriveKey } from '../../lib/keys.ts';
 import { createAccessTokens } from '../../control-plane/auth/tokens.ts';
 
 const SIGNING_KEY = 'unit-signing-key-0123456789abcdefghijklmnop';

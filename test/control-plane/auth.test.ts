@@ -1,7 +1,7 @@
 // Sign-up, sign-in, login, refresh rotation and the 401 answers of the spec.
 import test from 'ava';
 import { SignJWT } from 'jose';
-import { deriveKey } from '../../control-plane/auth/keys.ts';
+import { deriveKey } from '../../lib/keys.ts';
 import { signup, startTestApi, type TestApi } from '../support/control-plane.ts';
 import { eventually } from '../support/eventually.ts';
 

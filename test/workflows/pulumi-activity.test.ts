@@ -1,9 +1,6 @@
 // How the deployment and cluster activities report a failed Pulumi operation to Temporal (workflows/pulumi/activity.ts),
 // against the real Pulumi CLI on a file backend, each activity run in Temporal's mock activity context.
 import test from 'ava';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
@@ -12,11 +9,9 @@ import type { DesiredDeployment } from '../../workflows/contract/deployment.ts';
 import { createDeploymentActivities } from '../../workflows/deployment/activities.ts';
 import type { PulumiSettings } from '../../workflows/pulumi/automation.ts';
 import type { TestProgramInput } from './fixtures/test-program.ts';
+import { testPulumiSettings } from '../support/pulumi.ts';
 
-async function settings(): Promise<PulumiSettings> {
-  const dir = await mkdtemp(join(tmpdir(), 'kiln-activity-'));
-  return { backendUrl: `file://${dir}/state`, passphrase: 'test', workspacesDir: join(dir, 'workspaces') };
-}
+const settings = (): Promise<PulumiSettings> => testPulumiSettings('kiln-activity');
 
 const program = (input: Partial<TestProgramInput>) => ({
   programModule: new URL('./fixtures/test-program.ts', import.meta.url).href,

@@ -1,6 +1,6 @@
 // Writes an `aws` cluster's status, and its stack's outputs (kubeconfig sealed, GPUs offered), to PostgreSQL.
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { SecretBox } from '../../control-plane/auth/secret-box.ts';
+import type { SecretBox } from '../../lib/secret-box.ts';
 import { GpuClusterSchema } from '../../control-plane/clusters/gpu-cluster.entity.ts';
 import type { ClusterOutputs, ClusterStatusUpdate } from './activities.ts';
 

@@ -2,7 +2,7 @@
 // cluster a deployment was placed on (its kubeconfig unsealed) and the circuit of its provider and GPU type.
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/activity';
-import type { SecretBox } from '../../control-plane/auth/secret-box.ts';
+import type { SecretBox } from '../../lib/secret-box.ts';
 import { DeploymentSchema } from '../../control-plane/deployments/deployment.entity.ts';
 import type { CircuitService } from '../../control-plane/recovery/circuits.ts';
 import type { ProvisioningCircuits, ServingCluster } from './activities.ts';

@@ -1,7 +1,7 @@
 // The kiln-deployments task queue: one workflow per deployment and one per `aws` GPU cluster, with the
 // activities that run Kiln's real programs (Pulumi, readiness, status writes) on the cluster each targets.
-import { deriveKey } from '../../control-plane/auth/keys.ts';
-import { createSecretBox, type SecretBox } from '../../control-plane/auth/secret-box.ts';
+import { deriveKey } from '../../lib/keys.ts';
+import { createSecretBox, type SecretBox } from '../../lib/secret-box.ts';
 import type { Orm } from '../../control-plane/database/orm.ts';
 import { createCircuitService, type CircuitService } from '../../control-plane/recovery/circuits.ts';
 import { kubeApi, parseKubeconfig, type KubeApi } from '../../lib/kubernetes/api.ts';

@@ -2,7 +2,7 @@
 // in one transaction. Idempotent: a retried write sets the same status and the event's unique key keeps
 // it single. Edges arrive in order: one workflow writes them, one activity at a time.
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { newId } from '../../control-plane/core/ids.ts';
+import { newId } from '../../lib/ids.ts';
 import { DeploymentSchema } from '../../control-plane/deployments/deployment.entity.ts';
 import { DeploymentEventSchema, type DeploymentEvent } from '../../control-plane/deployments/deployment-event.entity.ts';
 import type { StatusUpdate } from './activities.ts';

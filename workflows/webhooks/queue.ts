@@ -1,6 +1,6 @@
 // The kiln-webhooks task queue: one workflow per delivery of an event to a subscriber, signed and retried.
-import { deriveKey } from '../../control-plane/auth/keys.ts';
-import { createSecretBox } from '../../control-plane/auth/secret-box.ts';
+import { deriveKey } from '../../lib/keys.ts';
+import { createSecretBox } from '../../lib/secret-box.ts';
 import { WEBHOOKS_TASK_QUEUE } from '../contract/webhooks.ts';
 import type { QueueModule, WorkerDeps } from '../queue.ts';
 import { createWebhookActivities } from './activities.ts';

@@ -2,8 +2,8 @@
 // time), event payloads, attempts; and the start of one delivery workflow per matching subscription.
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import type { SecretBox } from '../../control-plane/auth/secret-box.ts';
-import { newId } from '../../control-plane/core/ids.ts';
+import type { SecretBox } from '../../lib/secret-box.ts';
+import { newId } from '../../lib/ids.ts';
 import { DeploymentEventSchema, type DeploymentEvent } from '../../control-plane/deployments/deployment-event.entity.ts';
 import { WebhookAttemptSchema } from '../../control-plane/webhooks/webhook-attempt.entity.ts';
 import { WebhookSubscriptionSchema } from '../../control-plane/webhooks/webhook-subscription.entity.ts';
