@@ -4,8 +4,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { deriveKey } from '../control-plane/auth/keys.ts';
-import { createSecretBox } from '../control-plane/auth/secret-box.ts';
+import { deriveKey } from '../lib/keys.ts';
+import { createSecretBox } from '../lib/secret-box.ts';
 import { syncKubernetesCluster } from '../control-plane/clusters/service.ts';
 import { exitOnConfigError, loadConfig } from '../control-plane/config.ts';
 import { openDatabase } from '../control-plane/database/orm.ts';
