@@ -15,7 +15,8 @@ import { auditTrail } from './http/audit.ts';
 import { authenticate } from './http/authenticate.ts';
 import type { AppState } from './http/context.ts';
 import { errorHandler } from './http/error-handler.ts';
-import { type PlanLimit, rateLimit } from './http/rate-limit.ts';
+import { rateLimit } from './http/rate-limit.ts';
+import type { PlanLimit } from '../catalog/plans.ts';
 import { requestContext } from './http/request-context.ts';
 import { mountRoutes, type Route } from './http/routes.ts';
 import { idempotency } from './idempotency/middleware.ts';
@@ -23,7 +24,7 @@ import type { InferenceGatewayOptions } from './inference/gateway.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { ModuleContext, Services } from './module.ts';
 import { API_MODULES } from './modules.ts';
-import type { Plan } from './organizations/organization.entity.ts';
+import type { Plan } from '../catalog/plans.ts';
 import type { ReportOrchestrator } from './reports/orchestrator.ts';
 
 export interface AppDeps {

@@ -1,7 +1,7 @@
 import { CircuitView } from '../recovery/schemas.ts';
 import { z } from 'zod';
-import { DEPLOYMENT_STATUSES } from '../deployments/deployment.entity.ts';
-import { PLANS } from '../organizations/organization.entity.ts';
+import { DEPLOYMENT_STATUSES } from '../../workflows/contract/deployment.ts';
+import { PLANS } from '../../catalog/plans.ts';
 
 const limit = z.coerce.number().int().min(1).max(100).default(20).meta({ description: 'Page size, 1 to 100.' });
 const cursor = z.string().max(2048).optional().meta({ description: 'pagination.nextCursor of the previous page.' });

@@ -5,7 +5,8 @@ import type { CircuitView } from '../recovery/circuits.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal.ts';
-import { DEPLOYMENT_STATUSES, type DeploymentStatus } from '../deployments/deployment.entity.ts';
+import { type DeploymentStatus } from '../deployments/deployment.entity.ts';
+import { DEPLOYMENT_STATUSES } from '../../workflows/contract/deployment.ts';
 import type { DeploymentOrchestrator, WorkflowInspection } from '../deployments/orchestrator.ts';
 import type { DeploymentService } from '../deployments/service.ts';
 import { ApiError, DeploymentNotFoundError, describeError } from '../core/errors.ts';
@@ -13,7 +14,7 @@ import type { CursorCodec } from '../core/pagination.ts';
 import { SIGNIN_FAILURES } from '../http/rate-limit.ts';
 import { findGpuType } from '../../catalog/gpu-types.ts';
 import { PLAN_MONTHLY_PRICE_CENTS } from '../../catalog/plans.ts';
-import { PLANS, type Plan } from '../organizations/organization.entity.ts';
+import { PLANS, type Plan } from '../../catalog/plans.ts';
 import type { AnalyticsInput, BulkActionInput, BulkItemResultBody, ListCustomersInput, RevenueOverviewBody } from './schemas.ts';
 
 /** Keys older than this without a rotation are reported. */

@@ -1,5 +1,5 @@
 import type { OrganizationPermission, RoleId, Scope } from '../core/permissions.ts';
-import type { Plan } from '../organizations/organization.entity.ts';
+import type { Plan } from '../../catalog/plans.ts';
 
 /** The authenticated caller, acting in one organization. */
 export interface Principal {

@@ -5,7 +5,6 @@ import { OrganizationSchema } from '../organizations/organization.entity.ts';
 import type { DeploymentLifecycleStatus } from '../../workflows/contract/deployment.ts';
 
 // The workflow reports the statuses this row stores: the contract holds their one list.
-export { DEPLOYMENT_STATUSES } from '../../workflows/contract/deployment.ts';
 export type DeploymentStatus = DeploymentLifecycleStatus;
 
 export const DeploymentSchema = defineEntity({

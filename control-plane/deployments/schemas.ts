@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { GPU_TYPE_IDS } from '../../catalog/gpu-types.ts';
 import { MAX_MODEL_LENGTH, MAX_REPLICAS, MIN_REPLICAS, NAME_PATTERN } from '../../catalog/deployment-rules.ts';
 import { sortParam } from '../core/pagination.ts';
-import { DEPLOYMENT_STATUSES } from './deployment.entity.ts';
+import { DEPLOYMENT_STATUSES } from '../../workflows/contract/deployment.ts';
 
 export const SORT_FIELDS = ['created_at', 'updated_at', 'name', 'status', 'gpu'] as const;
 

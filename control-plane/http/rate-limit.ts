@@ -11,7 +11,6 @@ import { PLAN_RATE_LIMITS, type Plan, type PlanLimit } from '../../catalog/plans
 import type { AppState } from './context.ts';
 import { RateLimitedError } from '../core/errors.ts';
 
-export type { PlanLimit } from '../../catalog/plans.ts';
 
 /** The burst allowance (burst - perMinute) refills over this many seconds, so bursts stay occasional. */
 const BURST_REFILL_SECONDS = 600;

@@ -4,7 +4,6 @@ import { BaseSchema } from '../database/base.entity.ts';
 import type { Plan } from '../../catalog/plans.ts';
 
 // The plans are the catalog's (catalog/plans.ts); the API finds them beside the organization that has one.
-export { PLANS, type Plan } from '../../catalog/plans.ts';
 
 /** Regions an organization may choose as the default for its GPU clusters (AWS regions with GPU capacity). */
 export const REGIONS = [

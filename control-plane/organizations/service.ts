@@ -4,7 +4,8 @@ import { FREE_PLAN_CREDITS_CENTS } from '../../catalog/plans.ts';
 import { newId } from '../../lib/ids.ts';
 import { isBuiltInRole, ROLE_PERMISSIONS, type OrganizationPermission, type Role, type RoleId } from '../core/permissions.ts';
 import { MembershipSchema } from './membership.entity.ts';
-import { OrganizationSchema, type Organization, type Plan, type Region } from './organization.entity.ts';
+import type { Plan } from '../../catalog/plans.ts';
+import { OrganizationSchema, type Organization, type Region } from './organization.entity.ts';
 
 export const DEFAULT_REGION: Region = 'us-east-1';
 

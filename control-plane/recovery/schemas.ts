@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { GPU_TYPE_IDS } from '../../catalog/gpu-types.ts';
 import { CLUSTER_PROVIDERS } from '../clusters/gpu-cluster.entity.ts';
-import { DEPLOYMENT_STATUSES } from '../deployments/deployment.entity.ts';
+import { DEPLOYMENT_STATUSES } from '../../workflows/contract/deployment.ts';
 
 export const RECOVERY_ACTIONS = ['retry', 'refresh_and_retry', 'force_delete'] as const;
 export type RecoveryAction = (typeof RECOVERY_ACTIONS)[number];

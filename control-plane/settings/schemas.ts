@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { PLANS, REGIONS } from '../organizations/organization.entity.ts';
+import { REGIONS } from '../organizations/organization.entity.ts';
+import { PLANS } from '../../catalog/plans.ts';
 
 const email = z.email().max(254).meta({ example: 'ada@example.com' });
 const orgId = z.string().optional().meta({ description: 'Organization to act in (default: the credential\'s).' });

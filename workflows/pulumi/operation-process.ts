@@ -2,7 +2,7 @@
 // inline programs in one process see each other's errors, and an aborted operation leaves unhandled
 // rejections behind. A process per operation keeps the worker untouched by either.
 // Protocol (IPC): receives { settings, request, operation }, then optionally 'abort'; sends
-// { type: 'progress', line }, then { type: 'done', outputs } or { type: 'failed', message, retryable }.
+// { type: 'progress', line }, then { type: 'done', outputs } or { type: 'failed', message, aborted }.
 import type { OutputMap, PulumiFn } from '@pulumi/pulumi/automation/index.js';
 import { runStackOperationHere, type OperationMessage, type OperationRequest } from './automation.ts';
 
