@@ -1,6 +1,6 @@
 // Where a deployment's model server answers on its cluster: the labels the vllm-deployment stack gives its
 // pods and Service, the port, and the Service's in-cluster URL. The stack makes them; the worker (readiness,
-// the stopped deployment's endpoint) and the API's inference gateway find the pods by them.
+// the stopped deployment's Service URL) and the API's inference gateway find the pods by them.
 
 /** Port of vLLM's OpenAI-compatible server (its default), under the container port name below. */
 export const VLLM_PORT = 8000;

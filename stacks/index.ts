@@ -30,7 +30,7 @@ export default function program(): Record<string, pulumi.Output<unknown>> {
       modelCacheSize: config.get('modelCacheSize'),
       horizontalPodAutoscaler: config.getBoolean('horizontalPodAutoscaler'),
     });
-    return { endpoint: deployment.endpoint, deploymentName: deployment.deploymentName, serviceName: deployment.serviceName };
+    return { serviceUrl: deployment.serviceUrl, deploymentName: deployment.deploymentName, serviceName: deployment.serviceName };
   }
   if (component === 'gpu-cluster') {
     const cluster = new GpuCluster(name, {

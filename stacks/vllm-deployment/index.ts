@@ -17,7 +17,7 @@ const TARGET_REQUESTS_WAITING = '5';
 
 export class VllmDeployment extends pulumi.ComponentResource {
   /** In-cluster URL of the OpenAI-compatible API, e.g. `http://llama.models.svc.cluster.local`. */
-  readonly endpoint: pulumi.Output<string>;
+  readonly serviceUrl: pulumi.Output<string>;
   readonly deploymentName: pulumi.Output<string>;
   readonly serviceName: pulumi.Output<string>;
 
@@ -72,8 +72,8 @@ export class VllmDeployment extends pulumi.ComponentResource {
 
     this.deploymentName = deployment.metadata.name;
     this.serviceName = service.metadata.name;
-    this.endpoint = pulumi.all([service.metadata.name, service.metadata.namespace]).apply(([name, namespace]) => serviceUrl(name, namespace));
-    this.registerOutputs({ endpoint: this.endpoint, deploymentName: this.deploymentName, serviceName: this.serviceName });
+    this.serviceUrl = pulumi.all([service.metadata.name, service.metadata.namespace]).apply(([name, namespace]) => serviceUrl(name, namespace));
+    this.registerOutputs({ serviceUrl: this.serviceUrl, deploymentName: this.deploymentName, serviceName: this.serviceName });
   }
 }
 

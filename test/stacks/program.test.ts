@@ -22,7 +22,7 @@ test('kiln:component vllm-deployment builds a VllmDeployment from the stack conf
   t.deepEqual(pod.containers[0].args, ['--model', 'Qwen/Qwen2.5-7B-Instruct', '--tensor-parallel-size', '2', '--port', '8000', '--enforce-eager']);
   t.deepEqual(pod.nodeSelector, { [GPU_TYPE_LABEL]: 'nvidia-a10g' });
   t.is(d.spec.replicas, 2);
-  t.is(await valueOf(outputs.endpoint!), 'http://qwen.models.svc.cluster.local');
+  t.is(await valueOf(outputs.serviceUrl!), 'http://qwen.models.svc.cluster.local');
 });
 
 test('kiln:horizontalPodAutoscaler hands the replica count to an autoscaler between the bounds', async (t) => {

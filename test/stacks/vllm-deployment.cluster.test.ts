@@ -28,7 +28,7 @@ test.before(async () => {
 });
 test.after.always(() => cluster?.stop());
 
-/** `pulumi up` of a stack whose program is the component alone, on the local cluster; answers with its endpoint. */
+/** `pulumi up` of a stack whose program is the component alone, on the local cluster; answers with its Service URL. */
 async function up(args: VllmDeploymentArgs & { readonly name: string }): Promise<string> {
   const stack = await openStack(settings, {
     project: 'vllm-cluster',
@@ -36,12 +36,12 @@ async function up(args: VllmDeploymentArgs & { readonly name: string }): Promise
     program: async () => {
       const provider = new k8s.Provider('cluster', { kubeconfig });
       const vllm = new VllmDeployment(args.name, args, { provider });
-      return { endpoint: vllm.endpoint };
+      return { serviceUrl: vllm.serviceUrl };
     },
   });
   const result = await stack.up();
   if (result.summary.result !== 'succeeded') throw new Error(`up: ${result.summary.result}`);
-  return result.outputs.endpoint!.value as string;
+  return result.outputs.serviceUrl!.value as string;
 }
 
 interface Pod {
@@ -67,8 +67,8 @@ async function servedModels(pod: Pod): Promise<string[] | undefined> {
 
 test.serial('one-GPU replicas land on the L4 nodes, one per node; the Service selects exactly the Ready pods, each serving the model; the budget counts them', async (t) => {
   const model = 'Qwen/Qwen2.5-7B-Instruct';
-  const endpoint = await up({ name: 'small', namespace: 'models', model, gpuType: 'nvidia-l4', gpusPerReplica: 1, replicas: 2 });
-  t.is(endpoint, 'http://small.models.svc.cluster.local');
+  const serviceUrl = await up({ name: 'small', namespace: 'models', model, gpuType: 'nvidia-l4', gpusPerReplica: 1, replicas: 2 });
+  t.is(serviceUrl, 'http://small.models.svc.cluster.local');
   const pods = await eventually('two Ready pods', async () => { const ready = await readyPods('small'); return ready.length === 2 ? ready : undefined; });
   t.deepEqual(pods.map((p) => p.spec.nodeName ?? '').sort(), ['gpu-nvidia-l4-0', 'gpu-nvidia-l4-1']);
 

@@ -100,8 +100,8 @@ test('Pulumi does not wait for rollout of any object', async (t) => {
   for (const o of objects) t.is(o.inputs.metadata.annotations['pulumi.com/skipAwait'], 'true', o.type);
 });
 
-test('outputs name the objects and the in-cluster endpoint', async (t) => {
-  t.is(await valueOf(llama.endpoint), 'http://llama.models.svc.cluster.local');
+test('outputs name the objects and the in-cluster Service URL', async (t) => {
+  t.is(await valueOf(llama.serviceUrl), 'http://llama.models.svc.cluster.local');
   t.is(await valueOf(llama.deploymentName), 'llama');
   t.is(await valueOf(llama.serviceName), 'llama');
 });
@@ -114,7 +114,7 @@ test('defaults: one GPU, one replica, the default namespace and cache size', asy
   t.deepEqual(c.resources.limits, { [GPU_RESOURCE]: '1' });
   t.is(d.spec.template.spec.volumes[0].emptyDir.sizeLimit, '200Gi');
   t.is(d.spec.replicas, 1);
-  t.is(await valueOf(small.endpoint), 'http://small.default.svc.cluster.local');
+  t.is(await valueOf(small.serviceUrl), 'http://small.default.svc.cluster.local');
 });
 
 test('pod annotations go on the pod template, so changing one rolls the pods', async (t) => {

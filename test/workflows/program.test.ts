@@ -32,7 +32,7 @@ test('a running deployment is a vLLM component on the cluster, in its organizati
   // Kiln scales through the workflow: no autoscaler competes for `replicas`, and the namespace is the worker's.
   t.deepEqual(mocks.ofType('kubernetes:autoscaling/v2:HorizontalPodAutoscaler'), []);
   t.deepEqual(mocks.ofType('kubernetes:core/v1:Namespace'), []);
-  t.is(await valueOf((outputs as { endpoint: Output<string> }).endpoint), 'http://llama.kiln-org-a1.svc.cluster.local');
+  t.is(await valueOf((outputs as { serviceUrl: Output<string> }).serviceUrl), 'http://llama.kiln-org-a1.svc.cluster.local');
 });
 
 test('a restart changes only the pod template annotation that counts restarts', async (t) => {
@@ -41,11 +41,11 @@ test('a restart changes only the pod template annotation that counts restarts', 
   t.deepEqual(template.metadata.annotations, { 'kiln.dev/restarts': '2' });
 });
 
-test('a stopped deployment declares nothing but keeps its endpoint', async (t) => {
+test('a stopped deployment declares nothing but keeps its Service URL', async (t) => {
   const outputs = await deploymentProgram({
     target: { deploymentId: 'dep_2', organizationId: 'org_B2', name: 'mistral', desired: { ...desired, running: false } },
     cluster: { kubeconfig: KUBECONFIG },
   })();
-  t.deepEqual(outputs, { endpoint: 'http://mistral.kiln-org-b2.svc.cluster.local' });
+  t.deepEqual(outputs, { serviceUrl: 'http://mistral.kiln-org-b2.svc.cluster.local' });
   t.is(mocks.ofType('kubernetes:apps/v1:Deployment').filter((r) => r.name === 'mistral-deployment').length, 0);
 });

@@ -28,7 +28,7 @@ test('up answers with the outputs and destroy removes the stack', async (t) => {
   const settings = await world();
   const progress: string[] = [];
   const outputs = await runStackOperation(settings, request('dep_up'), 'up', { onProgress: (line) => progress.push(line) });
-  t.is(outputs.endpoint?.value, 'http://llama.test');
+  t.is(outputs.serviceUrl?.value, 'http://llama.test');
   t.is(outputs.replicas?.value, 2);
   t.true(progress.some((line) => line.includes('kiln:test:Deployment')), 'progress lines are relayed');
   t.deepEqual(await stacksOf(settings), ['dep_up.json']);
@@ -58,7 +58,7 @@ test('an aborted update stops, and the next one succeeds', async (t) => {
   });
   await t.throwsAsync(running);
   const outputs = await runStackOperation(settings, request('dep_abort'), 'up');
-  t.is(outputs.endpoint?.value, 'http://llama.test');
+  t.is(outputs.serviceUrl?.value, 'http://llama.test');
 });
 
 test('a failed operation is summarised by the engine\'s own error lines, once each', (t) => {

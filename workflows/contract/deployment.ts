@@ -51,7 +51,8 @@ export interface DeploymentWorkflowInput {
 export interface DeploymentProgress {
   readonly status: DeploymentLifecycleStatus;
   readonly observedGeneration: number;
-  readonly endpoint?: string;
+  /** The model server's in-cluster Service URL (not the public endpoint the API shows). */
+  readonly serviceUrl?: string;
   readonly failureReason?: string;
 }
 
@@ -61,7 +62,8 @@ export const DEPLOYMENT_STATUSES = [
 ] as const;
 export type DeploymentLifecycleStatus = (typeof DEPLOYMENT_STATUSES)[number];
 
-export type DeploymentEvent = 'deployment.created' | 'deployment.running' | 'deployment.failed' | 'deployment.scaled' | 'deployment.stopped' | 'deployment.deleted';
+/** The event types a deployment records (and webhooks deliver); a recorded event is the DeploymentEvent entity. */
+export type DeploymentEventType = 'deployment.created' | 'deployment.running' | 'deployment.failed' | 'deployment.scaled' | 'deployment.stopped' | 'deployment.deleted';
 
 export const desiredStateSignal = defineSignal<[DesiredDeployment]>('desiredState');
 export const progressQuery = defineQuery<DeploymentProgress>('progress');

@@ -2,7 +2,7 @@
 // can be tested on its own and the worker decides what they talk to.
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { CircuitKey } from '../../control-plane/recovery/circuits.ts';
-import type { DeploymentEvent, DeploymentLifecycleStatus, DesiredDeployment } from '../contract/deployment.ts';
+import type { DeploymentEventType, DeploymentLifecycleStatus, DesiredDeployment } from '../contract/deployment.ts';
 import { EMPTY_PROGRAM, refuseInvalid, runActivityOperation } from '../pulumi/activity.ts';
 import type { ProgramRef, PulumiSettings } from '../pulumi/automation.ts';
 import type { ClusterAccess } from './program.ts';
@@ -11,9 +11,8 @@ export interface StatusUpdate {
   readonly deploymentId: string;
   readonly status: DeploymentLifecycleStatus;
   /** The edge's event; the store records it at most once per (deployment, event, generation). */
-  readonly event?: DeploymentEvent;
+  readonly event?: DeploymentEventType;
   readonly generation: number;
-  readonly endpoint?: string;
   readonly failureReason?: string;
   readonly replicas: number;
 }
@@ -82,10 +81,10 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps) {
     },
 
     /**
-     * `pulumi up` of the deployment's stack on its cluster; answers with the serving endpoint. A rollout
+     * `pulumi up` of the deployment's stack on its cluster; answers with the model server's in-cluster Service URL. A rollout
      * that places pods is a provisioning attempt: its circuit must let it through, and its outcome is recorded.
      */
-    async applyStack(target: StackTarget): Promise<{ endpoint: string }> {
+    async applyStack(target: StackTarget): Promise<{ serviceUrl: string }> {
       refuseInvalid(() => deps.check?.(target), 'InvalidDeployment');
       const cluster = await deps.clusters.accessFor(target.deploymentId);
       const circuit = target.desired.running ? { provider: cluster.provider, gpuType: target.desired.gpu } : undefined;
@@ -101,9 +100,9 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps) {
         throw error;
       });
       if (circuit) await deps.circuits.recordSuccess(circuit);
-      const endpoint = outputs.endpoint?.value;
-      if (typeof endpoint !== 'string') throw ApplicationFailure.nonRetryable('the deployment stack did not output an endpoint', 'StackOutputMissing');
-      return { endpoint };
+      const serviceUrl = outputs.serviceUrl?.value;
+      if (typeof serviceUrl !== 'string') throw ApplicationFailure.nonRetryable('the deployment stack did not output a serviceUrl', 'StackOutputMissing');
+      return { serviceUrl };
     },
 
     /** `pulumi refresh`: reads what really exists into the stack's state (recovery's refresh-and-retry). */

@@ -33,11 +33,11 @@ export function deploymentProgram({ target, cluster }: { target: StackTarget; cl
   return async () => {
     const namespace = namespaceOf(target.organizationId);
     // The Service the stack would make is named after the deployment.
-    if (!target.desired.running) return { endpoint: serviceUrl(target.name, namespace) };
+    if (!target.desired.running) return { serviceUrl: serviceUrl(target.name, namespace) };
     const provider = new k8s.Provider('cluster', { kubeconfig: cluster.kubeconfig }, {});
     // The namespace is the organization's, made by the activity before this runs (activities.ts `namespaces`).
     const vllm = new VllmDeployment(target.name, vllmArgs(target, namespace), { provider });
-    return { endpoint: vllm.endpoint };
+    return { serviceUrl: vllm.serviceUrl };
   };
 }
 

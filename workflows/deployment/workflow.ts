@@ -6,7 +6,7 @@ import {
   isCancellation, patched, proxyActivities, setHandler, upsertMemo, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import {
-  desiredStateSignal, progressQuery, type DeploymentEvent, type DeploymentLifecycleStatus, type DeploymentProgress,
+  desiredStateSignal, progressQuery, type DeploymentEventType, type DeploymentLifecycleStatus, type DeploymentProgress,
   type DeploymentWorkflowInput, type DesiredDeployment, type AppliedDeployment,
 } from '../contract/deployment.ts';
 import { KilnGpuType, KilnOrganizationId, KilnStatus } from '../contract/search-attributes.ts';
@@ -45,7 +45,7 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
   setHandler(progressQuery, () => progress);
 
   /** Writes one lifecycle edge: status row, event, search attribute. */
-  const edge = async (status: DeploymentLifecycleStatus, generation: number, event?: DeploymentEvent, failureReason?: string) => {
+  const edge = async (status: DeploymentLifecycleStatus, generation: number, event?: DeploymentEventType, failureReason?: string) => {
     progress = { ...progress, status, observedGeneration: generation, failureReason };
     upsertSearchAttributes([{ key: KilnStatus, value: status }, { key: KilnGpuType, value: desired.gpu }, { key: KilnOrganizationId, value: organizationId }]);
     // patched(): workflows that began before the memo followed the model replay without this command.
@@ -54,7 +54,7 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
       memoModel = desired.model;
     }
     // Not cancelled with the rollout it reports on: an abandoned write could land after the next edge's.
-    await CancellationScope.nonCancellable(() => recordStatus({ deploymentId, status, event, generation, endpoint: progress.endpoint, failureReason, replicas: applied?.running ? applied.replicas : 0 }));
+    await CancellationScope.nonCancellable(() => recordStatus({ deploymentId, status, event, generation, failureReason, replicas: applied?.running ? applied.replicas : 0 }));
   };
 
   const converge = async (target: DesiredDeployment, change: Change) => {
@@ -63,8 +63,8 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
       await refreshStack({ deploymentId, organizationId, name, desired: target });
       refreshed = target.refreshes;
     }
-    const { endpoint } = await applyStack({ deploymentId, organizationId, name, desired: target });
-    progress = { ...progress, endpoint };
+    const { serviceUrl } = await applyStack({ deploymentId, organizationId, name, desired: target });
+    progress = { ...progress, serviceUrl };
     if (target.running) await waitUntilReady({ deploymentId, organizationId, name, replicas: target.replicas });
     applied = appliedOf(target);
     await edge(target.running ? 'running' : 'stopped', target.generation, change.event);
@@ -119,7 +119,7 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
   }
 }
 
-interface Change { status: DeploymentLifecycleStatus; event?: DeploymentEvent }
+interface Change { status: DeploymentLifecycleStatus; event?: DeploymentEventType }
 
 function appliedOf(d: DesiredDeployment): AppliedDeployment {
   return { model: d.model, gpu: d.gpu, replicas: d.replicas, minReplicas: d.minReplicas, maxReplicas: d.maxReplicas, running: d.running, restarts: d.restarts };
