@@ -4,7 +4,8 @@ import { performance } from 'node:perf_hooks';
 import { ensureTool, isInstalled, ToolError } from './build.ts';
 import { ensurePulumiPlugins } from './pulumi-plugins.ts';
 import { kilnCacheDir } from './paths.ts';
-import { TOOLS, type ToolName } from './versions.ts';
+import { ensurePythonTool, isPythonToolInstalled } from './python.ts';
+import { PYTHON_TOOLS, TOOLS, type PythonToolName, type ToolName } from './versions.ts';
 
 const quiet = process.argv.includes('--quiet');
 const say = (line: string) => { if (!quiet) console.log(line); };
@@ -19,6 +20,13 @@ async function main(): Promise<void> {
     say(`  ${name} ${TOOLS[name].version}: ${source === 'cache' ? 'cached' : `ready (${source}, ${seconds}s)`}`);
   }
   for (const plugin of await ensurePulumiPlugins()) say(`  pulumi plugin ${plugin}`);
+  for (const name of Object.keys(PYTHON_TOOLS) as PythonToolName[]) {
+    const started = performance.now();
+    if (!isPythonToolInstalled(name)) say(`  ${name} ${PYTHON_TOOLS[name].version}: not in the cache yet, installing it from PyPI into a virtual environment`);
+    const source = await ensurePythonTool(name);
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    say(`  ${name} ${PYTHON_TOOLS[name].version}: ${source === 'cache' ? 'cached' : `ready (${source}, ${seconds}s)`}`);
+  }
 }
 
 main().catch((error: unknown) => {

@@ -1,6 +1,6 @@
 // The one place where the versions of Kiln's external tools are pinned, with how each is built.
 //
-// Every tool is a Go program. Lookup order (README, "Tools"): on PATH at this version, the cache, a build from
+// The Go programs (TOOLS) are looked up in this order (README, "Tools"): on PATH at this version, the cache, a build from
 // Go modules when `go` is present, else the official release download. The Pulumi CLI must match the
 // @pulumi/pulumi package and the Kubernetes provider the @pulumi/kubernetes package (test/tools checks both).
 
@@ -139,3 +139,25 @@ export const KUBERNETES_PROVIDER_VERSION = '4.34.2';
 export const PULUMI_PLUGINS: readonly { kind: 'resource'; name: string; version: string; standin: string }[] = [
   { kind: 'resource', name: 'kubernetes', version: KUBERNETES_PROVIDER_VERSION, standin: 'infra/pulumi-kubernetes-standin/main.ts' },
 ];
+
+/**
+ * Tools from PyPI (python.ts): each in a virtual environment of its own in the cache, made with the `python3`
+ * on PATH, installed as `pip install <package>==<version>` with its dependencies held to the versions of a
+ * constraints file beside this one, so every machine runs the same code.
+ */
+export interface PythonToolSpec {
+  readonly version: string;
+  /** The PyPI project. */
+  readonly package: string;
+  /** Its commands, each with the arguments that make it print its version (the first is asked after installing). */
+  readonly binaries: Readonly<Record<string, readonly string[]>>;
+  /** A pip constraints file, relative to this folder: `pip freeze` of a fresh install, less the package itself. */
+  readonly constraints: string;
+}
+
+export const PYTHON_TOOLS = {
+  // The contract suite (test/contract/schemathesis.test.ts): property-based tests from the OpenAPI document.
+  schemathesis: { version: '4.32.5', package: 'schemathesis', binaries: { schemathesis: ['--version'] }, constraints: 'schemathesis-constraints.txt' },
+} satisfies Record<string, PythonToolSpec>;
+
+export type PythonToolName = keyof typeof PYTHON_TOOLS;

@@ -7,9 +7,9 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { binaryPath } from '../../infra/tools/paths.ts';
+import { binaryPath, pythonToolBinary, pythonToolDir } from '../../infra/tools/paths.ts';
 import { checkoutDir, inspectPlugin, pluginBinary, standinLauncher } from '../../infra/tools/pulumi-plugins.ts';
-import { KUBERNETES_PROVIDER_VERSION, PULUMI_PLUGINS, TOOLS, type ToolName } from '../../infra/tools/versions.ts';
+import { KUBERNETES_PROVIDER_VERSION, PULUMI_PLUGINS, PYTHON_TOOLS, TOOLS, type PythonToolName, type ToolName } from '../../infra/tools/versions.ts';
 
 const run = promisify(execFile);
 
@@ -24,6 +24,25 @@ for (const name of Object.keys(TOOLS) as ToolName[]) {
     for (const [binary, args] of Object.entries(spec.binaries)) {
       const { stdout, stderr } = await run(binaryPath(name, binary), [...args]);
       t.true(`${stdout}${stderr}`.includes(spec.version.replace(/^v/, '')), `${binary} ${args.join(' ')} printed ${stdout}${stderr}`);
+    }
+  });
+}
+
+for (const name of Object.keys(PYTHON_TOOLS) as PythonToolName[]) {
+  const spec = PYTHON_TOOLS[name];
+  test(`${name} is installed from PyPI at exactly ${spec.version}, its dependencies at the versions of ${spec.constraints}`, async (t) => {
+    t.true(existsSync(join(pythonToolDir(name), '.complete')), 'npm run tools installs it');
+    for (const [binary, args] of Object.entries(spec.binaries)) {
+      const { stdout, stderr } = await run(pythonToolBinary(name, binary), [...args]);
+      t.regex(`${stdout}${stderr}`, new RegExp(`\\b${spec.version.replaceAll('.', '\\.')}\\b`), `${binary} ${args.join(' ')} printed ${stdout}${stderr}`);
+    }
+    const { stdout: freeze } = await run(pythonToolBinary(name, 'python'), ['-m', 'pip', 'freeze', '--disable-pip-version-check']);
+    const installed = new Map(freeze.trim().split('\n').map((line) => line.split('==') as [string, string]).map(([p, v]) => [p.toLowerCase().replaceAll('_', '-'), v]));
+    t.is(installed.get(spec.package), spec.version);
+    const constraints = (await readFile(new URL(`../../infra/tools/${spec.constraints}`, import.meta.url), 'utf8')).trim().split('\n');
+    for (const [p, v] of constraints.map((line) => line.split('==') as [string, string])) {
+      const key = p.toLowerCase().replaceAll('_', '-');
+      if (installed.has(key)) t.is(installed.get(key), v, p);
     }
   });
 }
