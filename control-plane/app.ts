@@ -82,7 +82,7 @@ export function createApp(deps: AppDeps): KilnApp {
   app.use(requestContext({ log: deps.log, orm: deps.orm }));
   app.use(auditTrail(services.audit));
   app.use(errorHandler({ onUnhandled: (error, context) => services.errorTracker.capture(error, context) }));
-  app.use(authenticate({ accessTokens: services.accessTokens, ...services.credentials.wrap(services) }));
+  app.use(authenticate({ accessTokens: services.accessTokens, serviceKeys: services.serviceKeys, ...services.credentials.wrap(services) }));
   app.use(rateLimit({ pool: deps.pool, limits: deps.rateLimits }));
   app.use(router.routes());
   app.use(router.allowedMethods());

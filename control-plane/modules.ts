@@ -19,6 +19,7 @@ import { organizationsModule } from './organizations/module.ts';
 import { recoveryModule } from './recovery/module.ts';
 import { reportsModule } from './reports/module.ts';
 import { rolesModule } from './roles/module.ts';
+import { serviceKeysModule } from './service-keys/module.ts';
 import { settingsModule } from './settings/module.ts';
 import { ssoModule } from './sso/module.ts';
 import { teamModule } from './team/module.ts';
@@ -29,6 +30,7 @@ export const API_MODULES: readonly ApiModule[] = [
   organizationsModule,
   authModule,
   apiKeysModule,
+  serviceKeysModule,
   auditModule,
   errorTrackerModule,
   featureFlagsModule,

@@ -101,7 +101,7 @@ export function adminRoutes({ admin, audit, featureFlags, notifications, errors,
     }),
     defineRoute({
       ...common, resourceType: 'security', permission: 'admin:read', method: 'GET', path: '/v1/admin/security', operationId: 'getSecurityOverview',
-      summary: 'Failed sign-ins, locked accounts, API keys not rotated for 90 days and keys never used',
+      summary: 'Failed sign-ins, locked accounts, API keys not rotated for 90 days, keys never used, service role keys with their last use',
       response: SecurityOverview,
       handle: async ({ state }) => ({ data: await admin.security(state.em) }),
     }),

@@ -1,4 +1,5 @@
 import { CircuitView } from '../recovery/schemas.ts';
+import { ServiceKeyView } from '../service-keys/schemas.ts';
 import { z } from 'zod';
 import { DEPLOYMENT_STATUSES } from '../../workflows/contract/deployment.ts';
 import { PLANS } from '../../catalog/plans.ts';
@@ -45,6 +46,8 @@ export const SecurityOverview = z.object({
   lockedAccounts: z.array(z.object({ email: z.string(), lockedUntil: timestamp.nullable() })),
   keysNotRotated: z.object({ olderThanDays: z.number().int(), total: z.number().int(), items: z.array(KeyView) }),
   keysNeverUsed: z.object({ total: z.number().int(), items: z.array(KeyView) }),
+  serviceKeys: z.object({ total: z.number().int(), items: z.array(ServiceKeyView) })
+    .meta({ description: 'Service role keys not revoked, oldest first, with their last use (null: never used).' }),
 }).meta({ id: 'AdminSecurity' });
 
 export const OperationsOverview = z.object({

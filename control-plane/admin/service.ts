@@ -73,7 +73,10 @@ export function createAdminService(deps: AdminServiceDeps) {
       return deps.cursors.page(customers, query.limit, CUSTOMERS_ORDERING, (c) => [c.createdAt, c.id]);
     },
 
-    /** Failed sign-ins in the current window, locked accounts, API keys not rotated for 90 days and keys never used. */
+    /**
+     * Failed sign-ins in the current window, locked accounts, API keys not rotated for 90 days and keys never
+     * used, and every service role key with its last use.
+     */
     async security(em: EntityManager) {
       const prefix = `${SIGNIN_FAILURES.keyPrefix}:`;
       const failures = await sql<{ key: string; points: number; expire: string | null }>(em, `
@@ -88,17 +91,20 @@ export function createAdminService(deps: AdminServiceDeps) {
       const keyColumns = `k.id, k.name, k.prefix, k.scope, k.organization_id, o.name AS organization_name, k.user_id, k.created_at, k.rotated_at, k.last_used_at`;
       const stale = `k.revoked_at IS NULL AND coalesce(k.rotated_at, k.created_at) < now() - make_interval(days => ?)`;
       const unused = 'k.revoked_at IS NULL AND k.last_used_at IS NULL';
-      const [notRotated, notRotatedTotal, neverUsed, neverUsedTotal] = await Promise.all([
+      const [notRotated, notRotatedTotal, neverUsed, neverUsedTotal, serviceKeys, serviceKeysTotal] = await Promise.all([
         sql<KeyRow>(em, `SELECT ${keyColumns} FROM api_key k JOIN organization o ON o.id = k.organization_id WHERE ${stale} ORDER BY coalesce(k.rotated_at, k.created_at), k.id LIMIT ?`, [KEY_ROTATION_DAYS, LIST_LIMIT]),
         sql<{ n: number }>(em, `SELECT count(*)::int AS n FROM api_key k WHERE ${stale}`, [KEY_ROTATION_DAYS]),
         sql<KeyRow>(em, `SELECT ${keyColumns} FROM api_key k JOIN organization o ON o.id = k.organization_id WHERE ${unused} ORDER BY k.created_at, k.id LIMIT ?`, [LIST_LIMIT]),
         sql<{ n: number }>(em, `SELECT count(*)::int AS n FROM api_key k WHERE ${unused}`),
+        sql<ServiceKeyRow>(em, `SELECT id, name, prefix, created_by_id, created_at, rotated_at, last_used_at FROM service_key WHERE revoked_at IS NULL ORDER BY created_at, id LIMIT ?`, [LIST_LIMIT]),
+        sql<{ n: number }>(em, `SELECT count(*)::int AS n FROM service_key WHERE revoked_at IS NULL`),
       ]);
       return {
         failedSignins: { windowMinutes: SIGNIN_FAILURES.duration / 60, lockAfter: SIGNIN_FAILURES.points, accounts },
         lockedAccounts: accounts.filter((a) => a.locked).map((a) => ({ email: a.email, lockedUntil: a.windowEndsAt })),
         keysNotRotated: { olderThanDays: KEY_ROTATION_DAYS, total: notRotatedTotal[0]!.n, items: notRotated.map(keyView) },
         keysNeverUsed: { total: neverUsedTotal[0]!.n, items: neverUsed.map(keyView) },
+        serviceKeys: { total: serviceKeysTotal[0]!.n, items: serviceKeys.map(serviceKeyView) },
       };
     },
 
@@ -228,6 +234,17 @@ interface KeyRow {
 function keyView(k: KeyRow) {
   return {
     id: k.id, name: k.name, prefix: k.prefix, scope: k.scope, organizationId: k.organization_id, organizationName: k.organization_name, userId: k.user_id,
+    createdAt: iso(k.created_at), rotatedAt: k.rotated_at ? iso(k.rotated_at) : null, lastUsedAt: k.last_used_at ? iso(k.last_used_at) : null,
+  };
+}
+
+interface ServiceKeyRow {
+  id: string; name: string; prefix: string; created_by_id: string; created_at: Date; rotated_at: Date | null; last_used_at: Date | null;
+}
+
+function serviceKeyView(k: ServiceKeyRow) {
+  return {
+    id: k.id, name: k.name, prefix: k.prefix, createdBy: k.created_by_id,
     createdAt: iso(k.created_at), rotatedAt: k.rotated_at ? iso(k.rotated_at) : null, lastUsedAt: k.last_used_at ? iso(k.last_used_at) : null,
   };
 }

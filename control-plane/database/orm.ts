@@ -19,6 +19,7 @@ import { Migration20261122090000AdminNotifications } from './migrations/Migratio
 import { Migration20261122100000RateLimitKeyText } from './migrations/Migration20261122100000RateLimitKeyText.ts';
 import { Migration20261122110000UserSsoProvisioned } from './migrations/Migration20261122110000UserSsoProvisioned.ts';
 import { Migration20261122120000Inference } from './migrations/Migration20261122120000Inference.ts';
+import { Migration20261123010000ServiceKeys } from './migrations/Migration20261123010000ServiceKeys.ts';
 
 /** The entities of every API module (modules.ts), the worker's included, on their shared base. */
 export const ENTITIES = [BaseSchema, ...API_MODULES.flatMap((module) => module.entities ?? [])];
@@ -48,6 +49,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
         Migration20261122100000RateLimitKeyText,
         Migration20261122110000UserSsoProvisioned,
         Migration20261122120000Inference,
+        Migration20261123010000ServiceKeys,
       ],
       snapshot: false,
       silent: true,

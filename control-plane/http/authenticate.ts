@@ -1,13 +1,14 @@
-// Resolves the bearer credential (API key or access token) and the organization it acts in. It never
-// rejects by itself: a bad credential is recorded and raised by the route if the route is not public,
-// so rate limiting and the error format apply to every answer.
-import type { Middleware } from 'koa';
+// Resolves the bearer credential (API key, service role key or access token) and the organization it acts
+// in. It never rejects by itself: a bad credential is recorded and raised by the route if the route is not
+// public, so rate limiting and the error format apply to every answer.
+import type { Middleware, ParameterizedContext } from 'koa';
 import type { Principal } from '../auth/principal.ts';
 import type { AccessTokens } from '../auth/tokens.ts';
 import type { ApiKeyService } from '../api-keys/service.ts';
 import type { OrganizationService } from '../organizations/service.ts';
+import type { ServiceKeyService } from '../service-keys/service.ts';
 import type { AppState } from './context.ts';
-import { ApiError, ForbiddenError, UnauthenticatedError } from '../core/errors.ts';
+import { ApiError, BadRequestError, ForbiddenError, UnauthenticatedError } from '../core/errors.ts';
 
 const ORGANIZATION_ID = /^org_[0-9a-z]{1,64}$/;
 
@@ -15,7 +16,11 @@ export interface AuthenticateDeps {
   accessTokens: AccessTokens;
   apiKeys: Pick<ApiKeyService, 'resolve'>;
   organizations: Pick<OrganizationService, 'access'>;
+  serviceKeys: Pick<ServiceKeyService, 'recognizes' | 'resolve'>;
 }
+
+/** Browsers add these to every request they send on a page's behalf, and scripts can neither set nor remove them. */
+const BROWSER_HEADERS = ['Origin', 'Sec-Fetch-Site'];
 
 export function authenticate(deps: AuthenticateDeps): Middleware<AppState> {
   async function resolve(state: AppState, credential: string, requestedOrg: string | undefined): Promise<Principal> {
@@ -35,6 +40,21 @@ export function authenticate(deps: AuthenticateDeps): Middleware<AppState> {
     return { kind: 'session', userId: claims.userId, organizationId, plan: access.plan, role: access.role, permissions: access.permissions, scope: 'full_access', platformAdmin: access.platformAdmin };
   }
 
+  // A service role key names the organization it acts on in X-Organization-ID, every time.
+  async function resolveServiceKey(ctx: ParameterizedContext<AppState>, credential: string, orgId: string | undefined): Promise<Principal> {
+    const organizationId = ctx.get('X-Organization-ID');
+    if (!organizationId) throw new BadRequestError('A service role key needs the X-Organization-ID header naming the organization to act on', { header: 'X-Organization-ID' });
+    if (orgId !== undefined && orgId !== organizationId) throw new BadRequestError('orgId names another organization than X-Organization-ID', { parameter: 'orgId' });
+    const principal = await deps.serviceKeys.resolve(ctx.state.em, credential, organizationId);
+    const browser = BROWSER_HEADERS.find((header) => ctx.get(header));
+    if (browser) {
+      // The key reached a browser: whoever holds it must rotate it.
+      ctx.state.log.warn({ serviceKeyId: principal.apiKeyId, header: browser }, 'service role key sent from a browser: refused');
+      throw new ForbiddenError(`Service role keys are for server-to-server calls only: refused from a browser (${browser} header)`);
+    }
+    return principal;
+  }
+
   return async (ctx, next) => {
     const header = ctx.get('Authorization');
     if (header) {
@@ -44,9 +64,12 @@ export function authenticate(deps: AuthenticateDeps): Middleware<AppState> {
       const requestedOrg = ctx.get('X-Organization-ID') || orgId || undefined;
       try {
         if (!match) throw new UnauthenticatedError('Invalid API key');
-        // Not an organization id at all: certainly not one the caller belongs to.
-        if (requestedOrg !== undefined && !ORGANIZATION_ID.test(requestedOrg)) throw new ForbiddenError('Insufficient permissions');
-        ctx.state.principal = await resolve(ctx.state, match[1]!, requestedOrg);
+        if (deps.serviceKeys.recognizes(match[1]!)) ctx.state.principal = await resolveServiceKey(ctx, match[1]!, orgId);
+        else {
+          // Not an organization id at all: certainly not one the caller belongs to.
+          if (requestedOrg !== undefined && !ORGANIZATION_ID.test(requestedOrg)) throw new ForbiddenError('Insufficient permissions');
+          ctx.state.principal = await resolve(ctx.state, match[1]!, requestedOrg);
+        }
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
         ctx.state.authError = error;

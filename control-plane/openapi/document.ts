@@ -91,7 +91,7 @@ export function buildOpenApiDocument(routes: readonly Route[]) {
       version: '1.0.0',
       description: 'Deploy and run AI models (vLLM) on GPU infrastructure. The reference API is under /v1; the web platform API under /api and /api/v1.',
     },
-    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key (sk_live_/sk_test_) or an access token from login.' } } },
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key (sk_live_/sk_test_), an access token from login, or (server-to-server only, with X-Organization-ID) a service role key (srk_live_/srk_test_).' } } },
     paths,
   });
 }
