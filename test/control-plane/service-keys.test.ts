@@ -5,7 +5,7 @@ import test from 'ava';
 import { createServiceKeyService } from '../../control-plane/service-keys/service.ts';
 import { signupAdmin } from '../support/admin.ts';
 import { eventually } from '../support/eventually.ts';
-import { createApiKey, signup, startTestApi, validDeployment, type TestApi } from '../support/control-plane.ts';
+import { createApiKey, routePermissions, signup, startTestApi, validDeployment, type TestApi } from '../support/control-plane.ts';
 
 let api: TestApi;
 let admin: Awaited<ReturnType<typeof signupAdmin>>;
@@ -119,6 +119,22 @@ test('no or a bad credential is 401; an owner, an API key of any scope and a ser
   t.is((await api.request('POST', `/v1/admin/service-keys/${service.id}/rotate`, acting(service.key, owner.organizationId))).status, 403);
   t.is((await api.request('DELETE', `/v1/admin/service-keys/${service.id}`, acting(service.key, owner.organizationId))).status, 403);
   t.is((await api.pool.query(`SELECT count(*)::int AS n FROM service_key WHERE name = 'not allowed'`)).rows[0].n, 0);
+});
+
+test('walking every route, a service key is refused exactly a person\'s routes and the management of service keys', async (t) => {
+  const owner = await signup(api, 'svc-walk');
+  const { key } = await createServiceKey('walker');
+  const personal = ['profile:read', 'profile:write', 'api-keys:write'];
+  const mismatches: string[] = [];
+  for (const [route, permission] of Object.entries(routePermissions(api.app.routes))) {
+    const [method, path] = route.split(' ') as [string, string];
+    // A valid body where the refusal comes from the service, after validation.
+    const body = route === 'POST /v1/admin/service-keys' ? { name: 'successor' } : undefined;
+    const res = await api.request(method, path.replace(/\{\w+\}/g, 'unknown'), { ...acting(key, owner.organizationId), body });
+    const refused = personal.includes(permission) || (path.startsWith('/v1/admin/service-keys') && method !== 'GET');
+    if ((res.status === 403) !== refused) mismatches.push(`${route} answered ${res.status}, expected ${refused ? 'refused' : 'allowed'}`);
+  }
+  t.deepEqual(mismatches, []);
 });
 
 test('acting on one organization reads nothing of another unless X-Organization-ID names it', async (t) => {
