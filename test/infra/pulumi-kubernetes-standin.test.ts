@@ -309,7 +309,7 @@ test.serial('the root stacks/index.ts program, configured as an enterprise would
   });
   const up = await s.up();
   t.is(up.summary.result, 'succeeded');
-  t.is(up.outputs.endpoint!.value, `http://llama.${ns}.svc.cluster.local`);
+  t.is(up.outputs.serviceUrl!.value, `http://llama.${ns}.svc.cluster.local`);
 
   const deployment = await get(`/apis/apps/v1/namespaces/${ns}/deployments/llama`) as Obj & { spec: { replicas: number; template: { spec: { nodeSelector: Record<string, string> } } } };
   t.is(deployment.spec.replicas, 2);
