@@ -1,6 +1,7 @@
 // The Koa application, built from explicit dependencies (no globals) and the list of API modules
 // (modules.ts): each module builds its services and declares its routes; this file adds the middleware
 // every request passes through, in order.
+import { METHODS } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -68,7 +69,9 @@ export function createApp(deps: AppDeps): KilnApp {
   for (const module of API_MODULES) routes.push(...module.routes?.(context) ?? []);
   const services = context.services;
 
-  const router = new Router<AppState>();
+  // Every method Node accepts counts as implemented: a path that exists answers any method it lacks with
+  // 405 and its Allow header (the router's default list would make the rest 501), and an unknown path 404.
+  const router = new Router<AppState>({ methods: METHODS });
   mountRoutes(router, routes, { idempotency: idempotency({ key: context.key('idempotency') }) });
 
   const app = new Koa<AppState>({ proxy: deps.config.trustProxy });

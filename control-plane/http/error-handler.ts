@@ -8,7 +8,6 @@ import { errorBody } from './surface.ts';
 const STATUS_ONLY: Record<number, Pick<ErrorDescription, 'code' | 'message'>> = {
   404: { code: 'NOT_FOUND', message: 'Not found' },
   405: { code: 'METHOD_NOT_ALLOWED', message: 'Method not allowed' },
-  501: { code: 'NOT_IMPLEMENTED', message: 'Method not implemented' },
 };
 
 export interface ErrorHandlerDeps {

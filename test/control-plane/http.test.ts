@@ -1,4 +1,5 @@
 // Cross-cutting HTTP behaviour: both error formats for every kind of failure, request ids, health.
+import { request } from 'node:http';
 import test from 'ava';
 import { signup, startTestApi, type TestApi, validDeployment } from '../support/control-plane.ts';
 
@@ -37,6 +38,55 @@ test('a wrong method is 405 with Allow, in each surface\'s format', async (t) =>
   t.is(platform.status, 405);
   t.is(platform.headers.get('allow'), 'HEAD, GET, PATCH, PUT, DELETE');
   t.like(platform.body, { success: false, data: null, error: { code: 'METHOD_NOT_ALLOWED' } });
+});
+
+/** fetch refuses TRACE and TRACK itself: these requests go through node:http. */
+function rawRequest(method: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; allow: string | undefined; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${api.url}${path}`, { method, headers }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => { text += chunk.toString(); });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, allow: res.headers.allow, body: text ? JSON.parse(text) : undefined }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('any method a path lacks is 405 with Allow, whatever the method and credential, in each surface\'s format', async (t) => {
+  const cases: Array<[string, string, string]> = [
+    ['TRACE', '/api/auth/login', 'POST'],
+    ['DELETE', '/api/auth/login', 'POST'],
+    ['PROPFIND', '/api/v1/auth/login', 'POST'],
+    ['TRACE', '/v1/health', 'HEAD, GET'],
+    ['PATCH', '/v1/health', 'HEAD, GET'],
+    ['LOCK', '/v1/deployments', 'HEAD, GET, POST'],
+  ];
+  for (const [method, path, allow] of cases) {
+    const credentials: Array<Record<string, string>> = [{}, { authorization: `Bearer ${token}` }, { authorization: 'Bearer sk_test_nonsense' }];
+    for (const headers of credentials) {
+      const res = await rawRequest(method, path, headers);
+      const label = `${method} ${path} ${Object.keys(headers).join()}`;
+      t.is(res.status, 405, label);
+      t.is(res.allow, allow, label);
+      if (path.startsWith('/api/')) t.deepEqual(res.body, { success: false, data: null, error: { code: 'METHOD_NOT_ALLOWED', message: 'Method not allowed', details: {} } }, label);
+      else t.deepEqual(res.body, { error: 'Method Not Allowed', message: 'Method not allowed', code: 'METHOD_NOT_ALLOWED', statusCode: 405 }, label);
+    }
+  }
+});
+
+test('a method on a path Kiln does not serve is 404, never 501', async (t) => {
+  for (const [method, path] of [['TRACE', '/api/nothing-here'], ['PROPFIND', '/v1/nothing-here'], ['TRACE', '/']]) {
+    const res = await rawRequest(method!, path!);
+    t.is(res.status, 404, `${method} ${path}`);
+    t.like(res.body, path!.startsWith('/api/') ? { success: false, error: { code: 'NOT_FOUND' } } : { code: 'NOT_FOUND', statusCode: 404 });
+  }
+});
+
+test('OPTIONS lists a path\'s methods', async (t) => {
+  const res = await rawRequest('OPTIONS', '/api/auth/login');
+  t.is(res.status, 200);
+  t.is(res.allow, 'POST');
 });
 
 test('malformed JSON is 400 in each format', async (t) => {
