@@ -67,7 +67,7 @@ async function download(query: string, pauseAfterFirstChunk = 0): Promise<Result
   }, 10);
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
-  const response = await fetch(`${base}/v1/enterprise/audit/export?${query}`, { headers: { authorization: `Bearer ${session.access_token}` } });
+  const response = await fetch(`${base}/v1/enterprise/audit/export?orgId=${session.user.organization_id}&${query}`, { headers: { authorization: `Bearer ${session.access_token}` } });
   if (!response.ok) throw new Error(`export failed: ${response.status} ${await response.text()}`);
   // Count, never keep: the client must not be what holds the export in memory.
   let bytes = 0;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { optionalOrgIdQuery, orgIdQuery } from '../core/organization-query.ts';
 import { SCOPES } from '../core/permissions.ts';
 
 const name = z.string().trim().min(1).max(100);
@@ -8,8 +9,8 @@ const id = z.string().min(1).max(64).meta({ example: 'key_0123456789abcdefghij' 
 export const CreateApiKeyRequest = z.object({ name, scope }).meta({ id: 'CreateApiKeyRequest' });
 export const UpdateApiKeyRequest = z.object({ id, name: name.optional(), scope: scope.optional() }).meta({ id: 'UpdateApiKeyRequest' });
 export const RotateApiKeyRequest = z.object({ id }).meta({ id: 'RotateApiKeyRequest' });
-export const RevokeApiKeyQuery = z.object({ id, orgId: z.string().optional() });
-export const ListApiKeysQuery = z.object({ orgId: z.string().optional() });
+export const RevokeApiKeyQuery = z.object({ id, ...optionalOrgIdQuery });
+export const ListApiKeysQuery = z.object(orgIdQuery);
 
 export const ApiKeyView = z.object({
   id: z.string(),

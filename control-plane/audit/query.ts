@@ -6,16 +6,17 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
 import type { CursorCodec } from '../core/pagination.ts';
 import type { StreamReply } from '../http/routes.ts';
-import { AuditLogSchema } from './audit-log.entity.ts';
+import { AuditLogSchema, type AuditLog } from './audit-log.entity.ts';
 import { exportStream } from './export.ts';
 import {
-  AUDIT_COLUMNS, AUDIT_EXPORT_MEDIA_TYPES, type AuditFilters, type AuditRecordBody, type ExportAuditInput, type ListAuditInput,
+  AUDIT_EXPORT_MEDIA_TYPES, type AuditFilters, type AuditRecordBody, type ExportAuditInput, type ListAuditInput,
   type ListPlatformAuditInput, type PlatformAuditRecordBody,
 } from './schemas.ts';
 
 const EXPORT_BATCH = 1_000;
 
-type Row = Omit<PlatformAuditRecordBody, 'createdAt'> & { createdAt: Date };
+const COLUMNS = ['id', 'createdAt', 'organizationId', 'userId', 'apiKeyId', 'action', 'resourceType', 'resourceId', 'ipAddress', 'statusCode'] as const;
+type Row = { [K in (typeof COLUMNS)[number]]-?: Exclude<AuditLog[K], undefined> };
 /** A row's place in the ordering: its creation time (ISO 8601) and id. */
 type Position = readonly [createdAt: string, id: string];
 
@@ -43,7 +44,7 @@ export function createAuditQueryService(deps: AuditQueryDeps) {
       }] : []),
     ];
     return em.createQueryBuilder(AuditLogSchema)
-      .select([...AUDIT_COLUMNS, 'organizationId'])
+      .select([...COLUMNS])
       .where({
         ...(organizationId ? { organizationId } : {}),
         ...(filters.userId ? { userId: filters.userId } : {}),
@@ -74,7 +75,7 @@ export function createAuditQueryService(deps: AuditQueryDeps) {
     /** Every organization's trail, or one organization's (`organizationId`), for platform administrators. */
     async listPlatform(em: EntityManager, query: ListPlatformAuditInput) {
       const result = await page(em, query.organizationId, query);
-      return { ...result, items: result.items.map((row): PlatformAuditRecordBody => ({ ...view(row), organizationId: row.organizationId })) };
+      return { ...result, items: result.items.map((row): PlatformAuditRecordBody => ({ ...view(row), organization_id: row.organizationId })) };
     },
 
     /** The whole filtered trail as CSV or JSON Lines, read and sent one batch at a time. */
@@ -115,7 +116,7 @@ function positionOf(row: Row): Position {
 
 function view(row: Row): AuditRecordBody {
   return {
-    id: row.id, createdAt: row.createdAt.toISOString(), userId: row.userId, apiKeyId: row.apiKeyId, action: row.action,
-    resourceType: row.resourceType, resourceId: row.resourceId, ipAddress: row.ipAddress, statusCode: row.statusCode,
+    id: row.id, created_at: row.createdAt.toISOString(), user_id: row.userId, api_key_id: row.apiKeyId, action: row.action,
+    resource_type: row.resourceType, resource_id: row.resourceId, ip_address: row.ipAddress, status_code: row.statusCode,
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { optionalOrgIdQuery, orgIdQuery } from '../core/organization-query.ts';
 import { sortParam } from '../core/pagination.ts';
 
 export const AUDIT_SORT_FIELDS = ['created_at'] as const;
@@ -6,7 +7,6 @@ export const EXPORT_FORMATS = ['csv', 'jsonl'] as const;
 
 const id = z.string().min(1).max(64);
 const instant = z.iso.datetime({ offset: true });
-const orgId = z.string().optional().meta({ description: 'Organization to act in (default: the credential\'s).' });
 
 const filters = {
   userId: id.optional().meta({ description: 'Records of this user (the acting user).', example: 'usr_0123456789abcdefghij' }),
@@ -29,7 +29,7 @@ const page = {
   cursor: z.string().max(2048).optional().meta({ description: 'pagination.nextCursor of the previous page.' }),
 };
 
-export const ListAuditQuery = periodInOrder(z.object({ ...page, ...filters, orgId }));
+export const ListAuditQuery = periodInOrder(z.object({ ...page, ...filters, ...orgIdQuery }));
 
 /** The platform-wide listing (platform administration): the same filters, the organization one of them. */
 export const ListPlatformAuditQuery = periodInOrder(z.object({
@@ -41,22 +41,23 @@ export const ListPlatformAuditQuery = periodInOrder(z.object({
 export const ExportAuditQuery = periodInOrder(z.object({
   format: z.enum(EXPORT_FORMATS).default('csv').meta({ description: 'csv (with a header row) or jsonl (one record per line).' }),
   ...filters,
-  orgId,
+  ...orgIdQuery,
 }));
 
+// A record's fields are named as the spec's audit log names them, in every answer and export.
 export const AuditRecordView = z.object({
   id: z.string().meta({ example: 'aud_0123456789abcdefghij' }),
-  createdAt: z.iso.datetime(),
-  userId: z.string(),
-  apiKeyId: z.string().nullable(),
+  created_at: z.iso.datetime(),
+  user_id: z.string(),
+  api_key_id: z.string().nullable(),
   action: z.string(),
-  resourceType: z.string(),
-  resourceId: z.string().nullable(),
-  ipAddress: z.string(),
-  statusCode: z.number().int(),
+  resource_type: z.string(),
+  resource_id: z.string().nullable(),
+  ip_address: z.string(),
+  status_code: z.number().int(),
 }).meta({ id: 'AuditRecord' });
 
-export const PlatformAuditRecordView = AuditRecordView.extend({ organizationId: z.string() }).meta({ id: 'PlatformAuditRecord' });
+export const PlatformAuditRecordView = AuditRecordView.extend({ organization_id: z.string() }).meta({ id: 'PlatformAuditRecord' });
 
 /** Columns of the CSV export, in order: the fields of AuditRecord. */
 export const AUDIT_COLUMNS = Object.keys(AuditRecordView.shape) as Array<keyof z.infer<typeof AuditRecordView>>;
@@ -75,7 +76,7 @@ export const AnalyticsQuery = periodInOrder(z.object({
   from: instant.optional().meta({ description: 'Start of the period (ISO 8601; default: 30 days before `to`).', example: '2026-11-01T00:00:00Z' }),
   to: instant.optional().meta({ description: 'End of the period, exclusive (ISO 8601; default: now).', example: '2026-12-01T00:00:00Z' }),
   limit: z.coerce.number().int().min(1).max(100).default(20).meta({ description: 'Entries per breakdown (the busiest first), 1 to 100.' }),
-  orgId,
+  ...optionalOrgIdQuery,
 }));
 
 const usage = {

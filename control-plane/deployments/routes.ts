@@ -4,16 +4,16 @@ import { z } from 'zod';
 import { defineRoute, pageReply, type Route } from '../http/routes.ts';
 import type { DeploymentService } from './service.ts';
 import {
-  CreateDeploymentRequest, CreatedDeployment, DeletedDeployment, DeploymentActionRequest, DeploymentIdParams, DeploymentView, ListDeploymentsQuery,
+  CreateDeploymentRequest, CreatedDeployment, DeletedDeployment, DeploymentActionRequest, DeploymentIdParams, DeploymentView, ListDeploymentsQuery, ListDeploymentsV1Query,
   ReplaceDeploymentRequest, UpdateDeploymentRequest,
 } from './schemas.ts';
 
 const common = { tag: 'Deployments', resourceType: 'deployment' } as const;
 
 export function deploymentRoutes(deployments: DeploymentService): Route[] {
-  const list = (path: string, operationId: string) => defineRoute({
+  const list = (path: string, operationId: string, query: typeof ListDeploymentsQuery | typeof ListDeploymentsV1Query) => defineRoute({
     ...common, permission: 'deployments:read', method: 'GET', path, operationId, summary: 'List deployments (cursor pagination, filters, sort)',
-    query: ListDeploymentsQuery, response: z.array(DeploymentView), list: true,
+    query, response: z.array(DeploymentView), list: true,
     handle: async ({ query, state }) => pageReply(await deployments.list(state.em, state.principal!, query)),
   });
   const create = (path: string, operationId: string) => defineRoute({
@@ -29,9 +29,9 @@ export function deploymentRoutes(deployments: DeploymentService): Route[] {
   });
 
   return [
-    list('/v1/deployments', 'listDeploymentsV1'),
+    list('/v1/deployments', 'listDeploymentsV1', ListDeploymentsV1Query),
     create('/v1/deployments', 'createDeploymentV1'),
-    list('/api/deployments', 'listDeployments'),
+    list('/api/deployments', 'listDeployments', ListDeploymentsQuery),
     create('/api/deployments', 'createDeployment'),
     defineRoute({
       ...common, permission: 'deployments:read', method: 'GET', path: '/api/deployments/{id}', operationId: 'getDeployment', summary: 'Read a deployment',
@@ -43,7 +43,7 @@ export function deploymentRoutes(deployments: DeploymentService): Route[] {
     defineRoute({
       ...common, permission: 'deployments:write', method: 'POST', path: '/v1/deployments/{id}/actions', operationId: 'deploymentActionV1',
       summary: 'Stop, start, restart or scale a deployment; answers at once with the new desired state',
-      params: DeploymentIdParams, body: DeploymentActionRequest, response: DeploymentView, errors: [404, 409, 422],
+      params: DeploymentIdParams, body: DeploymentActionRequest, response: DeploymentView, errors: [402, 404, 409, 422],
       handle: async ({ params, body, state }) => ({ data: await deployments.act(state.em, state.principal!, params.id, body) }),
     }),
     defineRoute({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { GPU_TYPE_IDS } from '../../catalog/gpu-types.ts';
 import { MAX_MODEL_LENGTH, MAX_REPLICAS, MIN_REPLICAS, NAME_PATTERN } from '../../catalog/deployment-rules.ts';
+import { optionalOrgIdQuery, orgIdQuery } from '../core/organization-query.ts';
 import { sortParam } from '../core/pagination.ts';
 import { DEPLOYMENT_STATUSES } from '../../workflows/contract/deployment.ts';
 
@@ -74,8 +75,11 @@ export const ListDeploymentsQuery = z.object({
   created_after: day.optional().meta({ description: 'Created on or after this day (YYYY-MM-DD, UTC).' }),
   created_before: day.optional().meta({ description: 'Created before this day (YYYY-MM-DD, UTC).' }),
   sort: sortParam(SORT_FIELDS, '-created_at'),
-  orgId: z.string().optional().meta({ description: 'Organization to act in (default: the credential\'s).' }),
+  ...optionalOrgIdQuery,
 });
+
+/** The reference row lists `orgId`: required there. */
+export const ListDeploymentsV1Query = ListDeploymentsQuery.extend(orgIdQuery);
 
 export type CreateDeploymentInput = z.infer<typeof CreateDeploymentRequest>;
 export type ReplaceDeploymentInput = z.infer<typeof ReplaceDeploymentRequest>;

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { GPU_TYPES } from '../../catalog/gpu-types.ts';
 import type { ClusterService } from '../clusters/service.ts';
+import { orgIdQuery } from '../core/organization-query.ts';
 import { defineRoute, type Route } from '../http/routes.ts';
 
 const GpuTypeView = z.object({
@@ -16,7 +17,7 @@ const GpuTypeView = z.object({
 export function gpuTypeRoutes(clusters: Pick<ClusterService, 'offeredGpuTypes'>): Route[] {
   return [defineRoute({
     permission: 'catalog:read', method: 'GET', path: '/v1/gpu-types', operationId: 'listGpuTypes', summary: 'List the GPU types a deployment can use',
-    tag: 'Catalog', resourceType: 'gpu_type', query: z.object({ orgId: z.string().optional() }), response: z.array(GpuTypeView),
+    tag: 'Catalog', resourceType: 'gpu_type', query: z.object(orgIdQuery), response: z.array(GpuTypeView),
     async handle({ state }) {
       const offered = await clusters.offeredGpuTypes(state.em);
       return { data: GPU_TYPES.map((g) => ({ ...g, available: offered.has(g.id) })) };

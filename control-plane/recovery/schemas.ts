@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { GPU_TYPE_IDS } from '../../catalog/gpu-types.ts';
 import { CLUSTER_PROVIDERS } from '../clusters/gpu-cluster.entity.ts';
+import { orgIdQuery } from '../core/organization-query.ts';
 import { DEPLOYMENT_STATUSES } from '../../workflows/contract/deployment.ts';
 
 export const RECOVERY_ACTIONS = ['retry', 'refresh_and_retry', 'force_delete'] as const;
@@ -19,7 +20,7 @@ export const BulkRetryRequest = z.strictObject({
 }).meta({ id: 'BulkRetryRequest' });
 
 export const RecoveryIdParams = z.object({ id: z.string().max(64) });
-export const RecoveryOverviewQuery = z.object({ orgId: z.string().optional() });
+export const RecoveryOverviewQuery = z.object(orgIdQuery);
 
 export const DeploymentRecovery = z.object({
   id: z.string(),
@@ -42,7 +43,7 @@ export const BulkRetryResult = z.object({
   results: z.array(z.object({ id: z.string(), outcome: z.enum(['retried', 'not_failed', 'not_found']) })),
 }).meta({ id: 'BulkRetryResult' });
 
-export const CircuitQuery = z.object({ orgId: z.string().optional() });
+export const CircuitQuery = z.object(orgIdQuery);
 
 export const CircuitActionRequest = z.strictObject({
   provider: z.enum(CLUSTER_PROVIDERS),

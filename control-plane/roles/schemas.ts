@@ -1,10 +1,10 @@
 import { z } from 'zod';
+import { optionalOrgIdQuery } from '../core/organization-query.ts';
 import { ORGANIZATION_PERMISSIONS } from '../core/permissions.ts';
 
 const roleId = z.string().min(1).max(64).meta({ description: 'A built-in role (owner, admin, member, viewer) or a custom role id.', example: 'role_0123456789abcdefghij' });
 const userId = z.string().min(1).max(64).meta({ example: 'usr_0123456789abcdefghij' });
 const permission = z.enum(ORGANIZATION_PERMISSIONS);
-const orgId = z.string().optional();
 
 export const RoleRequest = z.strictObject({
   name: z.string().trim().min(1).max(64).meta({ example: 'Auditor' }),
@@ -13,7 +13,7 @@ export const RoleRequest = z.strictObject({
 }).meta({ id: 'RoleRequest' });
 
 export const RoleIdParams = z.object({ id: roleId });
-export const ListRolesQuery = z.object({ orgId });
+export const ListRolesQuery = z.object(optionalOrgIdQuery);
 
 export const RoleView = z.object({
   id: roleId,
@@ -26,8 +26,8 @@ export const RoleView = z.object({
 export const DeletedRole = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'DeletedRole' });
 
 export const AssignRoleRequest = z.strictObject({ userId, roleId }).meta({ id: 'AssignRoleRequest' });
-export const ListAssignmentsQuery = z.object({ roleId: roleId.optional(), orgId });
-export const RemoveAssignmentQuery = z.object({ userId, orgId });
+export const ListAssignmentsQuery = z.object({ roleId: roleId.optional(), ...optionalOrgIdQuery });
+export const RemoveAssignmentQuery = z.object({ userId, ...optionalOrgIdQuery });
 
 export const AssignmentView = z.object({
   userId: z.string(),

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { REGIONS } from '../organizations/organization.entity.ts';
 import { PLANS } from '../../catalog/plans.ts';
+import { orgIdQuery } from '../core/organization-query.ts';
 
 const email = z.email().max(254).meta({ example: 'ada@example.com' });
-const orgId = z.string().optional().meta({ description: 'Organization to act in (default: the credential\'s).' });
 
-export const SettingsQuery = z.object({ orgId });
+export const SettingsQuery = z.object(orgIdQuery);
 
 export const ProfileView = z.object({
   id: z.string().meta({ example: 'usr_0123456789abcdefghij' }),

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { LoginSession } from '../auth/schemas.ts';
 import { defineRoute, type Route } from '../http/routes.ts';
 import {
-  CreateSsoConfigurationRequest, DeletedSsoConfiguration, OrgQuery, SaveSsoConfigurationRequest, SsoCallbackParams, SsoCallbackQuery,
+  CreateSsoConfigurationRequest, DeletedSsoConfiguration, OptionalOrgQuery, OrgQuery, SaveSsoConfigurationRequest, SsoCallbackParams, SsoCallbackQuery,
   SsoConfigurationView, SsoLoginQuery, SsoProviderView, SsoVerification, VerifySsoRequest,
 } from './schemas.ts';
 import type { SsoService } from './service.ts';
@@ -36,7 +36,7 @@ export function ssoRoutes(sso: SsoService): Route[] {
     }),
     defineRoute({
       ...configuration, permission: 'sso:write', method: 'DELETE', path: '/v1/auth/sso', operationId: 'deleteSsoConfiguration', summary: 'Remove the SSO configuration',
-      query: OrgQuery, response: DeletedSsoConfiguration, errors: [404],
+      query: OptionalOrgQuery, response: DeletedSsoConfiguration, errors: [404],
       handle: async ({ state }) => ({ data: await sso.remove(state.em, state.principal!) }),
     }),
     read('/v1/enterprise/sso/configure', 'getEnterpriseSsoConfiguration'),

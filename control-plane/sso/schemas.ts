@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { optionalOrgIdQuery, orgIdQuery } from '../core/organization-query.ts';
 import { SSO_PROVIDER_KINDS } from './providers.ts';
 
 /** Roles SSO may give a new member; ownership is never handed out by an identity provider. */
@@ -11,8 +12,10 @@ const issuer = z.url({ protocol: /^https$/ }).max(2048)
   .meta({ example: 'https://login.microsoftonline.com/00000000-0000-0000-0000-000000000000/v2.0' });
 const clientId = z.string().trim().min(1).max(255);
 const clientSecret = z.string().min(1).max(2048);
-const domain = z.string().trim().toLowerCase()
-  .regex(/^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'Expected a domain name such as example.com');
+// The length as its own rule, not a lookahead in the pattern: the document then states both in terms any
+// client (and a generator of test data) understands.
+const domain = z.string().trim().toLowerCase().max(253)
+  .regex(/^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'Expected a domain name such as example.com');
 
 const fields = {
   provider: provider.default('oidc'),
@@ -31,10 +34,12 @@ export const SaveSsoConfigurationRequest = z.strictObject({
   clientSecret: clientSecret.optional().meta({ description: 'Kept as stored when absent; required when no configuration exists yet.' }),
 }).meta({ id: 'SaveSsoConfigurationRequest' });
 
-export const OrgQuery = z.object({ orgId: z.string().optional() });
+export const OrgQuery = z.object(orgIdQuery);
+export const OptionalOrgQuery = z.object(optionalOrgIdQuery);
 
+// Public: nothing authenticates this orgId, so its form is checked here.
 export const SsoLoginQuery = z.object({
-  orgId: z.string().regex(/^org_[0-9a-z]{1,64}$/, 'Expected an organization id').meta({ example: 'org_0123456789abcdefghij' }),
+  orgId: orgIdQuery.orgId.regex(/^org_[0-9a-z]{1,64}$/, 'Expected an organization id').meta({ description: 'The organization whose identity provider signs the user in.' }),
 });
 
 export const SsoCallbackParams = z.object({ provider });

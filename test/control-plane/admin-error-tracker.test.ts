@@ -52,7 +52,7 @@ test.serial('unhandled errors are answered 500, grouped by fingerprint with coun
   }
   await api.pool.query('ALTER TABLE api_key RENAME TO api_key_away');
   try {
-    t.is((await api.request('GET', '/v1/settings/api-keys', { token: user.token })).status, 500);
+    t.is((await api.request('GET', `/v1/settings/api-keys?orgId=${user.organizationId}`, { token: user.token })).status, 500);
   } finally {
     await api.pool.query('ALTER TABLE api_key_away RENAME TO api_key');
   }

@@ -73,7 +73,7 @@ test('GET /v1/admin/customers: every organization with plan, members, deployment
   await deploy(a.token, 'second');
   await api.pool.query(`UPDATE deployment SET status = 'running' WHERE id = $1`, [first]);
   const key = await createApiKey(api, a.token, 'read_only');
-  for (let i = 0; i < 3; i++) await api.request('GET', '/v1/deployments', { token: key.key });
+  for (let i = 0; i < 3; i++) await api.request('GET', `/v1/deployments?orgId=${a.organizationId}`, { token: key.key });
   // Reads' audit records are written in batches shortly after the answers.
   await eventually('the reads\' audit records', async () => (await api.pool.query('SELECT count(*)::int AS n FROM audit_log WHERE organization_id = $1', [a.organizationId])).rows[0].n === 6);
   await api.pool.query(`UPDATE organization SET plan = 'enterprise', credits_cents = 123456 WHERE id = $1`, [b.organizationId]);
@@ -107,23 +107,24 @@ test('GET /v1/admin/audit: records of every organization, with the organization 
   const keyB = await createApiKey(api, b.token, 'full_access');
   const deployment = await deploy(keyB.key, 'audited');
 
-  const all = await allPages('/v1/admin/audit?limit=100') as unknown as Array<{ organizationId: string; createdAt: string }>;
-  const ids = all.map((r) => r.organizationId);
+  const all = await allPages('/v1/admin/audit?limit=100') as unknown as Array<{ organization_id: string; created_at: string }>;
+  const ids = all.map((r) => r.organization_id);
   t.true(ids.includes(a.organizationId) && ids.includes(b.organizationId), 'both organizations are visible');
-  const times = all.map((r) => r.createdAt);
+  const times = all.map((r) => r.created_at);
   t.deepEqual(times, [...times].sort().reverse());
 
   const onlyB = await allPages(`/v1/admin/audit?organizationId=${b.organizationId}&limit=1`) as unknown as Array<Record<string, unknown>>;
   t.deepEqual(onlyB.map((r) => r.action).sort(), ['createApiKey', 'createDeploymentV1']);
   t.like(onlyB.find((r) => r.action === 'createDeploymentV1'), {
-    organizationId: b.organizationId, userId: b.userId, apiKeyId: keyB.id, resourceType: 'deployment', resourceId: deployment, statusCode: 201,
+    organization_id: b.organizationId, user_id: b.userId, api_key_id: keyB.id, resource_type: 'deployment', resource_id: deployment, status_code: 201,
   });
-  t.like(onlyB.find((r) => r.action === 'createApiKey'), { resourceId: keyB.id, apiKeyId: null });
+  t.like(onlyB.find((r) => r.action === 'createApiKey'), { resource_id: keyB.id, api_key_id: null });
+  t.deepEqual(Object.keys(onlyB[0]!).sort(), ['action', 'api_key_id', 'created_at', 'id', 'ip_address', 'organization_id', 'resource_id', 'resource_type', 'status_code', 'user_id']);
 
   const byUser = await api.request('GET', `/v1/admin/audit?userId=${a.userId}`, { token: admin.token });
-  t.deepEqual(byUser.body.data.map((r: { resourceId: string }) => r.resourceId), [keyA.id]);
+  t.deepEqual(byUser.body.data.map((r: { resource_id: string }) => r.resource_id), [keyA.id]);
   const byKey = await api.request('GET', `/v1/admin/audit?apiKeyId=${keyB.id}`, { token: admin.token });
-  t.deepEqual(byKey.body.data.map((r: { resourceId: string }) => r.resourceId), [deployment]);
+  t.deepEqual(byKey.body.data.map((r: { resource_id: string }) => r.resource_id), [deployment]);
   const byAction = await api.request('GET', `/v1/admin/audit?action=createDeploymentV1&resourceType=deployment&resourceId=${deployment}`, { token: admin.token });
   t.is(byAction.body.data.length, 1);
   const oldestFirst = await api.request('GET', `/v1/admin/audit?organizationId=${b.organizationId}&sort=created_at`, { token: admin.token });
@@ -150,7 +151,7 @@ test('GET /v1/admin/security: failed sign-ins, locked accounts, keys not rotated
 
   const unused = await createApiKey(api, careless.token, 'read_only');
   const used = await createApiKey(api, careless.token, 'read_only');
-  await api.request('GET', '/v1/deployments', { token: used.key });
+  await api.request('GET', `/v1/deployments?orgId=${careless.organizationId}`, { token: used.key });
   // A key's last use is written with the batched audit records of reads, shortly after the answer.
   await eventually('the key\'s last use to be recorded', async () => (await api.pool.query('SELECT last_used_at FROM api_key WHERE id = $1', [used.id])).rows[0].last_used_at !== null);
   const old = await createApiKey(api, careless.token, 'full_access');

@@ -13,14 +13,14 @@ test.after.always(() => api?.close());
 const KEYS = '/v1/settings/api-keys';
 
 test('creating a key shows its full value once; listing never does', async (t) => {
-  const { token } = await signup(api);
+  const { token, organizationId } = await signup(api);
   const res = await api.request('POST', KEYS, { token, body: { name: 'ci', scope: 'deployments_only' } });
   t.is(res.status, 201);
   t.regex(res.body.key, /^sk_test_[0-9A-Za-z]{32}$/);
   t.regex(res.body.id, /^key_/);
   t.like(res.body, { name: 'ci', scope: 'deployments_only', prefix: res.body.key.slice(0, 12), lastUsedAt: null });
 
-  const list = await api.request('GET', KEYS, { token });
+  const list = await api.request('GET', `${KEYS}?orgId=${organizationId}`, { token });
   t.is(list.status, 200);
   t.is(list.body.length, 1);
   t.deepEqual(Object.keys(list.body[0]).sort(), ['createdAt', 'id', 'lastUsedAt', 'name', 'prefix', 'scope']);
@@ -47,7 +47,7 @@ test('a key authenticates, and its use updates last-used and writes an audit rec
   t.truthy(rows[0].ip_address);
   t.truthy(rows[0].created_at);
   t.like(rows[1], { action: 'listDeployments', status_code: 200 });
-  const keys = await api.request('GET', KEYS, { token });
+  const keys = await api.request('GET', `${KEYS}?orgId=${organizationId}`, { token });
   t.truthy(keys.body[0].lastUsedAt);
 });
 
@@ -113,14 +113,14 @@ test('PUT rotates: a new value, shown once; the old one stops working', async (t
 });
 
 test('DELETE revokes: the key is 401 Invalid API key afterwards and leaves the list', async (t) => {
-  const { token } = await signup(api);
+  const { token, organizationId } = await signup(api);
   const key = await createApiKey(api, token, 'full_access');
   const res = await api.request('DELETE', `${KEYS}?id=${key.id}`, { token });
   t.is(res.status, 200);
   t.deepEqual(res.body, { id: key.id, revoked: true });
-  const use = await api.request('GET', '/v1/deployments', { token: key.key });
+  const use = await api.request('GET', `/v1/deployments?orgId=${organizationId}`, { token: key.key });
   t.deepEqual(use.body, { error: 'Unauthorized', message: 'Invalid API key', code: 'INVALID_API_KEY', statusCode: 401 });
-  t.deepEqual((await api.request('GET', KEYS, { token })).body, []);
+  t.deepEqual((await api.request('GET', `${KEYS}?orgId=${organizationId}`, { token })).body, []);
   t.is((await api.request('DELETE', `${KEYS}?id=${key.id}`, { token })).status, 404);
 });
 
@@ -180,14 +180,14 @@ test('every key operation needs a credential', async (t) => {
 });
 
 test('scopes: only full access manages keys; read only may list them', async (t) => {
-  const { token } = await signup(api);
+  const { token, organizationId } = await signup(api);
   const deploymentsOnly = await createApiKey(api, token, 'deployments_only');
   const readOnly = await createApiKey(api, token, 'read_only');
   const full = await createApiKey(api, token, 'full_access');
   const forbidden = { error: 'Forbidden', message: 'Insufficient permissions', code: 'INSUFFICIENT_PERMISSIONS', statusCode: 403 };
-  t.deepEqual((await api.request('GET', KEYS, { token: deploymentsOnly.key })).body, forbidden);
+  t.deepEqual((await api.request('GET', `${KEYS}?orgId=${organizationId}`, { token: deploymentsOnly.key })).body, forbidden);
   t.deepEqual((await api.request('POST', KEYS, { token: deploymentsOnly.key, body: { name: 'x', scope: 'full_access' } })).body, forbidden);
-  t.is((await api.request('GET', KEYS, { token: readOnly.key })).status, 200);
+  t.is((await api.request('GET', `${KEYS}?orgId=${organizationId}`, { token: readOnly.key })).status, 200);
   t.deepEqual((await api.request('POST', KEYS, { token: readOnly.key, body: { name: 'x', scope: 'read_only' } })).body, forbidden);
   t.deepEqual((await api.request('DELETE', `${KEYS}?id=${full.id}`, { token: readOnly.key })).body, forbidden);
   t.is((await api.request('POST', KEYS, { token: full.key, body: { name: 'x', scope: 'read_only' } })).status, 201);
@@ -227,14 +227,14 @@ test('a key cannot switch organization with X-Organization-ID', async (t) => {
 });
 
 test('Idempotency-Key on key creation replays the first answer (the same value)', async (t) => {
-  const { token } = await signup(api);
+  const { token, organizationId } = await signup(api);
   const headers = { 'idempotency-key': 'create-key-1' };
   const first = await api.request('POST', KEYS, { token, headers, body: { name: 'ci', scope: 'read_only' } });
   const again = await api.request('POST', KEYS, { token, headers, body: { name: 'ci', scope: 'read_only' } });
   t.is(again.status, 201);
   t.deepEqual(again.body, first.body);
   t.is(again.headers.get('idempotent-replayed'), 'true');
-  t.is((await api.request('GET', KEYS, { token })).body.length, 1);
+  t.is((await api.request('GET', `${KEYS}?orgId=${organizationId}`, { token })).body.length, 1);
   // The stored answer holds the key's value, so it rests sealed.
   const { rows } = await api.pool.query('SELECT response_body FROM idempotency_record');
   t.false(JSON.stringify(rows).includes(first.body.key));

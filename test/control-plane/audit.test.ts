@@ -80,21 +80,21 @@ test('the list answers the organization\'s records newest first, with every fiel
   const key = await createApiKey(api, owner.token, 'full_access');
   const created = await api.request('POST', '/v1/deployments', { token: key.key, body: validDeployment() });
   t.is(created.status, 201);
-  t.is((await api.request('GET', '/v1/deployments', { token: key.key })).status, 200);
+  t.is((await api.request('GET', `/v1/deployments?orgId=${owner.organizationId}`, { token: key.key })).status, 200);
 
   // A read made with a key is audited in the next batch, shortly after its answer.
   const res = await eventually('the read\'s audit record', async () => {
-    const answer = await api.request('GET', AUDIT, { token: owner.token });
+    const answer = await api.request('GET', `${AUDIT}?orgId=${owner.organizationId}`, { token: owner.token });
     return answer.body.data?.length === 3 && answer;
   });
   t.is(res.status, 200);
   t.deepEqual(res.body.data.map((r: { action: string }) => r.action), ['listDeploymentsV1', 'createDeploymentV1', 'createApiKey']);
   const [, create, keyCreation] = res.body.data;
-  t.deepEqual(Object.keys(create).sort(), ['action', 'apiKeyId', 'createdAt', 'id', 'ipAddress', 'resourceId', 'resourceType', 'statusCode', 'userId']);
-  t.like(create, { userId: owner.userId, apiKeyId: key.id, resourceType: 'deployment', resourceId: created.body.id, statusCode: 201 });
+  t.deepEqual(Object.keys(create).sort(), ['action', 'api_key_id', 'created_at', 'id', 'ip_address', 'resource_id', 'resource_type', 'status_code', 'user_id']);
+  t.like(create, { user_id: owner.userId, api_key_id: key.id, resource_type: 'deployment', resource_id: created.body.id, status_code: 201 });
   t.regex(create.id, /^aud_/);
-  t.truthy(Date.parse(create.createdAt));
-  t.like(keyCreation, { userId: owner.userId, apiKeyId: null, statusCode: 201 });
+  t.truthy(Date.parse(create.created_at));
+  t.like(keyCreation, { user_id: owner.userId, api_key_id: null, status_code: 201 });
   t.deepEqual(res.body.pagination, { hasMore: false, nextCursor: null });
 });
 
@@ -108,7 +108,7 @@ test('filters: user, API key, action, resource type and id, and time (from inclu
     { userId: other, action: 'createWebhook', resourceType: 'webhook', resourceId: 'whs_one', createdAt: '2026-03-04T10:00:00Z' },
   ]);
   const found = async (query: string) => {
-    const res = await api.request('GET', `${AUDIT}?${query}`, { token: owner.token });
+    const res = await api.request('GET', `${AUDIT}?orgId=${owner.organizationId}&${query}`, { token: owner.token });
     t.is(res.status, 200, query);
     return res.body.data.map((r: { id: string }) => ids.indexOf(r.id));
   };
@@ -135,7 +135,7 @@ test('cursor pages walk every record exactly once, in both orders, including rec
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res: Awaited<ReturnType<TestApi['request']>> = await api.request('GET', `${AUDIT}?limit=7&sort=${sort}&to=2027-01-01T00:00:00Z${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: owner.token });
+      const res: Awaited<ReturnType<TestApi['request']>> = await api.request('GET', `${AUDIT}?orgId=${owner.organizationId}&limit=7&sort=${sort}&to=2027-01-01T00:00:00Z${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: owner.token });
       t.is(res.status, 200);
       t.true(res.body.data.length <= 7);
       seen.push(...res.body.data.map((r: { id: string }) => r.id));
@@ -151,7 +151,7 @@ test('cursor pages walk every record exactly once, in both orders, including rec
       `SELECT id FROM audit_log WHERE organization_id = $1 ORDER BY created_at ${sort.startsWith('-') ? 'DESC' : 'ASC'}, id ${sort.startsWith('-') ? 'DESC' : 'ASC'}`, [owner.organizationId]);
     t.deepEqual(seen, rows.map((r: { id: string }) => r.id).filter((id: string) => seen.includes(id)), sort);
   }
-  const page = await api.request('GET', AUDIT, { token: owner.token });
+  const page = await api.request('GET', `${AUDIT}?orgId=${owner.organizationId}`, { token: owner.token });
   t.is(page.body.data.length, 20);
   t.true(page.body.pagination.hasMore);
 });
@@ -159,30 +159,31 @@ test('cursor pages walk every record exactly once, in both orders, including rec
 test('a tampered cursor, or one issued for another order or another list, is 400 naming cursor', async (t) => {
   const owner = await signup(api, 'owner');
   await seedMany(owner.organizationId, owner.userId, 5);
-  const first = await api.request('GET', `${AUDIT}?limit=2`, { token: owner.token });
+  const first = await api.request('GET', `${AUDIT}?orgId=${owner.organizationId}&limit=2`, { token: owner.token });
   const cursor: string = first.body.pagination.nextCursor;
   const deploymentsCursor = await (async () => {
     for (const name of ['a-one', 'a-two']) await api.request('POST', '/v1/deployments', { token: owner.token, body: validDeployment(name) });
-    return (await api.request('GET', '/v1/deployments?limit=1', { token: owner.token })).body.pagination.nextCursor as string;
+    return (await api.request('GET', `/v1/deployments?orgId=${owner.organizationId}&limit=1`, { token: owner.token })).body.pagination.nextCursor as string;
   })();
   const tampered = `${cursor.slice(0, -2)}${cursor.endsWith('A') ? 'B' : 'A'}`;
   for (const [query, what] of [[`cursor=${tampered}`, 'tampered'], [`cursor=${cursor}&sort=created_at`, 'other order'], [`cursor=${deploymentsCursor}`, 'deployments cursor'], ['cursor=nonsense', 'garbage']]) {
-    const res = await api.request('GET', `${AUDIT}?${query}`, { token: owner.token });
+    const res = await api.request('GET', `${AUDIT}?orgId=${owner.organizationId}&${query}`, { token: owner.token });
     t.is(res.status, 400, what);
     t.is(res.body.code, 'INVALID_REQUEST');
     t.regex(res.body.message, /cursor/, what);
   }
-  t.is((await api.request('GET', `${AUDIT}?limit=2&cursor=${encodeURIComponent(cursor)}`, { token: owner.token })).status, 200);
+  t.is((await api.request('GET', `${AUDIT}?orgId=${owner.organizationId}&limit=2&cursor=${encodeURIComponent(cursor)}`, { token: owner.token })).status, 200);
 });
 
 test('malformed parameters are 400 naming the parameter, on every route', async (t) => {
   const owner = await signup(api, 'owner');
   const cases: Array<[string, string]> = [
-    [`${AUDIT}?limit=0`, 'limit'], [`${AUDIT}?limit=101`, 'limit'], [`${AUDIT}?limit=ten`, 'limit'],
-    [`${AUDIT}?from=yesterday`, 'from'], [`${AUDIT}?to=2026-13-01T00:00:00Z`, 'to'], [`${AUDIT}?from=2026-03-01`, 'from'],
-    [`${AUDIT}?from=2026-03-02T00:00:00Z&to=2026-03-01T00:00:00Z`, 'to'], [`${AUDIT}?sort=action`, 'sort'],
-    [`${AUDIT}?userId=${'u'.repeat(65)}`, 'userId'], [`${AUDIT}?apiKeyId=`, 'apiKeyId'], [`${AUDIT}?action=`, 'action'],
-    [`${EXPORT}?format=xml`, 'format'], [`${EXPORT}?format=csv&from=soon`, 'from'], [`${EXPORT}?resourceId=`, 'resourceId'],
+    [`${AUDIT}?orgId=${owner.organizationId}&limit=0`, 'limit'], [`${AUDIT}?orgId=${owner.organizationId}&limit=101`, 'limit'], [`${AUDIT}?orgId=${owner.organizationId}&limit=ten`, 'limit'],
+    [`${AUDIT}?orgId=${owner.organizationId}&from=yesterday`, 'from'], [`${AUDIT}?orgId=${owner.organizationId}&to=2026-13-01T00:00:00Z`, 'to'], [`${AUDIT}?orgId=${owner.organizationId}&from=2026-03-01`, 'from'],
+    [`${AUDIT}?orgId=${owner.organizationId}&from=2026-03-02T00:00:00Z&to=2026-03-01T00:00:00Z`, 'to'], [`${AUDIT}?orgId=${owner.organizationId}&sort=action`, 'sort'],
+    [`${AUDIT}?orgId=${owner.organizationId}&userId=${'u'.repeat(65)}`, 'userId'], [`${AUDIT}?orgId=${owner.organizationId}&apiKeyId=`, 'apiKeyId'], [`${AUDIT}?orgId=${owner.organizationId}&action=`, 'action'],
+    [AUDIT, 'orgId'], [EXPORT, 'orgId'], [`${AUDIT}?orgId=`, 'orgId'], [`${EXPORT}?format=csv&orgId=`, 'orgId'],
+    [`${EXPORT}?orgId=${owner.organizationId}&format=xml`, 'format'], [`${EXPORT}?orgId=${owner.organizationId}&format=csv&from=soon`, 'from'], [`${EXPORT}?orgId=${owner.organizationId}&resourceId=`, 'resourceId'],
     [`${ANALYTICS}?from=2026-03-02T00:00:00Z&to=2026-03-02T00:00:00Z`, 'to'], [`${ANALYTICS}?limit=0`, 'limit'], [`${ANALYTICS}?to=now`, 'to'],
   ];
   for (const [path, parameter] of cases) {
@@ -200,42 +201,42 @@ test('CSV export: headers, a header row, the filtered records newest first, form
     { userId: owner.userId, action: 'createDeploymentV1', resourceId: 'dep_csv', statusCode: 201, createdAt: '2026-02-02T00:00:00Z' },
     { userId: owner.userId, action: 'createWebhook', resourceType: 'webhook', createdAt: '2026-02-03T00:00:00Z' },
   ]);
-  const res = await download(`${EXPORT}?format=csv&resourceType=deployment`, owner.token);
+  const res = await download(`${EXPORT}?orgId=${owner.organizationId}&format=csv&resourceType=deployment`, owner.token);
   t.is(res.status, 200);
   t.is(res.headers.get('content-type'), 'text/csv; charset=utf-8');
   t.regex(res.headers.get('content-disposition')!, new RegExp(`^attachment; filename="audit-${owner.organizationId}-[0-9TZ-]+\\.csv"$`));
   const lines = res.text.trimEnd().split('\n');
-  t.is(lines[0], 'id,createdAt,userId,apiKeyId,action,resourceType,resourceId,ipAddress,statusCode');
+  t.is(lines[0], 'id,created_at,user_id,api_key_id,action,resource_type,resource_id,ip_address,status_code');
   t.is(lines[1], `${ids[1]},2026-02-02T00:00:00.000Z,${owner.userId},,createDeploymentV1,deployment,dep_csv,203.0.113.7,201`);
   t.is(lines[2], `${ids[0]},2026-02-01T00:00:00.000Z,${owner.userId},key_csv,getDeployment,deployment,"'=HYPERLINK(""http://evil"")",203.0.113.7,404`);
   t.is(lines.length, 3);
 
-  const empty = await download(`${EXPORT}?format=csv&action=nothingLikeThis`, owner.token);
+  const empty = await download(`${EXPORT}?orgId=${owner.organizationId}&format=csv&action=nothingLikeThis`, owner.token);
   t.is(empty.status, 200);
-  t.is(empty.text, 'id,createdAt,userId,apiKeyId,action,resourceType,resourceId,ipAddress,statusCode\n');
-  t.is((await download(`${EXPORT}?action=createWebhook`, owner.token)).headers.get('content-type'), 'text/csv; charset=utf-8', 'csv by default');
+  t.is(empty.text, 'id,created_at,user_id,api_key_id,action,resource_type,resource_id,ip_address,status_code\n');
+  t.is((await download(`${EXPORT}?orgId=${owner.organizationId}&action=createWebhook`, owner.token)).headers.get('content-type'), 'text/csv; charset=utf-8', 'csv by default');
 });
 
 test('JSON Lines export: headers, one record per line, the same records the list shows', async (t) => {
   const owner = await signup(api, 'owner');
   await seedMany(owner.organizationId, owner.userId, 30);
-  const res = await download(`${EXPORT}?format=jsonl&from=2026-05-31T23:59:40Z`, owner.token);
+  const res = await download(`${EXPORT}?orgId=${owner.organizationId}&format=jsonl&from=2026-05-31T23:59:40Z`, owner.token);
   t.is(res.status, 200);
   t.is(res.headers.get('content-type'), 'application/x-ndjson');
   t.regex(res.headers.get('content-disposition')!, /^attachment; filename="audit-org_[0-9a-z]+-[0-9TZ-]+\.jsonl"$/);
   t.true(res.text.endsWith('\n'));
   const records = res.text.trimEnd().split('\n').map((line) => JSON.parse(line));
-  const listed = await api.request('GET', `${AUDIT}?limit=100&from=2026-05-31T23:59:40Z`, { token: owner.token });
+  const listed = await api.request('GET', `${AUDIT}?orgId=${owner.organizationId}&limit=100&from=2026-05-31T23:59:40Z`, { token: owner.token });
   t.is(records.length, 21);
   t.deepEqual(records, listed.body.data);
-  t.is((await download(`${EXPORT}?format=jsonl&action=nothingLikeThis`, owner.token)).text, '');
+  t.is((await download(`${EXPORT}?orgId=${owner.organizationId}&format=jsonl&action=nothingLikeThis`, owner.token)).text, '');
 });
 
 test('an export of many records streams every one exactly once, in order, in chunks', async (t) => {
   const owner = await signup(api, 'owner');
   const count = 25_000;
   const idOf = await seedMany(owner.organizationId, owner.userId, count);
-  const response = await fetch(`${api.url}${EXPORT}?format=csv&to=2026-06-02T00:00:00Z`, { headers: { authorization: `Bearer ${owner.token}` } });
+  const response = await fetch(`${api.url}${EXPORT}?orgId=${owner.organizationId}&format=csv&to=2026-06-02T00:00:00Z`, { headers: { authorization: `Bearer ${owner.token}` } });
   t.is(response.status, 200);
   t.is(response.headers.get('transfer-encoding'), 'chunked');
   t.is(response.headers.get('content-length'), null);
@@ -251,7 +252,7 @@ test('an export of many records streams every one exactly once, in order, in chu
   // Seeded one second apart, newest (id 0) first.
   t.deepEqual(rows.map((r) => r[0]), Array.from({ length: count }, (_, i) => idOf(i)));
 
-  const jsonl = await download(`${EXPORT}?format=jsonl&to=2026-06-02T00:00:00Z&sort=created_at`, owner.token);
+  const jsonl = await download(`${EXPORT}?orgId=${owner.organizationId}&format=jsonl&to=2026-06-02T00:00:00Z&sort=created_at`, owner.token);
   const lines = jsonl.text.trimEnd().split('\n');
   t.is(lines.length, count);
   t.is(JSON.parse(lines[0]!).id, idOf(count - 1));
@@ -262,12 +263,12 @@ test('a client leaving mid-export does not disturb the API: the next export answ
   const owner = await signup(api, 'owner');
   await seedMany(owner.organizationId, owner.userId, 20_000);
   const controller = new AbortController();
-  const response = await fetch(`${api.url}${EXPORT}?format=jsonl`, { headers: { authorization: `Bearer ${owner.token}` }, signal: controller.signal });
+  const response = await fetch(`${api.url}${EXPORT}?orgId=${owner.organizationId}&format=jsonl`, { headers: { authorization: `Bearer ${owner.token}` }, signal: controller.signal });
   const reader = response.body!.getReader();
   t.false((await reader.read()).done);
   controller.abort();
   await t.throwsAsync(reader.read());
-  const again = await download(`${EXPORT}?format=csv&from=2026-05-31T23:59:59Z`, owner.token);
+  const again = await download(`${EXPORT}?orgId=${owner.organizationId}&format=csv&from=2026-05-31T23:59:59Z`, owner.token);
   t.is(again.status, 200);
   t.is(again.text.trimEnd().split('\n').length, 3);
 });
@@ -280,8 +281,8 @@ test('the export stream asks for the next batch only as the reader takes more, a
       for (let batch = 0; batch < 10_000; batch++) {
         requested += 1;
         yield Array.from({ length: 1_000 }, (_, i) => ({
-          id: `aud_${batch}_${i}`, createdAt: '2026-01-01T00:00:00.000Z', userId: 'usr_x', apiKeyId: null, action: 'listDeploymentsV1',
-          resourceType: 'deployment', resourceId: null, ipAddress: '203.0.113.7', statusCode: 200,
+          id: `aud_${batch}_${i}`, created_at: '2026-01-01T00:00:00.000Z', user_id: 'usr_x', api_key_id: null, action: 'listDeploymentsV1',
+          resource_type: 'deployment', resource_id: null, ip_address: '203.0.113.7', status_code: 200,
         }));
       }
     } finally {
@@ -302,7 +303,7 @@ test('analytics and audit: times PostgreSQL cannot hold (year 0, beyond 9999) ar
   const owner = await signup(api, 'owner');
   for (const query of ['from=0000-06-01T00:00:00Z', 'to=9999-12-31T23:00:00-05:00']) {
     for (const path of [ANALYTICS, AUDIT]) {
-      const res = await api.request('GET', `${path}?${query}`, { token: owner.token });
+      const res = await api.request('GET', `${path}?orgId=${owner.organizationId}&${query}`, { token: owner.token });
       t.is(res.status, 400, `${path}?${query}`);
       t.is(res.body.code, 'INVALID_REQUEST');
     }
@@ -387,7 +388,7 @@ test('scopes: full access and read only keys read the audit; a deployments only 
   for (const scope of ['full_access', 'read_only', 'deployments_only'] as const) {
     const key = await createApiKey(api, owner.token, scope);
     for (const path of [AUDIT, `${EXPORT}?format=csv`, ANALYTICS]) {
-      const res = await download(path, key.key);
+      const res = await download(`${path}${path.includes('?') ? '&' : '?'}orgId=${owner.organizationId}`, key.key);
       t.is(res.status, scope === 'deployments_only' ? 403 : 200, `${scope} ${path}`);
     }
   }
@@ -401,13 +402,13 @@ test('another organization\'s records never appear; its orgId is refused as for 
   const theirKey = await createApiKey(api, theirs.token, 'full_access');
   await api.request('POST', '/v1/deployments', { token: theirKey.key, body: validDeployment('theirs') });
 
-  const list = await api.request('GET', `${AUDIT}?limit=100`, { token: mine.token });
+  const list = await api.request('GET', `${AUDIT}?orgId=${mine.organizationId}&limit=100`, { token: mine.token });
   t.deepEqual(list.body.data.map((r: { action: string }) => r.action), ['myAction']);
   for (const query of [`userId=${theirs.userId}`, `apiKeyId=${theirKey.id}`, 'resourceId=dep_theirs', 'action=secretAction']) {
-    t.deepEqual((await api.request('GET', `${AUDIT}?${query}`, { token: mine.token })).body.data, [], query);
+    t.deepEqual((await api.request('GET', `${AUDIT}?orgId=${mine.organizationId}&${query}`, { token: mine.token })).body.data, [], query);
   }
   for (const format of ['csv', 'jsonl']) {
-    const exported = await download(`${EXPORT}?format=${format}`, mine.token);
+    const exported = await download(`${EXPORT}?orgId=${mine.organizationId}&format=${format}`, mine.token);
     t.true(exported.text.includes('myAction'));
     for (const secret of [theirs.userId, theirKey.id, 'secretAction', 'dep_theirs', 'createDeploymentV1']) t.false(exported.text.includes(secret), `${format} ${secret}`);
   }
@@ -424,12 +425,12 @@ test('another organization\'s records never appear; its orgId is refused as for 
       t.is(res.status, 403, path);
       t.false(res.text.includes('secretAction'));
     }
-    t.is((await download(path, mine.token)).status, 200);
+    t.is((await download(`${path}?orgId=${mine.organizationId}`, mine.token)).status, 200);
   }
 });
 
 test('the OpenAPI document describes the export as CSV and JSON Lines, and the list and analytics as JSON', async (t) => {
-  const { paths } = (await api.request('GET', '/v1/openapi')).body;
+  const { paths, components } = (await api.request('GET', '/v1/openapi')).body;
   const exported = paths[EXPORT].get;
   t.deepEqual(Object.keys(exported.responses['200'].content).sort(), ['application/x-ndjson', 'text/csv']);
   t.truthy(exported.responses['200'].headers['Content-Disposition']);
@@ -437,5 +438,13 @@ test('the OpenAPI document describes the export as CSV and JSON Lines, and the l
   t.deepEqual(Object.keys(paths[AUDIT].get.responses['200'].content), ['application/json']);
   t.deepEqual(paths[AUDIT].get.parameters.map((p: { name: string }) => p.name).sort(),
     ['action', 'apiKeyId', 'cursor', 'from', 'limit', 'orgId', 'resourceId', 'resourceType', 'sort', 'to', 'userId']);
+  for (const operation of [paths[AUDIT].get, exported]) {
+    t.true(operation.parameters.find((p: { name: string }) => p.name === 'orgId').required, 'orgId is required');
+  }
+  t.false(paths[ANALYTICS].get.parameters.find((p: { name: string }) => p.name === 'orgId').required ?? false, 'analytics: optional');
+  // The record's fields carry the spec's audit names, one spelling everywhere.
+  const fields = ['action', 'api_key_id', 'created_at', 'id', 'ip_address', 'resource_id', 'resource_type', 'status_code', 'user_id'];
+  t.deepEqual(Object.keys(components.schemas.AuditRecord.properties).sort(), fields);
+  t.deepEqual(Object.keys(components.schemas.PlatformAuditRecord.properties).sort(), [...fields, 'organization_id'].sort());
   t.deepEqual(Object.keys(paths[ANALYTICS].get.responses['200'].content), ['application/json']);
 });

@@ -200,7 +200,7 @@ test('a member of a second organization switches to it and acts with the role he
   t.is((await api.request('GET', '/api/deployments', { token: b.token })).body.data[0].id, created.body.data.id);
   t.deepEqual((await api.request('GET', '/api/deployments', { token: a.token })).body.data, []);
   // A member does not manage the organization's API keys.
-  t.is((await api.request('GET', '/v1/settings/api-keys', asMember)).status, 403);
+  t.is((await api.request('GET', `/v1/settings/api-keys?orgId=${b.organizationId}`, asMember)).status, 403);
 
   // Changed behind the API's back (as another replica would): seen once the cached access expires, within
   // seconds. An empty body is refused before it is read, so the probe changes nothing: 403 once a viewer.

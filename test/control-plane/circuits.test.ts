@@ -21,8 +21,8 @@ const em = () => api.orm.em.fork();
 const failTimes = async (gpuType: string, times: number) => {
   for (let i = 1; i <= times; i++) await circuits.recordFailure(em(), key(gpuType), `pulumi up failed (${i})`);
 };
-const circuitOf = async (token: string, gpuType: string) =>
-  ((await api.request('GET', '/v1/recovery/circuits', { token })).body as { gpuType: string }[]).find((c) => c.gpuType === gpuType) as Record<string, unknown> | undefined;
+const circuitOf = async ({ token, organizationId }: { token: string; organizationId: string }, gpuType: string) =>
+  ((await api.request('GET', `/v1/recovery/circuits?orgId=${organizationId}`, { token })).body as { gpuType: string }[]).find((c) => c.gpuType === gpuType) as Record<string, unknown> | undefined;
 /** Moves an open circuit's cool-down into the past. */
 const coolDown = (gpuType: string) => api.pool.query(`UPDATE circuit SET half_opens_at = now() - interval '1 second' WHERE gpu_type = $1`, [gpuType]);
 const deploymentCount = async (organizationId: string) => Number((await api.pool.query(`SELECT count(*) FROM deployment WHERE organization_id = $1`, [organizationId])).rows[0].count);
@@ -30,13 +30,13 @@ const deploymentCount = async (organizationId: string) => Number((await api.pool
 test.serial('five consecutive failures open the circuit: creation is 503 GPU_UNAVAILABLE naming it and when it half-opens', async (t) => {
   const { token, organizationId } = await signup(api);
   await failTimes('nvidia-l4', 4);
-  t.like(await circuitOf(token, 'nvidia-l4'), { provider: 'kubernetes', state: 'closed', failures: 4, openedAt: null });
+  t.like(await circuitOf({ token, organizationId }, 'nvidia-l4'), { provider: 'kubernetes', state: 'closed', failures: 4, openedAt: null });
   t.is((await api.request('POST', '/api/deployments', { token, body: validDeployment('before') })).status, 201, 'four failures leave it closed');
 
   await failTimes('nvidia-l4', 1);
-  const open = await circuitOf(token, 'nvidia-l4');
+  const open = await circuitOf({ token, organizationId }, 'nvidia-l4');
   t.like(open, { state: 'open', failures: 5, lastFailure: null }, 'the failure may be another organization\'s: hidden');
-  t.like(await circuitOf(admin.token, 'nvidia-l4'), { lastFailure: 'pulumi up failed (1)' }, 'a platform administrator reads it');
+  t.like(await circuitOf(admin, 'nvidia-l4'), { lastFailure: 'pulumi up failed (1)' }, 'a platform administrator reads it');
   t.is(new Date(open!.halfOpensAt as string).getTime() - new Date(open!.openedAt as string).getTime(), 5 * 60_000);
 
   const refused = await api.request('POST', '/api/deployments', { token, body: validDeployment('refused') });
@@ -52,10 +52,10 @@ test.serial('five consecutive failures open the circuit: creation is 503 GPU_UNA
 });
 
 test.serial('after the cool-down the circuit is half-open: one trial; its failure reopens, its success closes', async (t) => {
-  const { token } = await signup(api);
+  const { token, organizationId } = await signup(api);
   await failTimes('nvidia-a10g', 5);
   await coolDown('nvidia-a10g');
-  t.like(await circuitOf(token, 'nvidia-a10g'), { state: 'half_open' });
+  t.like(await circuitOf({ token, organizationId }, 'nvidia-a10g'), { state: 'half_open' });
   t.is((await api.request('POST', '/api/deployments', { token, body: { ...validDeployment('trial'), gpu: 'nvidia-a10g' } })).status, 201, 'a half-open circuit lets a deployment through');
 
   t.is(await circuits.acquire(em(), key('nvidia-a10g')), undefined, 'the first attempt is the trial');
@@ -65,42 +65,42 @@ test.serial('after the cool-down the circuit is half-open: one trial; its failur
   t.regex(busy.body.error.message, /circuit is half_open after 5 failed attempts; it is half-open and its trial attempt is under way/);
 
   await circuits.recordFailure(em(), key('nvidia-a10g'), 'trial failed');
-  const reopened = await circuitOf(token, 'nvidia-a10g');
+  const reopened = await circuitOf({ token, organizationId }, 'nvidia-a10g');
   t.like(reopened, { state: 'open', failures: 6, trialStartedAt: null });
-  t.like(await circuitOf(admin.token, 'nvidia-a10g'), { lastFailure: 'trial failed' });
+  t.like(await circuitOf(admin, 'nvidia-a10g'), { lastFailure: 'trial failed' });
   t.true(new Date(reopened!.halfOpensAt as string).getTime() > Date.now());
 
   await coolDown('nvidia-a10g');
   t.is(await circuits.acquire(em(), key('nvidia-a10g')), undefined);
   await circuits.recordSuccess(em(), key('nvidia-a10g'));
-  t.like(await circuitOf(token, 'nvidia-a10g'), { state: 'closed', failures: 0, openedAt: null, halfOpensAt: null, lastFailure: null });
+  t.like(await circuitOf({ token, organizationId }, 'nvidia-a10g'), { state: 'closed', failures: 0, openedAt: null, halfOpensAt: null, lastFailure: null });
   t.is((await api.request('POST', '/api/deployments', { token, body: { ...validDeployment('after'), gpu: 'nvidia-a10g' } })).status, 201);
 });
 
 test.serial('a success before the threshold starts the count again', async (t) => {
-  const { token } = await signup(api);
+  const { token, organizationId } = await signup(api);
   await failTimes('nvidia-h100-80gb', 4);
   await circuits.recordSuccess(em(), key('nvidia-h100-80gb'));
   await failTimes('nvidia-h100-80gb', 4);
-  t.like(await circuitOf(token, 'nvidia-h100-80gb'), { state: 'closed', failures: 4 });
+  t.like(await circuitOf({ token, organizationId }, 'nvidia-h100-80gb'), { state: 'closed', failures: 4 });
 });
 
 test.serial('a platform administrator\'s POST resets an open circuit; creation goes through again', async (t) => {
-  const { token } = await signup(api);
+  const { token, organizationId } = await signup(api);
   await failTimes('nvidia-a100-80gb', 5);
   const body = { ...validDeployment('big'), gpu: 'nvidia-a100-80gb' };
   t.is((await api.request('POST', '/api/deployments', { token, body })).status, 503);
   const reset = await api.request('POST', '/v1/recovery/circuits', { token: admin.token, body: { provider: 'kubernetes', gpuType: 'nvidia-a100-80gb', action: 'reset' } });
   t.is(reset.status, 200);
   t.like(reset.body, { provider: 'kubernetes', gpuType: 'nvidia-a100-80gb', state: 'closed', failures: 0, openedAt: null, halfOpensAt: null });
-  t.like(await circuitOf(token, 'nvidia-a100-80gb'), { state: 'closed', failures: 0 });
+  t.like(await circuitOf({ token, organizationId }, 'nvidia-a100-80gb'), { state: 'closed', failures: 0 });
   t.is((await api.request('POST', '/api/deployments', { token, body })).status, 201);
 });
 
 test.serial('bad input is 422 or 400 naming the field and changes nothing; 401 without a credential; 403 to reset for anyone but a platform administrator', async (t) => {
   const owner = await signup(api);
   await failTimes('nvidia-t4', 5);
-  const before = await circuitOf(owner.token, 'nvidia-t4');
+  const before = await circuitOf(owner, 'nvidia-t4');
   const cases: [unknown, number, string][] = [
     [{ provider: 'kubernetes', gpuType: 'nvidia-t4', action: 'explode' }, 422, 'action'],
     [{ provider: 'gcp', gpuType: 'nvidia-t4', action: 'reset' }, 422, 'provider'],
@@ -116,18 +116,18 @@ test.serial('bad input is 422 or 400 naming the field and changes nothing; 401 w
   t.is((await api.request('GET', '/v1/recovery/circuits')).status, 401);
   t.is((await api.request('POST', '/v1/recovery/circuits', { body: { provider: 'kubernetes', gpuType: 'nvidia-t4', action: 'reset' } })).status, 401);
   const readOnly = await createApiKey(api, owner.token, 'read_only');
-  t.is((await api.request('GET', '/v1/recovery/circuits', { token: readOnly.key })).status, 200);
+  t.is((await api.request('GET', `/v1/recovery/circuits?orgId=${owner.organizationId}`, { token: readOnly.key })).status, 200);
   const forbidden = await api.request('POST', '/v1/recovery/circuits', { token: readOnly.key, body: { provider: 'kubernetes', gpuType: 'nvidia-t4', action: 'reset' } });
   t.is(forbidden.status, 403);
   const viewer = await signup(api, 'viewer');
   await api.pool.query(`UPDATE membership SET role = 'viewer' WHERE user_id = $1`, [viewer.userId]);
-  t.is((await api.request('GET', '/v1/recovery/circuits', { token: viewer.token })).status, 200);
+  t.is((await api.request('GET', `/v1/recovery/circuits?orgId=${viewer.organizationId}`, { token: viewer.token })).status, 200);
   t.is((await api.request('POST', '/v1/recovery/circuits', { token: viewer.token, body: { provider: 'kubernetes', gpuType: 'nvidia-t4', action: 'reset' } })).status, 403);
   const deploymentsOnly = await createApiKey(api, owner.token, 'deployments_only');
-  t.is((await api.request('GET', '/v1/recovery/circuits', { token: deploymentsOnly.key })).status, 200);
+  t.is((await api.request('GET', `/v1/recovery/circuits?orgId=${owner.organizationId}`, { token: deploymentsOnly.key })).status, 200);
   // A circuit is shared by every organization: not even an organization's owner closes one early.
   t.is((await api.request('POST', '/v1/recovery/circuits', { token: owner.token, body: { provider: 'kubernetes', gpuType: 'nvidia-t4', action: 'reset' } })).status, 403);
   const adminReadOnly = await createApiKey(api, admin.token, 'read_only');
   t.is((await api.request('POST', '/v1/recovery/circuits', { token: adminReadOnly.key, body: { provider: 'kubernetes', gpuType: 'nvidia-t4', action: 'reset' } })).status, 403);
-  t.deepEqual(await circuitOf(owner.token, 'nvidia-t4'), before, 'nothing changed');
+  t.deepEqual(await circuitOf(owner, 'nvidia-t4'), before, 'nothing changed');
 });

@@ -33,11 +33,11 @@ const awsCluster = (name: string) => ({
 const clusterCount = async () => Number((await api.pool.query(`SELECT count(*) FROM gpu_cluster WHERE deleted_at IS NULL`)).rows[0].count);
 
 test.serial('with no cluster registered, a deployment is 503 GPU_UNAVAILABLE and nothing is created', async (t) => {
-  const { token } = await signup(api);
+  const { token, organizationId } = await signup(api);
   const res = await api.request('POST', '/api/deployments', { token, body: validDeployment('nowhere') });
   t.is(res.status, 503);
   t.like(res.body, { success: false, data: null, error: { code: 'GPU_UNAVAILABLE', details: { gpu: 'nvidia-l4' } } });
-  t.false((await api.request('GET', '/v1/gpu-types', { token })).body.some((g: { available: boolean }) => g.available));
+  t.false((await api.request('GET', `/v1/gpu-types?orgId=${organizationId}`, { token })).body.some((g: { available: boolean }) => g.available));
   t.regex(res.body.error.message, /No GPU cluster offers nvidia-l4/);
   t.deepEqual((await api.request('GET', '/api/deployments', { token })).body.data, []);
   const v1 = await api.request('POST', '/v1/deployments', { token, body: validDeployment('nowhere') });
@@ -57,8 +57,8 @@ test.serial('an existing cluster registered by kubeconfig offers the GPUs its no
   t.deepEqual((await api.request('GET', '/v1/admin/clusters', { token: admin })).body.map((c: { id: string }) => c.id), [res.body.id]);
   t.like((await api.request('GET', `/v1/admin/clusters/${res.body.id}`, { token: admin })).body, { id: res.body.id, status: 'ready' });
 
-  const { token } = await signup(api);
-  const available = (await api.request('GET', '/v1/gpu-types', { token })).body.filter((g: { available: boolean }) => g.available).map((g: { id: string }) => g.id);
+  const { token, organizationId } = await signup(api);
+  const available = (await api.request('GET', `/v1/gpu-types?orgId=${organizationId}`, { token })).body.filter((g: { available: boolean }) => g.available).map((g: { id: string }) => g.id);
   t.deepEqual(available, ['nvidia-h100-80gb', 'nvidia-l4']);
   const created = await api.request('POST', '/api/deployments', { token, body: validDeployment('on-local') });
   t.is(created.status, 201);

@@ -35,9 +35,9 @@ test('POST /api/deployments answers in the envelope; GET reads every field', asy
 });
 
 test('GET /v1/deployments lists the organization\'s deployments', async (t) => {
-  const { token } = await signup(api);
+  const { token, organizationId } = await signup(api);
   await api.request('POST', '/v1/deployments', { token, body: validDeployment('one') });
-  const res = await api.request('GET', '/v1/deployments', { token });
+  const res = await api.request('GET', `/v1/deployments?orgId=${organizationId}`, { token });
   t.is(res.status, 200);
   t.is(res.body.data.length, 1);
   t.like(res.body, { data: [{ name: 'one' }], pagination: { hasMore: false, nextCursor: null } });
@@ -218,14 +218,14 @@ test('every deployment route needs a credential', async (t) => {
 });
 
 test('scopes: read only reads, deployments only deploys', async (t) => {
-  const { token } = await signup(api);
+  const { token, organizationId } = await signup(api);
   const readOnly = await createApiKey(api, token, 'read_only');
   const deploymentsOnly = await createApiKey(api, token, 'deployments_only');
   const created = await api.request('POST', '/api/deployments', { token: deploymentsOnly.key, body: validDeployment() });
   t.is(created.status, 201);
   const id = created.body.data.id;
   t.is((await api.request('GET', `/api/deployments/${id}`, { token: readOnly.key })).status, 200);
-  t.is((await api.request('GET', '/v1/gpu-types', { token: readOnly.key })).status, 200);
+  t.is((await api.request('GET', `/v1/gpu-types?orgId=${organizationId}`, { token: readOnly.key })).status, 200);
   for (const [method, path, body] of [
     ['POST', '/api/deployments', validDeployment('other')], ['POST', '/v1/deployments', validDeployment('other')],
     ['PATCH', `/api/deployments/${id}`, { replicas: 1 }], ['DELETE', `/api/deployments/${id}`, undefined],
@@ -303,8 +303,8 @@ test('a failed create is not stored under its Idempotency-Key', async (t) => {
 });
 
 test('GET /v1/gpu-types lists the catalog with memory, price and availability', async (t) => {
-  const { token } = await signup(api);
-  const res = await api.request('GET', '/v1/gpu-types', { token });
+  const { token, organizationId } = await signup(api);
+  const res = await api.request('GET', `/v1/gpu-types?orgId=${organizationId}`, { token });
   t.is(res.status, 200);
   const ids = res.body.map((g: { id: string }) => g.id);
   for (const id of ['nvidia-h100-80gb', 'nvidia-a100-80gb', 'nvidia-a10g', 'nvidia-l4', 'nvidia-t4']) t.true(ids.includes(id), id);

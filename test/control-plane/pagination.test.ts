@@ -4,12 +4,14 @@ import { signup, startTestApi, type TestApi } from '../support/control-plane.ts'
 
 let api: TestApi;
 let token: string;
+let organizationId: string;
 const STATUSES = ['pending', 'running', 'deploying', 'failed', 'stopped'];
 
 test.before(async () => {
   api = await startTestApi(import.meta.filename);
   const user = await signup(api);
   token = user.token;
+  organizationId = user.organizationId;
   // 45 deployments, one a day from 2026-01-01, statuses in rotation; two share a timestamp (tie-break on id).
   await api.pool.query(`
     INSERT INTO deployment (id, created_at, updated_at, organization_id, name, model, runtime, gpu, status, endpoint, replicas, min_replicas, max_replicas, current_replicas)
@@ -54,7 +56,7 @@ test('limit is honoured up to 100', async (t) => {
   t.is(res.body.data.length, 45);
   t.false(res.body.pagination.hasMore);
   t.is(res.body.pagination.nextCursor, null);
-  t.is((await api.request('GET', '/v1/deployments?limit=7', { token })).body.data.length, 7);
+  t.is((await api.request('GET', `/v1/deployments?orgId=${organizationId}&limit=7`, { token })).body.data.length, 7);
 });
 
 test('sort by several fields, ascending and descending', async (t) => {
@@ -105,9 +107,10 @@ test('malformed parameters are 400 naming the parameter, on both surfaces', asyn
     const res = await api.request('GET', `/api/deployments?${query}`, { token });
     t.is(res.status, 400, query);
     t.regex(res.body.error.message, new RegExp(parameter), query);
-    const reference = await api.request('GET', `/v1/deployments?${query}`, { token });
+    const reference = await api.request('GET', `/v1/deployments?orgId=${organizationId}&${query}`, { token });
     t.is(reference.status, 400, query);
     t.is(reference.body.code, 'INVALID_REQUEST');
+    t.regex(reference.body.message, new RegExp(`Invalid query parameter ${parameter}:`), query);
   }
 });
 

@@ -54,10 +54,10 @@ test('the organization\'s limit is shared by its credentials; other organization
   const b = await signup(api, 'b');
   const key = await createApiKey(api, a.token, 'full_access');
   // Session and key of one organization draw on the same organization counter (1 used by the key creation).
-  for (let i = 0; i < 9; i++) await api.request('GET', '/v1/gpu-types', { token: i % 2 ? key.key : a.token });
-  t.is((await api.request('GET', '/v1/gpu-types', { token: key.key })).status, 429);
-  t.is((await api.request('GET', '/v1/gpu-types', { token: a.token })).status, 429);
-  t.is((await api.request('GET', '/v1/gpu-types', { token: b.token })).status, 200);
+  for (let i = 0; i < 9; i++) await api.request('GET', `/v1/gpu-types?orgId=${a.organizationId}`, { token: i % 2 ? key.key : a.token });
+  t.is((await api.request('GET', `/v1/gpu-types?orgId=${a.organizationId}`, { token: key.key })).status, 429);
+  t.is((await api.request('GET', `/v1/gpu-types?orgId=${a.organizationId}`, { token: a.token })).status, 429);
+  t.is((await api.request('GET', `/v1/gpu-types?orgId=${b.organizationId}`, { token: b.token })).status, 200);
 });
 
 test('calls without a credential are limited per client address', async (t) => {

@@ -24,7 +24,7 @@ test('GET shows the failure, the events and the deployment workflow as Temporal 
 });
 
 test('with Temporal unreachable the inspection is 503 with Retry-After, soon, and the overview still answers', async (t) => {
-  const { token, id } = await failedDeployment('unreachable');
+  const { token, id, organizationId } = await failedDeployment('unreachable');
   const cut = await startTestApi(import.meta.filename, { databaseUrl: api.databaseUrl, orchestratorTemporalAddress: `127.0.0.1:${await freePort()}` });
   try {
     const started = Date.now();
@@ -33,7 +33,7 @@ test('with Temporal unreachable the inspection is 503 with Retry-After, soon, an
     t.like(res.body, { code: 'SERVICE_UNAVAILABLE', message: 'The workflow service is unavailable: try again shortly' });
     t.is(res.headers.get('retry-after'), '5');
     t.true(Date.now() - started < 10_000, `answered after ${Date.now() - started} ms`);
-    t.is((await cut.request('GET', '/v1/recovery', { token })).status, 200);
+    t.is((await cut.request('GET', `/v1/recovery?orgId=${organizationId}`, { token })).status, 200);
   } finally {
     await cut.close();
   }
@@ -61,9 +61,9 @@ test('force_delete asks the workflow to delete even if the teardown fails; DELET
 });
 
 test('the overview lists failed deployments and bulk retry answers per deployment', async (t) => {
-  const { token, id } = await failedDeployment('first');
+  const { token, id, organizationId } = await failedDeployment('first');
   const { body } = await api.request('POST', '/api/deployments', { token, body: validDeployment('healthy') });
-  const overview = await api.request('GET', '/v1/recovery', { token });
+  const overview = await api.request('GET', `/v1/recovery?orgId=${organizationId}`, { token });
   t.deepEqual(overview.body.failed.map((d: { id: string }) => d.id), [id]);
   const bulk = await api.request('POST', '/v1/recovery', { token, body: { action: 'retry', ids: [id, body.data.id, 'dep_unknown'] } });
   t.deepEqual(bulk.body.results, [
@@ -89,5 +89,5 @@ test('an unknown action is 422, a missing one 400; no credential 401; a read-onl
     t.is(res.status, 404, method);
     t.is(res.body.code, 'DEPLOYMENT_NOT_FOUND');
   }
-  t.deepEqual((await api.request('GET', '/v1/recovery', { token: other.token })).body.failed, []);
+  t.deepEqual((await api.request('GET', `/v1/recovery?orgId=${other.organizationId}`, { token: other.token })).body.failed, []);
 });

@@ -42,15 +42,15 @@ test('odd paths, queries, headers and bodies answer 4xx, never 5xx', async (t) =
   ];
   for (const [method, path, options] of probes) {
     const res = await api.request(method, path, options).catch((error: Error) => ({ status: -1, body: error.message }));
-    t.true(res.status < 500 || res.status === 501, `${method} ${path.slice(0, 60)} ${JSON.stringify(options).slice(0, 80)} -> ${res.status} ${JSON.stringify(res.body)}`);
+    t.true(res.status < 500, `${method} ${path.slice(0, 60)} ${JSON.stringify(options).slice(0, 80)} -> ${res.status} ${JSON.stringify(res.body)}`);
   }
 });
 
 test('a Host header that is no host is 400, not a broken SSO redirect URI', async (t) => {
   const owner = await signup(api, 'hosted');
   const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const url = new URL(`${api.url}/v1/enterprise/sso/providers`);
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname, headers: { host: 'a b', authorization: `Bearer ${owner.token}` } }, (res) => {
+    const url = new URL(`${api.url}/v1/enterprise/sso/providers?orgId=${owner.organizationId}`);
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, headers: { host: 'a b', authorization: `Bearer ${owner.token}` } }, (res) => {
       let body = '';
       res.on('data', (chunk: Buffer) => { body += chunk.toString(); });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));

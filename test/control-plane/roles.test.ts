@@ -63,7 +63,7 @@ test('a member holding a custom role may do exactly what it lists, and a change 
   t.is((await api.request('GET', '/api/deployments', member.as)).status, 200);
   t.is((await api.request('GET', '/v1/enterprise/roles', member.as)).status, 200);
   t.is((await api.request('POST', '/api/deployments', { ...member.as, body: {} })).status, 403);
-  t.is((await api.request('GET', '/v1/settings/api-keys', member.as)).status, 403);
+  t.is((await api.request('GET', `/v1/settings/api-keys?orgId=${owner.organizationId}`, member.as)).status, 403);
   t.is((await api.request('GET', '/api/webhooks', member.as)).status, 403);
 
   await api.request('PUT', `/v1/enterprise/roles/${role.id}`, { token: owner.token, body: { ...auditor, permissions: [...auditor.permissions, 'webhooks:read'] } });
@@ -174,17 +174,17 @@ test('POST /v1/enterprise/assignments gives a member a built-in or custom role i
   const owner = await signup(api);
   const role = await createRole(owner.token);
   const member = await addMember(api, owner.organizationId, 'viewer');
-  t.is((await api.request('GET', '/v1/settings/api-keys', member.as)).status, 403);
+  t.is((await api.request('GET', `/v1/settings/api-keys?orgId=${owner.organizationId}`, member.as)).status, 403);
 
   const toAdmin = await api.request('POST', '/v1/enterprise/assignments', { token: owner.token, body: { userId: member.userId, roleId: 'admin' } });
   t.is(toAdmin.status, 200);
   t.deepEqual(toAdmin.body, { userId: member.userId, email: member.email, name: signupName(member), roleId: 'admin', roleName: 'admin' });
-  t.is((await api.request('GET', '/v1/settings/api-keys', member.as)).status, 200);
+  t.is((await api.request('GET', `/v1/settings/api-keys?orgId=${owner.organizationId}`, member.as)).status, 200);
 
   const toCustom = await api.request('POST', '/v1/enterprise/assignments', { token: owner.token, body: { userId: member.userId, roleId: role.id } });
   t.like(toCustom.body, { roleId: role.id, roleName: 'Auditor' });
   t.is(await roleOf(owner.token, member.userId), role.id);
-  t.is((await api.request('GET', '/v1/settings/api-keys', member.as)).status, 403);
+  t.is((await api.request('GET', `/v1/settings/api-keys?orgId=${owner.organizationId}`, member.as)).status, 403);
   t.is((await api.request('GET', '/api/deployments', member.as)).status, 200);
 });
 

@@ -33,14 +33,14 @@ async function changeEmail(token: string, email: string) {
 
 test('GET /v1/settings/profile shows name and address; POST changes the name', async (t) => {
   const user = await signup(api, 'profile');
-  const res = await api.request('GET', PROFILE, { token: user.token });
+  const res = await api.request('GET', `${PROFILE}?orgId=${user.organizationId}`, { token: user.token });
   t.is(res.status, 200);
   t.like(res.body, { id: user.userId, email: user.email, pendingEmail: null });
   t.regex(res.body.name, /^profile \d+$/);
   const renamed = await api.request('POST', PROFILE, { token: user.token, body: { name: '  Ada Lovelace ' } });
   t.is(renamed.status, 200);
   t.like(renamed.body, { name: 'Ada Lovelace', email: user.email });
-  t.is((await api.request('GET', PROFILE, { token: user.token })).body.name, 'Ada Lovelace');
+  t.is((await api.request('GET', `${PROFILE}?orgId=${user.organizationId}`, { token: user.token })).body.name, 'Ada Lovelace');
 });
 
 test('a new address stays pending until the mailed token confirms it; then sign-in uses it; the token works once', async (t) => {
@@ -83,13 +83,13 @@ test('confirming: another user\'s or an unknown token is 404, an expired or supe
   const expired = await api.request('POST', VERIFY, { token: user.token, body: { token: second.token } });
   t.is(expired.status, 422);
   t.regex(expired.body.message, /expired/);
-  t.is((await api.request('GET', PROFILE, { token: user.token })).body.pendingEmail, null);
+  t.is((await api.request('GET', `${PROFILE}?orgId=${user.organizationId}`, { token: user.token })).body.pendingEmail, null);
 
   const third = await changeEmail(user.token, newAddress());
   const cancelled = await api.request('POST', PROFILE, { token: user.token, body: { email: user.email } });
   t.like(cancelled.body, { email: user.email, pendingEmail: null });
   t.is((await api.request('POST', VERIFY, { token: user.token, body: { token: third.token } })).status, 422);
-  t.is((await api.request('GET', PROFILE, { token: user.token })).body.email, user.email);
+  t.is((await api.request('GET', `${PROFILE}?orgId=${user.organizationId}`, { token: user.token })).body.email, user.email);
 });
 
 test('profile: bad input is 400/422 naming the field, an address in use is 409; nothing changes and nothing is mailed', async (t) => {
@@ -107,15 +107,15 @@ test('profile: bad input is 400/422 naming the field, an address in use is 409; 
   }
   t.is((await api.request('POST', VERIFY, { token: user.token, body: {} })).status, 400);
   t.is(smtp.to(other.email).length, 0);
-  t.like((await api.request('GET', PROFILE, { token: user.token })).body, { email: user.email, pendingEmail: null });
-  t.regex((await api.request('GET', PROFILE, { token: user.token })).body.name, /^user \d+$/);
+  t.like((await api.request('GET', `${PROFILE}?orgId=${user.organizationId}`, { token: user.token })).body, { email: user.email, pendingEmail: null });
+  t.regex((await api.request('GET', `${PROFILE}?orgId=${user.organizationId}`, { token: user.token })).body.name, /^user \d+$/);
 });
 
 test('an address change whose mail cannot be sent is 503 and leaves nothing pending', async (t) => {
   const user = await signup(api);
   const res = await api.request('POST', PROFILE, { token: user.token, body: { name: 'Changed', email: 'me@rejected.test' } });
   t.is(res.status, 503);
-  t.like((await api.request('GET', PROFILE, { token: user.token })).body, { pendingEmail: null, name: `user ${user.email.split('-')[1]}` });
+  t.like((await api.request('GET', `${PROFILE}?orgId=${user.organizationId}`, { token: user.token })).body, { pendingEmail: null, name: `user ${user.email.split('-')[1]}` });
 });
 
 test('GET /v1/settings/organization shows name, slug, contact, default region and plan; POST changes them', async (t) => {
@@ -123,7 +123,7 @@ test('GET /v1/settings/organization shows name, slug, contact, default region an
     body: { email: newAddress(), password: 'correct horse battery', name: 'Ada', organizationName: 'Ünïcode & Co.' },
   });
   const owner = { token: signedUp.body.access_token, organizationId: signedUp.body.user.organization_id };
-  const res = await api.request('GET', ORGANIZATION, { token: owner.token });
+  const res = await api.request('GET', `${ORGANIZATION}?orgId=${owner.organizationId}`, { token: owner.token });
   t.is(res.status, 200);
   t.like(res.body, { id: owner.organizationId, name: 'Ünïcode & Co.', contactEmail: null, defaultRegion: 'us-east-1', plan: 'free' });
   // A default slug: the name as a DNS label plus the id's random part, so it is unique from the start.
@@ -135,7 +135,7 @@ test('GET /v1/settings/organization shows name, slug, contact, default region an
   });
   t.is(updated.status, 200);
   t.like(updated.body, { name: 'Analytical Engines', slug, contactEmail: 'ops@engines.example', defaultRegion: 'eu-west-1', plan: 'free' });
-  t.deepEqual((await api.request('GET', ORGANIZATION, { token: owner.token })).body, updated.body);
+  t.deepEqual((await api.request('GET', `${ORGANIZATION}?orgId=${owner.organizationId}`, { token: owner.token })).body, updated.body);
   const cleared = await api.request('POST', ORGANIZATION, { token: owner.token, body: { contactEmail: null } });
   t.like(cleared.body, { contactEmail: null, slug });
 });
@@ -143,8 +143,8 @@ test('GET /v1/settings/organization shows name, slug, contact, default region an
 test('organization: bad input is 400/422 naming the field, a taken slug 409, the plan read-only; nothing changes', async (t) => {
   const owner = await signup(api);
   const other = await signup(api);
-  const otherSlug = (await api.request('GET', ORGANIZATION, { token: other.token })).body.slug;
-  const before = (await api.request('GET', ORGANIZATION, { token: owner.token })).body;
+  const otherSlug = (await api.request('GET', `${ORGANIZATION}?orgId=${other.organizationId}`, { token: other.token })).body.slug;
+  const before = (await api.request('GET', `${ORGANIZATION}?orgId=${owner.organizationId}`, { token: owner.token })).body;
   for (const [body, status, field] of [
     [{ slug: 'Has-Caps' }, 422, 'slug'],
     [{ slug: 'ab' }, 422, 'slug'],
@@ -163,7 +163,7 @@ test('organization: bad input is 400/422 naming the field, a taken slug 409, the
     t.is(res.status, status, JSON.stringify(body));
     t.true(res.body.message.includes(field), res.body.message);
   }
-  t.deepEqual((await api.request('GET', ORGANIZATION, { token: owner.token })).body, before);
+  t.deepEqual((await api.request('GET', `${ORGANIZATION}?orgId=${owner.organizationId}`, { token: owner.token })).body, before);
 });
 
 test('no credential is 401; keys and roles get what their permissions allow; another organization is out of reach', async (t) => {
@@ -172,23 +172,23 @@ test('no credential is 401; keys and roles get what their permissions allow; ano
     t.is((await api.request(method, path, { body })).status, 401, `${method} ${path}`);
   }
   const readOnly = await createApiKey(api, owner.token, 'read_only');
-  t.is((await api.request('GET', PROFILE, { token: readOnly.key })).status, 200);
-  t.is((await api.request('GET', ORGANIZATION, { token: readOnly.key })).status, 200);
+  t.is((await api.request('GET', `${PROFILE}?orgId=${owner.organizationId}`, { token: readOnly.key })).status, 200);
+  t.is((await api.request('GET', `${ORGANIZATION}?orgId=${owner.organizationId}`, { token: readOnly.key })).status, 200);
   const { token: pending } = await changeEmail(owner.token, newAddress());
   const writes = [[PROFILE, { name: 'x' }], [VERIFY, { token: pending }], [ORGANIZATION, { name: 'x' }]] as const;
   for (const [path, body] of writes) t.is((await api.request('POST', path, { token: readOnly.key, body })).status, 403, path);
   const deploymentsOnly = await createApiKey(api, owner.token, 'deployments_only');
   for (const [path, body] of writes) t.is((await api.request('POST', path, { token: deploymentsOnly.key, body })).status, 403, path);
-  for (const path of [PROFILE, ORGANIZATION]) t.is((await api.request('GET', path, { token: deploymentsOnly.key })).status, 403, path);
-  t.like((await api.request('GET', PROFILE, { token: owner.token })).body, { email: owner.email, name: `user ${owner.email.split('-')[1]}` });
-  t.not((await api.request('GET', ORGANIZATION, { token: owner.token })).body.name, 'x');
+  for (const path of [PROFILE, ORGANIZATION]) t.is((await api.request('GET', `${path}?orgId=${owner.organizationId}`, { token: deploymentsOnly.key })).status, 403, path);
+  t.like((await api.request('GET', `${PROFILE}?orgId=${owner.organizationId}`, { token: owner.token })).body, { email: owner.email, name: `user ${owner.email.split('-')[1]}` });
+  t.not((await api.request('GET', `${ORGANIZATION}?orgId=${owner.organizationId}`, { token: owner.token })).body.name, 'x');
 
   // A viewer reads the organization and edits their own profile, but not the organization.
   const viewerEmail = newAddress();
   await api.request('POST', '/v1/team/invite', { token: owner.token, body: { email: viewerEmail, role: 'viewer' } });
   const inviteToken = /invite\/(invite_[A-Za-z0-9_-]{43})/.exec(smtp.to(viewerEmail)[0]!.text)![1]!;
   const viewer = (await api.request('POST', `/v1/team/invite/${inviteToken}/accept`, { body: { name: 'Viewer', password: 'viewer password' } })).body;
-  t.is((await api.request('GET', ORGANIZATION, { token: viewer.access_token })).status, 200);
+  t.is((await api.request('GET', `${ORGANIZATION}?orgId=${owner.organizationId}`, { token: viewer.access_token })).status, 200);
   t.is((await api.request('POST', PROFILE, { token: viewer.access_token, body: { name: 'Vi' } })).status, 200);
   const refused = await api.request('POST', ORGANIZATION, { token: viewer.access_token, body: { name: 'Mine now' } });
   t.is(refused.status, 403);
@@ -198,5 +198,5 @@ test('no credential is 401; keys and roles get what their permissions allow; ano
   const other = await signup(api);
   t.is((await api.request('GET', `${ORGANIZATION}?orgId=${other.organizationId}`, { token: owner.token })).status, 403);
   t.is((await api.request('POST', ORGANIZATION, { token: owner.token, body: { name: 'x' }, headers: { 'X-Organization-ID': other.organizationId } })).status, 403);
-  t.not((await api.request('GET', ORGANIZATION, { token: other.token })).body.name, 'x');
+  t.not((await api.request('GET', `${ORGANIZATION}?orgId=${other.organizationId}`, { token: other.token })).body.name, 'x');
 });

@@ -104,28 +104,28 @@ test('POST, GET, PUT, DELETE /v1/auth/sso manage one configuration; the client s
   const after = await api.pool.query('SELECT sealed_client_secret FROM sso_configuration WHERE id = $1', [created.body.id]);
   t.is(after.rows[0].sealed_client_secret, stored.rows[0].sealed_client_secret, 'an absent secret keeps the stored one');
   // The kept secret still authenticates Kiln at the provider.
-  const verified = await api.request('GET', '/v1/enterprise/sso/verify', { token: owner.token });
+  const verified = await api.request('GET', `/v1/enterprise/sso/verify?orgId=${owner.organizationId}`, { token: owner.token });
   t.true(verified.body.ok, JSON.stringify(verified.body));
 
   const deleted = await api.request('DELETE', '/v1/auth/sso', { token: owner.token });
   t.deepEqual(deleted.body, { id: created.body.id, deleted: true });
-  t.is((await api.request('GET', '/v1/auth/sso', { token: owner.token })).status, 404);
+  t.is((await api.request('GET', `/v1/auth/sso?orgId=${owner.organizationId}`, { token: owner.token })).status, 404);
   t.is((await api.request('DELETE', '/v1/auth/sso', { token: owner.token })).status, 404);
   t.is((await api.request('PUT', '/v1/auth/sso', { token: owner.token, body: configuration() })).status, 404);
 });
 
 test('/v1/enterprise/sso/configure reads and saves the same configuration as /v1/auth/sso; the first save needs the secret', async (t) => {
   const owner = await signup(api, 'configure');
-  t.is((await api.request('GET', '/v1/enterprise/sso/configure', { token: owner.token })).status, 404);
+  t.is((await api.request('GET', `/v1/enterprise/sso/configure?orgId=${owner.organizationId}`, { token: owner.token })).status, 404);
   const { clientSecret: _omitted, ...withoutSecret } = configuration();
   const refused = await api.request('POST', '/v1/enterprise/sso/configure', { token: owner.token, body: withoutSecret });
   t.is(refused.status, 422);
   t.regex(refused.body.message, /clientSecret/);
-  t.is((await api.request('GET', '/v1/auth/sso', { token: owner.token })).status, 404, 'nothing stored');
+  t.is((await api.request('GET', `/v1/auth/sso?orgId=${owner.organizationId}`, { token: owner.token })).status, 404, 'nothing stored');
 
   const saved = await api.request('POST', '/v1/enterprise/sso/configure', { token: owner.token, body: configuration() });
   t.is(saved.status, 200);
-  t.deepEqual((await api.request('GET', '/v1/auth/sso', { token: owner.token })).body, saved.body);
+  t.deepEqual((await api.request('GET', `/v1/auth/sso?orgId=${owner.organizationId}`, { token: owner.token })).body, saved.body);
   const resaved = await api.request('POST', '/v1/enterprise/sso/configure', { token: owner.token, body: { ...withoutSecret, jitProvisioning: false } });
   t.is(resaved.body.id, saved.body.id);
   t.false(resaved.body.jitProvisioning);
@@ -156,7 +156,7 @@ test('bad configurations are 400 (missing, wrong type, unknown field) or 422 (br
   }
   t.is((await api.request('POST', '/v1/auth/sso', { token: owner.token, body: '{"issuer":' })).status, 400);
   t.is((await api.request('POST', '/v1/enterprise/sso/configure', { token: owner.token, body: configuration({ issuer: 'http://idp.example.com' }) })).status, 422);
-  t.is((await api.request('GET', '/v1/auth/sso', { token: owner.token })).status, 404, 'nothing stored');
+  t.is((await api.request('GET', `/v1/auth/sso?orgId=${owner.organizationId}`, { token: owner.token })).status, 404, 'nothing stored');
 
   const { config } = await configured('bad-put');
   const again = await signup(api, 'bad-put-owner');
@@ -195,16 +195,16 @@ test('scopes and roles: read-only keys read, deployments-only keys and members o
     [`mem_sso_member_${counter++}`, owner.organizationId, member.userId, `mem_sso_viewer_${counter++}`, viewer.userId]);
 
   for (const [method, path, body] of CONFIGURATION_ROUTES) {
-    const res = await api.request(method, path, { token: readOnly.key, body: bodyOf(body) });
+    const res = await api.request(method, `${path}?orgId=${owner.organizationId}`, { token: readOnly.key, body: bodyOf(body) });
     t.is(res.status, method === 'GET' ? 200 : 403, `read_only ${method} ${path}`);
-    t.is((await api.request(method, path, { token: deploymentsOnly.key, body: bodyOf(body) })).status, 403, `deployments_only ${method} ${path}`);
+    t.is((await api.request(method, `${path}?orgId=${owner.organizationId}`, { token: deploymentsOnly.key, body: bodyOf(body) })).status, 403, `deployments_only ${method} ${path}`);
     for (const user of [member, viewer]) {
       const asMember = await api.request(method, `${path}?orgId=${owner.organizationId}`, { token: user.token, body: bodyOf(body) });
       t.is(asMember.status, 403, `${user.email} ${method} ${path}`);
       t.is(asMember.body.code, 'INSUFFICIENT_PERMISSIONS');
     }
   }
-  t.deepEqual((await api.request('GET', '/v1/auth/sso', { token: owner.token })).body, owner.config, 'unchanged');
+  t.deepEqual((await api.request('GET', `/v1/auth/sso?orgId=${owner.organizationId}`, { token: owner.token })).body, owner.config, 'unchanged');
 });
 
 test('a custom role with sso:write cannot make the default role one with more than it holds', async (t) => {
@@ -222,15 +222,15 @@ test('a custom role with sso:write cannot make the default role one with more th
   t.is((await asOperator('POST', 'member')).status, 403, 'member holds deployments:write');
   t.is((await asOperator('POST', 'viewer')).status, 201);
   t.is((await asOperator('PUT', 'admin')).status, 403);
-  t.is((await api.request('GET', '/v1/auth/sso', { token: owner.token })).body.defaultRole, 'viewer', 'unchanged');
+  t.is((await api.request('GET', `/v1/auth/sso?orgId=${owner.organizationId}`, { token: owner.token })).body.defaultRole, 'viewer', 'unchanged');
 });
 
 test("another organization's configuration is never visible nor changed", async (t) => {
   const a = await configured('org-a');
   const b = await signup(api, 'org-b');
-  t.is((await api.request('GET', '/v1/auth/sso', { token: b.token })).status, 404);
-  t.is((await api.request('GET', '/v1/enterprise/sso/configure', { token: b.token })).status, 404);
-  t.is((await api.request('GET', '/v1/enterprise/sso/verify', { token: b.token })).status, 404);
+  t.is((await api.request('GET', `/v1/auth/sso?orgId=${b.organizationId}`, { token: b.token })).status, 404);
+  t.is((await api.request('GET', `/v1/enterprise/sso/configure?orgId=${b.organizationId}`, { token: b.token })).status, 404);
+  t.is((await api.request('GET', `/v1/enterprise/sso/verify?orgId=${b.organizationId}`, { token: b.token })).status, 404);
   t.is((await api.request('DELETE', '/v1/auth/sso', { token: b.token })).status, 404);
   t.is((await api.request('PUT', '/v1/auth/sso', { token: b.token, body: configuration() })).status, 404);
   for (const path of ['/v1/auth/sso', '/v1/enterprise/sso/configure', '/v1/enterprise/sso/verify']) {
@@ -241,12 +241,12 @@ test("another organization's configuration is never visible nor changed", async 
   const own = await api.request('POST', '/v1/auth/sso', { token: b.token, body: configuration({ allowedDomains: ['b.test'] }) });
   t.is(own.status, 201);
   t.not(own.body.id, a.config.id);
-  t.deepEqual((await api.request('GET', '/v1/auth/sso', { token: a.token })).body, a.config, "A's configuration is untouched");
+  t.deepEqual((await api.request('GET', `/v1/auth/sso?orgId=${a.organizationId}`, { token: a.token })).body, a.config, "A's configuration is untouched");
 });
 
 test('GET /v1/enterprise/sso/providers lists generic OIDC and the presets with their issuer templates', async (t) => {
-  const { token } = await signup(api, 'providers');
-  const res = await api.request('GET', '/v1/enterprise/sso/providers', { token });
+  const { token, organizationId } = await signup(api, 'providers');
+  const res = await api.request('GET', `/v1/enterprise/sso/providers?orgId=${organizationId}`, { token });
   t.is(res.status, 200);
   t.deepEqual(res.body.map((p: { id: string }) => p.id), ['oidc', 'okta', 'azure-ad', 'google-workspace']);
   t.like(res.body.find((p: { id: string }) => p.id === 'azure-ad'), { issuerTemplate: 'https://login.microsoftonline.com/{tenantId}/v2.0', parameters: ['tenantId'] });
@@ -257,8 +257,8 @@ test('GET /v1/enterprise/sso/providers lists generic OIDC and the presets with t
 const statuses = (body: { checks: Array<{ name: string; status: string }> }) => Object.fromEntries(body.checks.map((c) => [c.name, c.status]));
 
 test('verify: the configured provider passes every check, client credentials included', async (t) => {
-  const { token } = await configured('verify');
-  const res = await api.request('GET', '/v1/enterprise/sso/verify', { token });
+  const { token, organizationId } = await configured('verify');
+  const res = await api.request('GET', `/v1/enterprise/sso/verify?orgId=${organizationId}`, { token });
   t.is(res.status, 200);
   t.true(res.body.ok);
   t.is(res.body.issuer, idp.issuer);
@@ -346,8 +346,8 @@ test('SSO login: redirect with PKCE S256, state and nonce; callback creates the 
   t.is(name.rows[0].name, `SSO ${email.split('@')[0]}`);
 
   // The session is a real one: the access token acts as a member, the refresh token rotates.
-  t.is((await api.request('GET', '/v1/deployments', { token: session.body.access_token })).status, 200);
-  t.is((await api.request('GET', '/v1/auth/sso', { token: session.body.access_token })).status, 403);
+  t.is((await api.request('GET', `/v1/deployments?orgId=${owner.organizationId}`, { token: session.body.access_token })).status, 200);
+  t.is((await api.request('GET', `/v1/auth/sso?orgId=${owner.organizationId}`, { token: session.body.access_token })).status, 403);
   const refreshed = await api.request('POST', '/api/auth/refresh', { body: { refresh_token: session.body.refresh_token } });
   t.is(refreshed.status, 200);
 
@@ -425,7 +425,7 @@ test('an identity provider cannot make a platform administrator: a JIT account w
   const session = await api.request('GET', await loginAt(owner.organizationId, 'admin@kiln.test'));
   t.is(session.status, 200, JSON.stringify(session.body));
   t.is((await api.request('GET', '/v1/admin/customers', { token: session.body.access_token })).status, 403);
-  t.is((await api.request('GET', '/v1/deployments', { token: session.body.access_token })).status, 200, 'an ordinary member otherwise');
+  t.is((await api.request('GET', `/v1/deployments?orgId=${owner.organizationId}`, { token: session.body.access_token })).status, 200, 'an ordinary member otherwise');
 });
 
 test('with JIT provisioning off an unknown user is refused; an existing member signs in', async (t) => {
@@ -485,7 +485,7 @@ test('the OpenAPI document describes the login start as a public 302 and the cal
 test('a stored client secret that no longer decrypts (signing key changed) is 503 with what to do, not a 500', async (t) => {
   const owner = await configured('rekeyed');
   await api.pool.query(`UPDATE sso_configuration SET sealed_client_secret = 'v1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAAAA' WHERE id = $1`, [owner.config.id]);
-  const verified = await api.request('GET', '/v1/enterprise/sso/verify', { token: owner.token });
+  const verified = await api.request('GET', `/v1/enterprise/sso/verify?orgId=${owner.organizationId}`, { token: owner.token });
   t.is(verified.status, 503);
   t.regex(verified.body.message, /save the configuration again/);
   t.is((await startLogin(api, owner.organizationId)).status, 503);

@@ -118,7 +118,7 @@ test('an existing user accepts with their password; a wrong one is 401 and leave
   t.is(res.status, 200);
   t.like(res.body.user, { id: invitee.userId, organization_id: owner.organizationId });
   // Now a member of both: the session acts in the inviting organization, the old one still works with orgId.
-  const org = await api.request('GET', '/v1/settings/organization', { token: res.body.access_token });
+  const org = await api.request('GET', `/v1/settings/organization?orgId=${owner.organizationId}`, { token: res.body.access_token });
   t.is(org.body.id, owner.organizationId);
   const own = await api.request('GET', `/v1/settings/organization?orgId=${invitee.organizationId}`, { token: res.body.access_token });
   t.is(own.body.id, invitee.organizationId);
