@@ -67,3 +67,11 @@ export type DeploymentEventType = 'deployment.created' | 'deployment.running' | 
 
 export const desiredStateSignal = defineSignal<[DesiredDeployment]>('desiredState');
 export const progressQuery = defineQuery<DeploymentProgress>('progress');
+
+/** What the workflow hands the stack activities: the deployment and the desired state to apply. */
+export interface StackTarget {
+  readonly deploymentId: string;
+  readonly organizationId: string;
+  readonly name: string;
+  readonly desired: DesiredDeployment;
+}

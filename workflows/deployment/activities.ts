@@ -2,10 +2,9 @@
 // can be tested on its own and the worker decides what they talk to.
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { CircuitKey } from '../../control-plane/recovery/circuits.ts';
-import type { DeploymentEventType, DeploymentLifecycleStatus, DesiredDeployment } from '../contract/deployment.ts';
+import type { DeploymentEventType, DeploymentLifecycleStatus, StackTarget } from '../contract/deployment.ts';
 import { EMPTY_PROGRAM, refuseInvalid, runActivityOperation } from '../pulumi/activity.ts';
 import type { ProgramRef, PulumiSettings } from '../pulumi/automation.ts';
-import type { ClusterAccess } from './program.ts';
 
 export interface StatusUpdate {
   readonly deploymentId: string;
@@ -17,11 +16,10 @@ export interface StatusUpdate {
   readonly replicas: number;
 }
 
-export interface StackTarget {
-  readonly deploymentId: string;
-  readonly organizationId: string;
-  readonly name: string;
-  readonly desired: DesiredDeployment;
+
+export interface ClusterAccess {
+  /** Kubeconfig (YAML) of the cluster serving the deployment's GPU type. */
+  readonly kubeconfig: string;
 }
 
 /** How many replicas are Ready, and why the others are not when the cluster cannot place them. */

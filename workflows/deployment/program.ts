@@ -8,15 +8,12 @@ import { VllmDeployment, vllmSpec } from '../../stacks/vllm-deployment/index.ts'
 import type { KubeApi } from '../../lib/kubernetes/api.ts';
 import { namespaceOf } from '../contract/deployment.ts';
 import type { ProgramRef } from '../pulumi/automation.ts';
-import type { StackTarget } from './activities.ts';
+import type { StackTarget } from '../contract/deployment.ts';
+import type { ClusterAccess } from './activities.ts';
 
 /** Pod-template annotation carrying the deployment's restart count. */
 export const RESTARTS_ANNOTATION = 'kiln.dev/restarts';
 
-export interface ClusterAccess {
-  /** Kubeconfig (YAML) of the cluster serving the deployment's GPU type. */
-  readonly kubeconfig: string;
-}
 
 
 /** Creates an organization's namespace when it is missing; an existing one is left as it is. */
