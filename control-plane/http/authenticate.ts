@@ -41,10 +41,9 @@ export function authenticate(deps: AuthenticateDeps): Middleware<AppState> {
   }
 
   // A service role key names the organization it acts on in X-Organization-ID, every time.
-  async function resolveServiceKey(ctx: ParameterizedContext<AppState>, credential: string, orgId: string | undefined): Promise<Principal> {
+  async function resolveServiceKey(ctx: ParameterizedContext<AppState>, credential: string): Promise<Principal> {
     const organizationId = ctx.get('X-Organization-ID');
     if (!organizationId) throw new BadRequestError('A service role key needs the X-Organization-ID header naming the organization to act on', { header: 'X-Organization-ID' });
-    if (orgId !== undefined && orgId !== organizationId) throw new BadRequestError('orgId names another organization than X-Organization-ID', { parameter: 'orgId' });
     const principal = await deps.serviceKeys.resolve(ctx.state.em, credential, organizationId);
     const browser = BROWSER_HEADERS.find((header) => ctx.get(header));
     if (browser) {
@@ -64,7 +63,9 @@ export function authenticate(deps: AuthenticateDeps): Middleware<AppState> {
       const requestedOrg = ctx.get('X-Organization-ID') || orgId || undefined;
       try {
         if (!match) throw new UnauthenticatedError('Invalid API key');
-        if (deps.serviceKeys.recognizes(match[1]!)) ctx.state.principal = await resolveServiceKey(ctx, match[1]!, orgId);
+        // Both named, and differently: which one was meant is unknowable.
+        if (orgId && requestedOrg !== orgId) throw new BadRequestError('orgId names another organization than X-Organization-ID', { parameter: 'orgId' });
+        if (deps.serviceKeys.recognizes(match[1]!)) ctx.state.principal = await resolveServiceKey(ctx, match[1]!);
         else {
           // Not an organization id at all: certainly not one the caller belongs to.
           if (requestedOrg !== undefined && !ORGANIZATION_ID.test(requestedOrg)) throw new ForbiddenError('Insufficient permissions');

@@ -102,3 +102,20 @@ test('the platform surface keeps X-Organization-ID: its list needs no orgId', as
   t.is((await api.request('GET', '/api/deployments', { token: owner.token })).status, 200);
   t.is((await api.request('GET', '/api/deployments', { token: owner.token, headers: { 'x-organization-id': owner.organizationId } })).status, 200);
 });
+
+test('orgId and X-Organization-ID naming different organizations is 400 naming orgId, even when both are the caller\'s', async (t) => {
+  const owner = await signup(api, 'both');
+  const other = await signup(api, 'elsewhere');
+  await api.pool.query(`INSERT INTO membership (id, created_at, organization_id, user_id, role) VALUES ($1, now(), $2, $3, 'admin')`,
+    [`mem_both_${owner.userId.slice(4)}`, other.organizationId, owner.userId]);
+  const key = await createApiKey(api, owner.token, 'full_access');
+  for (const [orgId, header] of [[owner.organizationId, other.organizationId], [other.organizationId, owner.organizationId]]) {
+    for (const token of [owner.token, key.key]) {
+      const res = await api.request('GET', `/v1/deployments?orgId=${orgId}`, { token, headers: { 'x-organization-id': header! } });
+      t.is(res.status, 400);
+      t.like(res.body, { code: 'INVALID_REQUEST', message: 'orgId names another organization than X-Organization-ID' });
+    }
+  }
+  const agreeing = await api.request('GET', `/v1/deployments?orgId=${other.organizationId}`, { token: owner.token, headers: { 'x-organization-id': other.organizationId } });
+  t.is(agreeing.status, 200);
+});
