@@ -4,49 +4,18 @@
 import { METHODS } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type pg from 'pg';
-import type { Logger } from 'pino';
-import type { Config } from './config.ts';
 import { deriveKey } from '../lib/keys.ts';
-import type { ClusterOrchestrator } from './clusters/orchestrator.ts';
 import { createCursorCodec } from './core/pagination.ts';
-import type { DeploymentOrchestrator } from './deployments/orchestrator.ts';
 import { auditTrail } from './http/audit.ts';
 import { authenticate } from './http/authenticate.ts';
 import type { AppState } from './http/context.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { rateLimit } from './http/rate-limit.ts';
-import type { PlanLimit } from '../catalog/plans.ts';
 import { requestContext } from './http/request-context.ts';
 import { mountRoutes, type Route } from './http/routes.ts';
 import { idempotency } from './idempotency/middleware.ts';
-import type { InferenceGatewayOptions } from './inference/gateway.ts';
-import type { Mailer } from './mail/mailer.ts';
-import type { ModuleContext, Services } from './module.ts';
+import type { AppDeps, ModuleContext, Services } from './module.ts';
 import { API_MODULES } from './modules.ts';
-import type { Plan } from '../catalog/plans.ts';
-import type { ReportOrchestrator } from './reports/orchestrator.ts';
-
-export interface AppDeps {
-  config: Pick<Config, 'env' | 'signingKey' | 'endpointDomain' | 'trustProxy' | 'adminEmails' | 'dataDir' | 'errorTrackerUrl'>;
-  orm: MikroORM;
-  /** For the statements every request runs outside the ORM: rate-limit counters, audit records. */
-  pool: pg.Pool;
-  log: Logger;
-  /** Overrides the plans' rate limits (tests, bench). */
-  rateLimits?: Readonly<Record<Plan, PlanLimit>>;
-  /** Sends deployments' desired state to their workflows. */
-  orchestrator: DeploymentOrchestrator;
-  /** Starts report workflows (platform administration). */
-  reports: ReportOrchestrator;
-  /** Sends `aws` GPU clusters' desired state to their workflows. */
-  clusterOrchestrator: ClusterOrchestrator;
-  /** Outgoing mail, and the public address its links start with. */
-  mail: { mailer: Mailer; publicUrl: string };
-  /** Overrides the inference gateway's timeouts and the addresses it may connect to (tests: loopback only). */
-  inference?: Partial<InferenceGatewayOptions>;
-}
 
 /** The Koa application, and what must happen when it stops. */
 export type KilnApp = Koa<AppState> & {

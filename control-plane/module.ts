@@ -2,10 +2,40 @@
 // (each declaring its permission). modules.ts lists the modules in order; the app (app.ts) and the database
 // (database/orm.ts) are built from that list, so a new area is a folder and one line there.
 import type { EntitySchema } from '@mikro-orm/core';
-import type { AppDeps } from './app.ts';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { Plan, PlanLimit } from '../catalog/plans.ts';
+import type { ClusterOrchestrator } from './clusters/orchestrator.ts';
+import type { Config } from './config.ts';
+import type { DeploymentOrchestrator } from './deployments/orchestrator.ts';
+import type { InferenceGatewayOptions } from './inference/gateway.ts';
+import type { Mailer } from './mail/mailer.ts';
+import type { ReportOrchestrator } from './reports/orchestrator.ts';
 import type { CursorCodec } from './core/pagination.ts';
 import type { KeyPurpose } from '../lib/keys.ts';
 import type { Route } from './http/routes.ts';
+
+/** What the app is built from (app.ts createApp): every module's context starts with it. */
+export interface AppDeps {
+  config: Pick<Config, 'env' | 'signingKey' | 'endpointDomain' | 'trustProxy' | 'adminEmails' | 'dataDir' | 'errorTrackerUrl'>;
+  orm: MikroORM;
+  /** For the statements every request runs outside the ORM: rate-limit counters, audit records. */
+  pool: pg.Pool;
+  log: Logger;
+  /** Overrides the plans' rate limits (tests, bench). */
+  rateLimits?: Readonly<Record<Plan, PlanLimit>>;
+  /** Sends deployments' desired state to their workflows. */
+  orchestrator: DeploymentOrchestrator;
+  /** Starts report workflows (platform administration). */
+  reports: ReportOrchestrator;
+  /** Sends `aws` GPU clusters' desired state to their workflows. */
+  clusterOrchestrator: ClusterOrchestrator;
+  /** Outgoing mail, and the public address its links start with. */
+  mail: { mailer: Mailer; publicUrl: string };
+  /** Overrides the inference gateway's timeouts and the addresses it may connect to (tests: loopback only). */
+  inference?: Partial<InferenceGatewayOptions>;
+}
 
 /**
  * The services modules build, by name. Each area adds its own from its module file:

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import type pg from 'pg';
 import { PLANS } from '../../catalog/plans.ts';
-import type { AppDeps } from '../../control-plane/app.ts';
+import type { AppDeps } from '../../control-plane/module.ts';
 import { loadConfig } from '../../control-plane/config.ts';
 import type { Orm } from '../../control-plane/database/orm.ts';
 import { startApi } from '../../control-plane/server.ts';

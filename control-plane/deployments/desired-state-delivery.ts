@@ -1,9 +1,8 @@
 // Delivery of desired states to deployment workflows. The API saves a change, then sends it; when Temporal
 // cannot be reached the change stays saved with `generation > sentGeneration`, and the redelivery loop sends
 // it again once Temporal answers. Sending twice is harmless: the workflow ignores generations it has seen.
-import { raw, type EntityManager } from '@mikro-orm/postgresql';
+import { raw, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { Orm } from '../database/orm.ts';
 import { DeploymentSchema, type Deployment } from './deployment.entity.ts';
 import type { DeploymentOrchestrator } from './orchestrator.ts';
 
@@ -38,7 +37,7 @@ export interface RedeliveryOptions {
 }
 
 /** One pass: sends every saved change its workflow has not received; answers how many were delivered. */
-export async function redeliverDesiredStates(orm: Orm, delivery: DesiredStateDelivery, options: RedeliveryOptions = {}): Promise<number> {
+export async function redeliverDesiredStates(orm: MikroORM, delivery: DesiredStateDelivery, options: RedeliveryOptions = {}): Promise<number> {
   const em = orm.em.fork();
   const unsent = await em.find(DeploymentSchema, {
     deletedAt: null,
@@ -54,7 +53,7 @@ export async function redeliverDesiredStates(orm: Orm, delivery: DesiredStateDel
 }
 
 /** Runs redelivery passes every `intervalMs` until stopped (each API replica runs one; overlaps are harmless). */
-export function startDesiredStateRedelivery(deps: DesiredStateDeliveryDeps & { orm: Orm; intervalMs?: number }) {
+export function startDesiredStateRedelivery(deps: DesiredStateDeliveryDeps & { orm: MikroORM; intervalMs?: number }) {
   const { orm, log } = deps;
   const delivery = createDesiredStateDelivery(deps);
   let running: Promise<void> = Promise.resolve();
