@@ -8,7 +8,7 @@ const common = { tag: 'Authentication', resourceType: 'session' } as const;
 export function authRoutes(auth: AuthService): Route[] {
   const signin = (path: string, operationId: string) => defineRoute({
     ...common, permission: 'public', method: 'POST', path, operationId, summary: 'Sign in with email and password',
-    body: SigninRequest, response: LoginSession, errors: [429],
+    body: SigninRequest, response: LoginSession, errors: [401, 429],
     handle: async ({ body, state }) => ({ data: await auth.signin(state.em, body) }),
   });
   return [
@@ -22,7 +22,7 @@ export function authRoutes(auth: AuthService): Route[] {
     signin('/api/auth/login', 'login'),
     defineRoute({
       ...common, permission: 'public', method: 'POST', path: '/api/auth/refresh', operationId: 'refresh', summary: 'Rotate a refresh token',
-      body: RefreshRequest, response: TokenPair,
+      body: RefreshRequest, response: TokenPair, errors: [401],
       handle: async ({ body, state }) => ({ data: await auth.refresh(state.em, body.refresh_token) }),
     }),
   ];

@@ -73,6 +73,8 @@ export interface RouteSpec<Q extends z.ZodType | undefined, P extends z.ZodType 
   /** Instead of `response`: the media types of a streamed answer, each with the schema the OpenAPI document shows. */
   streams?: Readonly<Record<string, z.ZodType>>;
   successStatus?: 200 | 201 | 302;
+  /** The answer is `response` itself, outside either surface's envelope (the OpenAPI document): its handler replies `raw`. */
+  raw?: boolean;
   list?: boolean;
   /** Failure statuses beyond those every route may answer. */
   errors?: number[];

@@ -28,6 +28,7 @@ const RATE_LIMIT_HEADERS = {
 };
 
 function successSchema(route: Route, response: z.ZodType, platform: boolean): z.ZodType {
+  if (route.raw) return response;
   if (!platform) return route.list ? z.object({ data: response, pagination: PaginationSchema }) : response;
   return z.object({
     success: z.literal(true),
@@ -47,7 +48,12 @@ function operation(route: Route, path: string): ZodOpenApiOperationObject {
   const platform = surfaceOf(path) === 'platform';
   const isPublic = route.permission === 'public';
   const errorSchema = platform ? PlatformError : ReferenceError;
-  const statuses = new Set([400, 429, ...(isPublic ? [] : [401, 403]), ...(route.body ? [413, 415] : []), ...(route.errors ?? [])]);
+  // What any route may answer besides its own errors: malformed input (400), too many requests (429), a bad
+  // or insufficient credential (401, 403), a body too large (413), not JSON (415) or breaking a rule (422),
+  // and an Idempotency-Key used before with another request (409).
+  const statuses = new Set([
+    400, 429, ...(isPublic ? [] : [401, 403]), ...(route.body ? [413, 415, 422] : []), ...(route.idempotent ? [409] : []), ...(route.errors ?? []),
+  ]);
   const success = route.successStatus ?? 200;
   return {
     operationId: path.startsWith('/api/v1/') ? `${route.operationId}ApiV1` : route.operationId,
@@ -73,6 +79,8 @@ function operation(route: Route, path: string): ZodOpenApiOperationObject {
         ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' as const } } } } : {}),
         content: { 'application/json': { schema: errorSchema } },
       }])),
+      // Node's HTTP server answers this one itself, with no body, before Kiln sees the request.
+      431: { description: `${reasonPhrase(431)}: the request line and headers exceed 16 KB` },
     },
   };
 }

@@ -66,3 +66,17 @@ test('request and response schemas come from the validating schemas', async (t) 
   t.deepEqual(create.security, [{ bearer: [] }]);
   t.deepEqual(doc.paths['/v1/auth/signup'].post.security, []);
 });
+
+test('every operation documents what any request may answer: 422 with a body, 409 when idempotent, 431, and the document itself unwrapped', async (t) => {
+  const doc = (await api.request('GET', '/api/openapi.json')).body;
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { requestBody?: unknown; responses: Record<string, unknown>; parameters?: { name: string }[] }>>)) {
+    for (const [method, op] of Object.entries(item)) {
+      t.truthy(op.responses['431'], `${method} ${path}: 431`);
+      if (op.requestBody) t.truthy(op.responses['422'], `${method} ${path}: 422`);
+      if (op.parameters?.some((p) => p.name === 'Idempotency-Key')) t.truthy(op.responses['409'], `${method} ${path}: 409`);
+    }
+  }
+  t.deepEqual(doc.paths['/api/openapi.json'].get.responses['200'].content['application/json'].schema.required, undefined);
+  t.truthy(doc.paths['/v1/auth/signin'].post.responses['401']);
+  t.truthy(doc.paths['/api/auth/refresh'].post.responses['401']);
+});
