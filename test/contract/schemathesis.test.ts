@@ -12,7 +12,7 @@
 import test from 'ava';
 import { spawn } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pythonToolBinary } from '../../infra/tools/paths.ts';
 import { PYTHON_TOOLS } from '../../infra/tools/versions.ts';
@@ -27,7 +27,8 @@ const STATEFUL_SCENARIOS = Number(process.env.KILN_CONTRACT_STATEFUL_SCENARIOS ?
 const STATEFUL_STEPS = 8;
 /** A fixed seed: a run that fails fails the same way again, and the same cases run on every machine. */
 const SEED = process.env.KILN_CONTRACT_SEED ?? '20261123';
-const reportRoot = join(process.env.KILN_TEST_DATA_DIR ?? '.data/test', 'contract');
+// Absolute: Schemathesis runs in the report folder and reads its configuration from there.
+const reportRoot = resolve(process.env.KILN_TEST_DATA_DIR ?? '.data/test', 'contract');
 
 let api: TestApi;
 test.before(async () => {
