@@ -38,6 +38,8 @@ function installTemporalLogger(log: Logger): void {
  */
 export async function startWorker(config: WorkerConfig, log: Logger = pino({ level: config.logLevel })): Promise<RunningWorker> {
   installTemporalLogger(log);
+  // Activities act for every organization (statuses, events, deliveries): their queries run outside any
+  // organization's scope, as the connecting user, whom row-level security does not hold (core/row-level-security.ts).
   const orm = await openDatabase(config.databaseUrl, { migrate: false });
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const client = new Client({ connection: await Connection.connect({ address: config.temporalAddress }) });

@@ -20,6 +20,8 @@ import { Migration20261122100000RateLimitKeyText } from './migrations/Migration2
 import { Migration20261122110000UserSsoProvisioned } from './migrations/Migration20261122110000UserSsoProvisioned.ts';
 import { Migration20261122120000Inference } from './migrations/Migration20261122120000Inference.ts';
 import { Migration20261123010000ServiceKeys } from './migrations/Migration20261123010000ServiceKeys.ts';
+import { Migration20261123020000RowLevelSecurity } from './migrations/Migration20261123020000RowLevelSecurity.ts';
+import { applyScope } from '../core/row-level-security.ts';
 
 /** The entities of every API module (modules.ts), the worker's included, on their shared base. */
 export const ENTITIES = [BaseSchema, ...API_MODULES.flatMap((module) => module.entities ?? [])];
@@ -50,6 +52,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
         Migration20261122110000UserSsoProvisioned,
         Migration20261122120000Inference,
         Migration20261123010000ServiceKeys,
+        Migration20261123020000RowLevelSecurity,
       ],
       snapshot: false,
       silent: true,
@@ -57,6 +60,8 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
     // Request handlers use a forked EntityManager each (http/request-context.ts); the global one is off limits.
     allowGlobalContext: false,
     pool: { max: 10 },
+    // Each checkout takes the role and organization of the work it serves (core/row-level-security.ts).
+    onReserveConnection: (connection) => applyScope(connection as Parameters<typeof applyScope>[0]),
   });
   if (options.migrate ?? true) await orm.migrator.up();
   return orm;

@@ -12,6 +12,7 @@ import type { AppState } from './context.ts';
 import { BadRequestError, ClientClosedError, ForbiddenError, MalformedJsonError, PayloadTooLargeError, UnauthenticatedError, UnsupportedMediaTypeError } from '../core/errors.ts';
 import { isAllowed, type Permission } from '../core/permissions.ts';
 import type { Page } from '../core/pagination.ts';
+import { databaseScope } from './database-scope.ts';
 import { successBody } from './surface.ts';
 import { parseInput } from './validate.ts';
 
@@ -157,6 +158,7 @@ export function mountRoutes(router: Router<AppState>, routes: readonly Route[], 
         await next();
       },
       authorize(route.permission),
+      databaseScope(route.permission),
     ];
     if (route.body) chain.push(requireJson, parseJson);
     // Validation before idempotency: only well-formed requests are looked up and stored.
