@@ -13,3 +13,6 @@ export function randomString(length: number, alphabet = ALPHABET): string {
 export function newId(prefix: 'org' | 'usr' | 'mem' | 'dep' | 'key' | 'rtk' | 'aud' | 'idem' | 'evt' | 'whs' | 'wha' | 'sso' | 'ssl' | 'inv' | 'emv' | 'role' | 'ffl' | 'err' | 'rpt' | 'clu' | 'ntf' | 'svk'): string {
   return `${prefix}_${randomString(20)}`;
 }
+
+/** What an organization id looks like, as input is checked (looser on length than newId makes them). */
+export const ORGANIZATION_ID_PATTERN = /^org_[0-9a-z]{1,64}$/;

@@ -2,8 +2,8 @@
 // A key acts in its organization with its creator's role, narrowed by its scope.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
-import { sha256 } from '../auth/tokens.ts';
-import { newId, randomString } from '../../lib/ids.ts';
+import { keyFormat, sha256 } from '../auth/tokens.ts';
+import { newId } from '../../lib/ids.ts';
 import { NotFoundError, UnauthenticatedError } from '../core/errors.ts';
 import type { Scope } from '../core/permissions.ts';
 import type { OrganizationService } from '../organizations/service.ts';
@@ -11,8 +11,6 @@ import { ApiKeySchema, type ApiKey } from './api-key.entity.ts';
 import type { CredentialCache } from '../auth/credential-cache.ts';
 import type { ApiKeyViewBody, CreateApiKeyInput, UpdateApiKeyInput } from './schemas.ts';
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const PREFIX_LENGTH = 12;
 
 export interface ApiKeyServiceDeps {
   env: 'development' | 'production';
@@ -23,8 +21,7 @@ export interface ApiKeyServiceDeps {
 
 export function createApiKeyService(deps: ApiKeyServiceDeps) {
   const envPrefix = deps.env === 'production' ? 'sk_live_' : 'sk_test_';
-  const valueFormat = new RegExp(`^${envPrefix}[0-9A-Za-z]{32}$`);
-  const newValue = () => `${envPrefix}${randomString(32, BASE62)}`;
+  const format = keyFormat(envPrefix, 32, 12);
 
   async function find(em: EntityManager, principal: Principal, id: string): Promise<ApiKey> {
     const key = await em.findOne(ApiKeySchema, { id, organization: principal.organizationId, revokedAt: null });
@@ -32,17 +29,11 @@ export function createApiKeyService(deps: ApiKeyServiceDeps) {
     return key;
   }
 
-  function setValue(key: ApiKey, value: string): void {
-    key.keyHash = sha256(value);
-    key.prefix = value.slice(0, PREFIX_LENGTH);
-  }
-
   return {
     async create(em: EntityManager, principal: Principal, input: CreateApiKeyInput) {
-      const value = newValue();
+      const { value, ...stored } = format.issue();
       const key = em.create(ApiKeySchema, {
-        id: newId('key'), organization: principal.organizationId, user: principal.userId,
-        name: input.name, scope: input.scope, keyHash: sha256(value), prefix: value.slice(0, PREFIX_LENGTH),
+        id: newId('key'), organization: principal.organizationId, user: principal.userId, name: input.name, scope: input.scope, ...stored,
       });
       await em.flush();
       return { ...view(key), key: value };
@@ -65,8 +56,8 @@ export function createApiKeyService(deps: ApiKeyServiceDeps) {
     /** A new value for the same key id; the old value stops working at once. */
     async rotate(em: EntityManager, principal: Principal, id: string) {
       const key = await find(em, principal, id);
-      const value = newValue();
-      setValue(key, value);
+      const { value, ...stored } = format.issue();
+      Object.assign(key, stored);
       key.rotatedAt = new Date();
       await em.flush();
       deps.credentials.forget({ apiKeyId: key.id });
@@ -86,7 +77,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps) {
      * every request made with a key, so it reads plain rows rather than hydrating entities.
      */
     async resolve(em: EntityManager, value: string): Promise<Principal> {
-      if (!valueFormat.test(value)) throw new UnauthenticatedError('Invalid API key');
+      if (!format.matches(value)) throw new UnauthenticatedError('Invalid API key');
       const key = await em.createQueryBuilder(ApiKeySchema, 'k')
         .select(['k.id', 'k.scope', 'k.user', 'k.organization'])
         .where({ keyHash: sha256(value), revokedAt: null })

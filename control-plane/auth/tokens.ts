@@ -2,6 +2,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { errors, jwtVerify, SignJWT } from 'jose';
 import { UnauthenticatedError } from '../core/errors.ts';
+import { randomString } from '../../lib/ids.ts';
 import { deriveKey } from '../../lib/keys.ts';
 
 export const ACCESS_TOKEN_SECONDS = 3600;
@@ -70,4 +71,23 @@ export function sha256(value: string): string {
 /** A single-use token sent by e-mail (invitations, address confirmations): 256 random bits, stored hashed. */
 export function newMailedToken(kind: 'invite' | 'verify'): string {
   return `${kind}_${randomBytes(32).toString('base64url')}`;
+}
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/**
+ * A key shown once (API keys, service role keys): `<prefix>` then `length` Base62 characters. Only its SHA-256
+ * is stored, with its first `shownLength` characters so a list can tell keys apart.
+ */
+export function keyFormat(prefix: string, length: number, shownLength: number) {
+  const format = new RegExp(`^${prefix}[0-9A-Za-z]{${length}}$`);
+  return {
+    /** Whether a value has this format (checked before any look-up). */
+    matches: (value: string): boolean => format.test(value),
+    /** A new value, with what is stored of it. */
+    issue() {
+      const value = `${prefix}${randomString(length, BASE62)}`;
+      return { value, keyHash: sha256(value), prefix: value.slice(0, shownLength) };
+    },
+  };
 }

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { ORGANIZATION_ID_PATTERN } from '../../lib/ids.ts';
 
 const key = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,99}$/, 'must be 1 to 100 lower-case letters, digits, dots, hyphens or underscores')
   .meta({ example: 'new-scheduler' });
 const description = z.string().trim().max(1000);
 const rolloutPercent = z.number().int().min(0).max(100).meta({ description: 'Share of organizations (0-100) the flag is on for, chosen by a stable hash of the organization id.' });
-const organizationId = z.string().regex(/^org_[0-9a-z]{1,64}$/);
+const organizationId = z.string().regex(ORGANIZATION_ID_PATTERN);
 
 export const CreateFeatureFlagRequest = z.strictObject({
   key,

@@ -9,8 +9,7 @@ import type { OrganizationService } from '../organizations/service.ts';
 import type { ServiceKeyService } from '../service-keys/service.ts';
 import type { AppState } from './context.ts';
 import { ApiError, BadRequestError, ForbiddenError, UnauthenticatedError } from '../core/errors.ts';
-
-const ORGANIZATION_ID = /^org_[0-9a-z]{1,64}$/;
+import { ORGANIZATION_ID_PATTERN } from '../../lib/ids.ts';
 
 export interface AuthenticateDeps {
   accessTokens: AccessTokens;
@@ -68,7 +67,7 @@ export function authenticate(deps: AuthenticateDeps): Middleware<AppState> {
         if (deps.serviceKeys.recognizes(match[1]!)) ctx.state.principal = await resolveServiceKey(ctx, match[1]!);
         else {
           // Not an organization id at all: certainly not one the caller belongs to.
-          if (requestedOrg !== undefined && !ORGANIZATION_ID.test(requestedOrg)) throw new ForbiddenError('Insufficient permissions');
+          if (requestedOrg !== undefined && !ORGANIZATION_ID_PATTERN.test(requestedOrg)) throw new ForbiddenError('Insufficient permissions');
           ctx.state.principal = await resolve(ctx.state, match[1]!, requestedOrg);
         }
       } catch (error) {

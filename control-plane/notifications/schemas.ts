@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { SEVERITIES } from './notification.entity.ts';
+import { ORGANIZATION_ID_PATTERN } from '../../lib/ids.ts';
 
 const instant = z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601 timestamp.' });
 const title = z.string().trim().min(1).max(200);
 const message = z.string().trim().min(1).max(5000);
-const organizationId = z.string().regex(/^org_[0-9a-z]{1,64}$/, 'must be an organization id');
+const organizationId = z.string().regex(ORGANIZATION_ID_PATTERN, 'must be an organization id');
 const audience = z.strictObject({
   organizationIds: z.array(organizationId).min(1).max(1000)
     .refine((ids) => new Set(ids).size === ids.length, 'must not repeat an id')

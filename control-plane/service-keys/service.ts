@@ -4,16 +4,13 @@
 // there plus platform administration, and bypasses row-level security.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
-import { sha256 } from '../auth/tokens.ts';
-import { newId, randomString } from '../../lib/ids.ts';
+import { keyFormat, sha256 } from '../auth/tokens.ts';
+import { newId } from '../../lib/ids.ts';
 import type { Plan } from '../../catalog/plans.ts';
 import { ForbiddenError, NotFoundError, UnauthenticatedError } from '../core/errors.ts';
 import { ORGANIZATION_PERMISSIONS, type OrganizationPermission } from '../core/permissions.ts';
 import { ServiceKeySchema, type ServiceKey } from './service-key.entity.ts';
 import type { CreateServiceKeyInput, ServiceKeyViewBody } from './schemas.ts';
-
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const PREFIX_LENGTH = 13;
 
 // A service key is no person: it has no profile to change, and makes no API keys (an API key acts as the
 // member who made it, and the key's creator need not be a member of the organization acted on).
@@ -31,8 +28,7 @@ const RESOLVE = `
   SELECT k.id, k.created_by_id, (SELECT plan FROM organization WHERE id = ?) AS plan FROM k`;
 
 export function createServiceKeyService(deps: { env: 'development' | 'production' }) {
-  const envPrefix = deps.env === 'production' ? 'srk_live_' : 'srk_test_';
-  const valueFormat = new RegExp(`^${envPrefix}[0-9A-Za-z]{40}$`);
+  const format = keyFormat(deps.env === 'production' ? 'srk_live_' : 'srk_test_', 40, 13);
 
   /** Only a person manages service keys: a leaked key must not mint successors that outlive its revocation. */
   function assertPerson(principal: Principal): void {
@@ -45,15 +41,10 @@ export function createServiceKeyService(deps: { env: 'development' | 'production
     return key;
   }
 
-  function newSecret() {
-    const value = `${envPrefix}${randomString(40, BASE62)}`;
-    return { value, keyHash: sha256(value), prefix: value.slice(0, PREFIX_LENGTH) };
-  }
-
   return {
     async create(em: EntityManager, principal: Principal, input: CreateServiceKeyInput) {
       assertPerson(principal);
-      const { value, ...secret } = newSecret();
+      const { value, ...secret } = format.issue();
       const key = em.create(ServiceKeySchema, { id: newId('svk'), name: input.name, createdBy: principal.userId, ...secret });
       await em.flush();
       return { ...view(key), key: value };
@@ -68,7 +59,7 @@ export function createServiceKeyService(deps: { env: 'development' | 'production
     async rotate(em: EntityManager, principal: Principal, id: string) {
       assertPerson(principal);
       const key = await find(em, id);
-      const { value, ...secret } = newSecret();
+      const { value, ...secret } = format.issue();
       Object.assign(key, secret, { rotatedAt: new Date() });
       await em.flush();
       return { ...view(key), key: value };
@@ -91,7 +82,7 @@ export function createServiceKeyService(deps: { env: 'development' | 'production
      * takes effect at once on every replica.
      */
     async resolve(em: EntityManager, value: string, organizationId: string): Promise<Principal> {
-      if (!valueFormat.test(value)) throw new UnauthenticatedError('Invalid API key');
+      if (!format.matches(value)) throw new UnauthenticatedError('Invalid API key');
       const [key] = await em.getConnection().execute<{ id: string; created_by_id: string; plan: Plan | null }[]>(RESOLVE, [sha256(value), organizationId]);
       if (!key) throw new UnauthenticatedError('Invalid API key');
       if (!key.plan) throw new NotFoundError('Organization not found (X-Organization-ID)');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { optionalOrgIdQuery, orgIdQuery } from '../core/organization-query.ts';
 import { SSO_PROVIDER_KINDS } from './providers.ts';
+import { ORGANIZATION_ID_PATTERN } from '../../lib/ids.ts';
 
 /** Roles SSO may give a new member; ownership is never handed out by an identity provider. */
 export const SSO_DEFAULT_ROLES = ['admin', 'member', 'viewer'] as const;
@@ -39,7 +40,7 @@ export const OptionalOrgQuery = z.object(optionalOrgIdQuery);
 
 // Public: nothing authenticates this orgId, so its form is checked here.
 export const SsoLoginQuery = z.object({
-  orgId: orgIdQuery.orgId.regex(/^org_[0-9a-z]{1,64}$/, 'Expected an organization id').meta({ description: 'The organization whose identity provider signs the user in.' }),
+  orgId: orgIdQuery.orgId.regex(ORGANIZATION_ID_PATTERN, 'Expected an organization id').meta({ description: 'The organization whose identity provider signs the user in.' }),
 });
 
 export const SsoCallbackParams = z.object({ provider });
