@@ -61,6 +61,14 @@ test('an aborted update stops, and the next one succeeds', async (t) => {
   t.is(outputs.serviceUrl?.value, 'http://llama.test');
 });
 
+test('a rejection left unhandled during an operation does not hide the failure the engine reports', async (t) => {
+  const settings = await world();
+  const failed = await t.throwsAsync(runStackOperation(settings, request('dep_stray', {
+    strayRejection: 'Resource monitor is terminating', failWith: 'the API server refused the Deployment',
+  }), 'up'));
+  t.regex(failed.message, /the API server refused the Deployment/);
+});
+
 test('a failed operation is summarised by the engine\'s own error lines, once each', (t) => {
   const output = [
     'code: -2', ' stderr: Command failed with exit code 1: pulumi up --yes', 'Updating (dep_x):',

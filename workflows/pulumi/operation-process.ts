@@ -23,9 +23,17 @@ process.on('disconnect', () => {
   abort.abort();
   if (finished) process.exit(0);
 });
-// Whatever the Pulumi runtime leaves unhandled after the answer was sent is of no interest to anyone.
+// A rejection nobody handled while the operation runs is usually a consequence, not the cause: once the engine
+// gives up on one resource, the program's other registrations are refused ("Resource monitor is terminating")
+// and Pulumi's runtime leaves those unhandled on purpose. The engine's own answer, which names the cause,
+// follows within moments, so the stray reason is only the answer if none comes. After the answer was sent,
+// whatever is left unhandled is of no interest to anyone.
+const STRAY_REJECTION_GRACE_MS = 60_000;
+let strayRejection = false;
 process.on('unhandledRejection', (reason) => {
-  if (!finished) void fail(reason);
+  if (finished || strayRejection) return;
+  strayRejection = true;
+  setTimeout(() => { if (!finished) void fail(reason); }, STRAY_REJECTION_GRACE_MS);
 });
 
 async function run({ settings, request, operation }: OperationRequest): Promise<void> {
