@@ -9,7 +9,7 @@ import { kubeApi, parseKubeconfig } from '../../lib/kubernetes/api.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { newId } from '../../lib/ids.ts';
 import { DeploymentSchema } from '../deployments/deployment.entity.ts';
-import { ConflictError, GpuUnavailableError, NotFoundError, ValidationError } from '../core/errors.ts';
+import { ConflictError, GpuUnavailableError, NotFoundError, invalidField } from '../core/errors.ts';
 import { circuitForOrganizations, type CircuitService } from '../recovery/circuits.ts';
 import { GpuClusterSchema, type ClusterGpus, type GpuClusterRecord } from './gpu-cluster.entity.ts';
 import type { ClusterOrchestrator } from './orchestrator.ts';
@@ -85,8 +85,8 @@ export function createClusterService(deps: ClusterServiceDeps) {
     async update(em: EntityManager, id: string, input: UpdateClusterInput) {
       const cluster = await find(em, id);
       if (cluster.deleteRequested) throw new ConflictError(`GPU cluster ${id} is being deleted`, { field: 'id' });
-      if (input.kubeconfig !== undefined && cluster.provider !== 'kubernetes') throw invalid('kubeconfig', 'only a kubernetes cluster takes a kubeconfig; an aws cluster\'s comes from its stack');
-      if (input.nodeGroups !== undefined && cluster.provider !== 'aws') throw invalid('nodeGroups', 'only an aws cluster has node groups Kiln can scale');
+      if (input.kubeconfig !== undefined && cluster.provider !== 'kubernetes') throw invalidField('kubeconfig', 'only a kubernetes cluster takes a kubeconfig; an aws cluster\'s comes from its stack');
+      if (input.nodeGroups !== undefined && cluster.provider !== 'aws') throw invalidField('nodeGroups', 'only an aws cluster has node groups Kiln can scale');
       if (input.name !== undefined && input.name !== cluster.name && await em.count(GpuClusterSchema, { name: input.name, deletedAt: null })) throw nameTaken(input.name);
       if (input.name !== undefined) cluster.name = input.name;
       if (input.gatewayUrl !== undefined) cluster.gatewayUrl = input.gatewayUrl;
@@ -181,10 +181,10 @@ async function inspect(kubeconfig: string): Promise<ClusterGpus[]> {
   try {
     credentials = parseKubeconfig(kubeconfig);
   } catch (error) {
-    throw invalid('kubeconfig', (error as Error).message);
+    throw invalidField('kubeconfig', (error as Error).message);
   }
   return readClusterGpus(kubeApi(credentials, { timeoutMs: KUBE_API_TIMEOUT_MS })).catch((error: unknown) => {
-    throw invalid('kubeconfig', `could not read the cluster's nodes: ${(error as Error).message}`.slice(0, 500));
+    throw invalidField('kubeconfig', `could not read the cluster's nodes: ${(error as Error).message}`.slice(0, 500));
   });
 }
 
@@ -209,12 +209,9 @@ function offered(cluster: GpuClusterRecord, gpuType: string): number {
 /** The rule of catalog/node-groups.ts, which the stack checks too (the schema has checked each group's fields). */
 function checkNodeGroups(groups: readonly NodeGroup[]): void {
   const problem = nodeGroupsProblem(groups);
-  if (problem) throw invalid(problem.field, problem.message);
+  if (problem) throw invalidField(problem.field, problem.message);
 }
 
-function invalid(field: string, message: string): ValidationError {
-  return new ValidationError(`Invalid field ${field}: ${message}`, { fields: [{ field, message }] });
-}
 
 function nameTaken(name: string): ConflictError {
   return new ConflictError(`A GPU cluster named ${name} already exists`, { field: 'name' });

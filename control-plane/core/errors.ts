@@ -39,6 +39,14 @@ export class PayloadTooLargeError extends ApiError {}
 export class UnsupportedMediaTypeError extends ApiError {}
 export class RateLimitedError extends ApiError {}
 export class ServiceUnavailableError extends ApiError {}
+
+/**
+ * One field of the request at fault, in the shape every validation answer has (`details.fields`): a rule
+ * broken (422) by default, or malformed input (400) with `kind` BadRequestError.
+ */
+export function invalidField(field: string, message: string, kind: typeof BadRequestError | typeof ValidationError = ValidationError): ApiError {
+  return new kind(`Invalid field ${field}: ${message}`, { fields: [{ field, message }] });
+}
 /** No ready cluster offers the GPU type, or its provisioning circuit is open. */
 export class GpuUnavailableError extends ApiError {}
 /** Inference on a deployment that is not serving (stopped, failed, still deploying...): details carry its status. */

@@ -1,7 +1,7 @@
 // Platform notifications as administrators manage them (/v1/admin/notifications).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../lib/ids.ts';
-import { NotFoundError, ValidationError } from '../core/errors.ts';
+import { NotFoundError, ValidationError, invalidField } from '../core/errors.ts';
 import type { CursorCodec } from '../core/pagination.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
 import { NotificationSchema, type Notification } from './notification.entity.ts';
@@ -58,7 +58,7 @@ export function createNotificationService(deps: { cursors: CursorCodec }) {
       if (startsAt && endsAt && endsAt <= startsAt) {
         const field = input.endsAt !== undefined ? 'endsAt' : 'startsAt';
         const message = field === 'endsAt' ? 'must be after startsAt' : 'must be before endsAt';
-        throw new ValidationError(`Invalid field ${field}: ${message}`, { fields: [{ field, message }] });
+        throw invalidField(field, message);
       }
       if (input.title !== undefined) notification.title = input.title;
       if (input.message !== undefined) notification.message = input.message;

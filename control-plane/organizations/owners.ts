@@ -2,7 +2,7 @@
 // owner, and an organization always keeps at least one.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
-import { ForbiddenError, ValidationError } from '../core/errors.ts';
+import { ForbiddenError, invalidField } from '../core/errors.ts';
 import type { RoleId } from '../core/permissions.ts';
 import { MembershipSchema } from './membership.entity.ts';
 
@@ -27,5 +27,5 @@ export async function assertNotLastOwner(em: EntityManager, organizationId: stri
   if (memberRole !== 'owner') return;
   if (await em.count(MembershipSchema, { organization: organizationId, role: 'owner' }) > 1) return;
   const message = 'the member is the organization\'s last owner: make someone else owner first';
-  throw new ValidationError(`Invalid field ${field}: ${message}`, { fields: [{ field, message }] });
+  throw invalidField(field, message);
 }

@@ -9,7 +9,7 @@ import type { Principal } from '../auth/principal.ts';
 import { RefreshTokenSchema } from '../auth/refresh-token.entity.ts';
 import { ApiKeySchema } from '../api-keys/api-key.entity.ts';
 import { newId } from '../../lib/ids.ts';
-import { ConflictError, InUseError, NotFoundError, ValidationError } from '../core/errors.ts';
+import { ConflictError, InUseError, NotFoundError, ValidationError, invalidField } from '../core/errors.ts';
 import {
   isBuiltInRole, ORGANIZATION_PERMISSIONS, ROLE_PERMISSIONS, ROLES, type OrganizationPermission, type Role, type RoleId,
 } from '../core/permissions.ts';
@@ -58,7 +58,7 @@ export function createRoleService(deps: RoleServiceDeps) {
   function validated(principal: Principal, input: RoleInput) {
     if (isBuiltInRole(input.name.toLowerCase())) {
       const message = 'must not be the name of a built-in role';
-      throw new ValidationError(`Invalid field name: ${message}`, { fields: [{ field: 'name', message }] });
+      throw invalidField('name', message);
     }
     // Stored once each, in the permission table's order.
     const permissions = ORGANIZATION_PERMISSIONS.filter((p) => input.permissions.includes(p));

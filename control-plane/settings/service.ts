@@ -7,7 +7,7 @@ import type { Principal } from '../auth/principal.ts';
 import { newMailedToken, sha256 } from '../auth/tokens.ts';
 import { UserSchema, type User } from '../auth/user.entity.ts';
 import { newId } from '../../lib/ids.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../core/errors.ts';
+import { ConflictError, NotFoundError, invalidField, type ApiError } from '../core/errors.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { OrganizationSchema, type Organization } from '../organizations/organization.entity.ts';
 import { EmailVerificationSchema } from './email-verification.entity.ts';
@@ -41,8 +41,8 @@ export function createSettingsService(deps: SettingsServiceDeps) {
     }
   }
 
-  function tokenError(message: string): ValidationError {
-    return new ValidationError(`Invalid field token: ${message}`, { fields: [{ field: 'token', message }] });
+  function tokenError(message: string): ApiError {
+    return invalidField('token', message);
   }
 
   async function organization(em: EntityManager, principal: Principal): Promise<Organization> {
@@ -124,7 +124,7 @@ export function createSettingsService(deps: SettingsServiceDeps) {
       const org = await organization(em, principal);
       if (input.plan !== undefined && input.plan !== org.plan) {
         const message = 'plan is read-only here: it changes through billing';
-        throw new ValidationError(`Invalid field plan: ${message}`, { fields: [{ field: 'plan', message }] });
+        throw invalidField('plan', message);
       }
       if (input.slug !== undefined && input.slug !== org.slug && await em.count(OrganizationSchema, { slug: input.slug })) {
         throw new ConflictError('This slug is taken', { field: 'slug' });

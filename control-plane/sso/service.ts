@@ -14,9 +14,7 @@ import type { AuthService } from '../auth/service.ts';
 import { sha256 } from '../auth/tokens.ts';
 import { UserSchema, type User } from '../auth/user.entity.ts';
 import { newId } from '../../lib/ids.ts';
-import {
-  BadRequestError, ConflictError, ForbiddenError, InvalidCredentialsError, NotFoundError, ServiceUnavailableError, ValidationError,
-} from '../core/errors.ts';
+import { BadRequestError, ConflictError, ForbiddenError, InvalidCredentialsError, NotFoundError, ServiceUnavailableError, invalidField } from '../core/errors.ts';
 import { ROLE_PERMISSIONS } from '../core/permissions.ts';
 import { assertWithinCaller } from '../organizations/grants.ts';
 import { MembershipSchema } from '../organizations/membership.entity.ts';
@@ -201,7 +199,7 @@ export function createSsoService(deps: SsoServiceDeps) {
       }
       if (input.clientSecret === undefined) {
         const message = 'clientSecret is required when SSO is not configured yet';
-        throw new ValidationError(`Invalid field clientSecret: ${message}`, { fields: [{ field: 'clientSecret', message }] });
+        throw invalidField('clientSecret', message);
       }
       return view(await insert(em, principal, { ...input, clientSecret: input.clientSecret }), origin);
     },

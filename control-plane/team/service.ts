@@ -14,7 +14,7 @@ import type { AuthService } from '../auth/service.ts';
 import { newMailedToken, sha256 } from '../auth/tokens.ts';
 import { UserSchema } from '../auth/user.entity.ts';
 import { newId } from '../../lib/ids.ts';
-import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../core/errors.ts';
+import { BadRequestError, ConflictError, NotFoundError, invalidField } from '../core/errors.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { MembershipSchema } from '../organizations/membership.entity.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
@@ -32,9 +32,6 @@ export interface TeamServiceDeps {
   auth: Pick<AuthService, 'verifyPassword' | 'createUser' | 'session'>;
 }
 
-function fieldError(field: string, message: string): ValidationError {
-  return new ValidationError(`Invalid field ${field}: ${message}`, { fields: [{ field, message }] });
-}
 
 export function createTeamService(deps: TeamServiceDeps) {
   async function findInvitation(em: EntityManager, principal: Principal, id: string): Promise<Invitation> {
@@ -48,7 +45,7 @@ export function createTeamService(deps: TeamServiceDeps) {
     const invitation = await em.findOne(InvitationSchema, { tokenHash: sha256(token) }, { populate: ['organization', 'invitedBy'] });
     if (!invitation) throw new NotFoundError('Invitation not found');
     const status = statusOf(invitation);
-    if (status !== 'pending') throw fieldError('token', `this invitation has ${status === 'expired' ? 'expired' : `already been ${status}`}`);
+    if (status !== 'pending') throw invalidField('token', `this invitation has ${status === 'expired' ? 'expired' : `already been ${status}`}`);
     return invitation;
   }
 
@@ -56,7 +53,7 @@ export function createTeamService(deps: TeamServiceDeps) {
   async function claim(em: EntityManager, invitation: Invitation, state: 'accepted' | 'declined'): Promise<void> {
     const now = new Date();
     const claimed = await em.nativeUpdate(InvitationSchema, { id: invitation.id, state: 'pending', expiresAt: { $gt: now } }, { state, answeredAt: now });
-    if (claimed === 0) throw fieldError('token', 'this invitation has already been answered');
+    if (claimed === 0) throw invalidField('token', 'this invitation has already been answered');
   }
 
   /** Mails the invitee the accept link; called inside the transaction that stored the token's hash. */
@@ -112,7 +109,7 @@ export function createTeamService(deps: TeamServiceDeps) {
     async updateInvitation(em: EntityManager, principal: Principal, id: string, input: UpdateInvitationInput): Promise<InvitationViewBody> {
       return em.transactional(async (tx) => {
         const invitation = await findInvitation(tx, principal, id);
-        if (invitation.state !== 'pending') throw fieldError('id', `this invitation has already been ${invitation.state}`);
+        if (invitation.state !== 'pending') throw invalidField('id', `this invitation has already been ${invitation.state}`);
         if (input.role !== undefined) {
           assertMayChangeOwner(principal, invitation.role, input.role);
           assertWithinCaller(principal, ROLE_PERMISSIONS[input.role], `the ${input.role} role`);
@@ -128,11 +125,11 @@ export function createTeamService(deps: TeamServiceDeps) {
 
     async revokeInvitation(em: EntityManager, principal: Principal, id: string): Promise<InvitationViewBody> {
       const invitation = await findInvitation(em, principal, id);
-      if (invitation.state !== 'pending') throw fieldError('id', `this invitation has already been ${invitation.state}`);
+      if (invitation.state !== 'pending') throw invalidField('id', `this invitation has already been ${invitation.state}`);
       // Only while still pending: an accept committed meanwhile keeps its answer.
       const answeredAt = new Date();
       if (!await em.nativeUpdate(InvitationSchema, { id, state: 'pending' }, { state: 'revoked', answeredAt })) {
-        throw fieldError('id', 'this invitation has just been answered');
+        throw invalidField('id', 'this invitation has just been answered');
       }
       Object.assign(invitation, { state: 'revoked', answeredAt });
       return view(invitation);
@@ -167,7 +164,7 @@ export function createTeamService(deps: TeamServiceDeps) {
         } else {
           if (input.name === undefined) {
             const message = 'Required: no account exists for this address yet, so one is created with this name';
-            throw new BadRequestError(`Invalid field name: ${message}`, { fields: [{ field: 'name', message }] });
+            throw invalidField('name', message, BadRequestError);
           }
           user = await deps.auth.createUser(tx, { email: invitation.email, name: input.name, password: input.password });
         }

@@ -6,7 +6,7 @@ import { assertPublicUrl, PrivateUrlError } from '../../lib/network-guard.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { newId } from '../../lib/ids.ts';
-import { NotFoundError, ValidationError } from '../core/errors.ts';
+import { NotFoundError, invalidField } from '../core/errors.ts';
 import { WebhookAttemptSchema } from './webhook-attempt.entity.ts';
 import { WebhookSubscriptionSchema, type WebhookSubscription } from './webhook-subscription.entity.ts';
 import type { CreateWebhookInput, WebhookViewBody } from './schemas.ts';
@@ -28,7 +28,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       if (!deps.allowPrivateUrls) {
         await assertPublicUrl(input.url).catch((error: unknown) => {
           const message = error instanceof PrivateUrlError ? error.message : `${new URL(input.url).hostname} does not resolve`;
-          throw new ValidationError(`Invalid field url: ${message}`, { fields: [{ field: 'url', message }] });
+          throw invalidField('url', message);
         });
       }
       const secret = input.secret ?? `whsec_${randomBytes(32).toString('base64')}`;
