@@ -2,13 +2,19 @@
 // SMTP_URL is set, otherwise (development only, config.ts enforces it) one structured log line per message.
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
-import { ServiceUnavailableError } from '../core/errors.ts';
+import { ServiceUnavailableError, invalidField } from '../core/errors.ts';
 
 export interface MailMessage {
   to: string;
   subject: string;
   text: string;
 }
+
+/** The request field every mailed address comes from, named when the mail server refuses the address. */
+const RECIPIENT_FIELD = 'email';
+
+/** nodemailer's report of an SMTP refusal: the server's code and reply. */
+interface SmtpFailure { responseCode?: number; response?: string }
 
 export interface Mailer {
   send(message: MailMessage): Promise<void>;
@@ -20,7 +26,13 @@ export function createSmtpMailer(options: { url: string; from: string }): Mailer
   return {
     async send(message) {
       await transport.sendMail({ from: options.from, ...message }).catch((error: unknown) => {
-        // Callers send inside their transaction: a 503 rolls back what the message was about.
+        // Callers send inside their transaction: either error rolls back what the message was about. A
+        // permanent refusal of the address (5xx) is the caller's input at fault; anything else (the server
+        // away or busy, 4xx) may pass.
+        const { responseCode, response } = error as SmtpFailure;
+        if (responseCode && responseCode >= 500) {
+          throw Object.assign(invalidField(RECIPIENT_FIELD, `the mail server refused this address (${response ?? responseCode})`), { cause: error });
+        }
         throw Object.assign(new ServiceUnavailableError('Could not send e-mail; nothing was changed, try again later'), { cause: error });
       });
     },

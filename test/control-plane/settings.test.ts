@@ -111,10 +111,11 @@ test('profile: bad input is 400/422 naming the field, an address in use is 409; 
   t.regex((await api.request('GET', `${PROFILE}?orgId=${user.organizationId}`, { token: user.token })).body.name, /^user \d+$/);
 });
 
-test('an address change whose mail cannot be sent is 503 and leaves nothing pending', async (t) => {
+test('an address change to an address the mail server refuses is 422 on email and leaves nothing pending', async (t) => {
   const user = await signup(api);
   const res = await api.request('POST', PROFILE, { token: user.token, body: { name: 'Changed', email: 'me@rejected.test' } });
-  t.is(res.status, 503);
+  t.is(res.status, 422);
+  t.regex(res.body.message, /^Invalid field email: the mail server refused this address/);
   t.like((await api.request('GET', `${PROFILE}?orgId=${user.organizationId}`, { token: user.token })).body, { pendingEmail: null, name: `user ${user.email.split('-')[1]}` });
 });
 

@@ -244,11 +244,14 @@ test('invite: bad input is 400/422 naming the field; members and pending invitee
   t.is((await api.request('GET', '/v1/team/invitations', { token: owner.token })).body.length, 1);
 });
 
-test('mail that cannot be sent is 503 and leaves no invitation behind', async (t) => {
+test('mail that cannot be sent leaves no invitation behind: a refused address is 422 on email, a deferred one 503', async (t) => {
   const owner = await signup(api);
-  const res = await api.request('POST', '/v1/team/invite', { token: owner.token, body: { email: 'someone@rejected.test', role: 'member' } });
-  t.is(res.status, 503);
-  t.is(res.body.code, 'SERVICE_UNAVAILABLE');
+  const refused = await api.request('POST', '/v1/team/invite', { token: owner.token, body: { email: 'someone@rejected.test', role: 'member' } });
+  t.is(refused.status, 422);
+  t.regex(refused.body.message, /^Invalid field email: the mail server refused this address/);
+  const deferred = await api.request('POST', '/v1/team/invite', { token: owner.token, body: { email: 'someone@deferred.test', role: 'member' } });
+  t.is(deferred.status, 503);
+  t.is(deferred.body.code, 'SERVICE_UNAVAILABLE');
   t.deepEqual((await api.request('GET', '/v1/team/invitations', { token: owner.token })).body, []);
 });
 

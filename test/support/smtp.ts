@@ -1,5 +1,6 @@
-// A real SMTP server (smtp-server) for tests: records every message it accepts and refuses recipients at
-// `rejected.test`, so tests can see what Kiln mails and what happens when mail cannot be sent.
+// A real SMTP server (smtp-server) for tests: records every message it accepts, refuses recipients at
+// `rejected.test` for good (550) and defers those at `deferred.test` (451), so tests can see what Kiln mails
+// and what happens when mail cannot be sent.
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
@@ -27,6 +28,7 @@ export async function startTestSmtp(): Promise<TestSmtp> {
     logger: false,
     onRcptTo(address, _session, callback) {
       if (address.address.endsWith('@rejected.test')) callback(Object.assign(new Error('mailbox unavailable'), { responseCode: 550 }));
+      else if (address.address.endsWith('@deferred.test')) callback(Object.assign(new Error('try again later'), { responseCode: 451 }));
       else callback();
     },
     onData(stream, session, callback) {
