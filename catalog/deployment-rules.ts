@@ -9,7 +9,8 @@ export const NAME_PATTERN = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
 export const MODEL_SOURCES = ['huggingface:<org>/<model>', 'hf://<org>/<model>', 's3://<bucket>/<path>', 'gs://<bucket>/<path>'];
 export const MAX_MODEL_LENGTH = 255;
 const SEGMENT = '[A-Za-z0-9][A-Za-z0-9._-]*';
-const LOADABLE_MODEL = new RegExp(`^(?:(?:hf://)?${SEGMENT}/${SEGMENT}|(?:s3|gs)://[a-z0-9][a-z0-9.-]{1,62}/[^\\s]+)$`);
+/** What isLoadableModel accepts (within MAX_MODEL_LENGTH), as the OpenAPI document describes `model` too. */
+export const LOADABLE_MODEL = new RegExp(`^(?:(?:hf://)?${SEGMENT}/${SEGMENT}|(?:s3|gs)://[a-z0-9][a-z0-9.-]{1,62}/[^\\s]+)$`);
 
 /** One of MODEL_SOURCES; vLLM gets it as a single argument, so it never holds white space. */
 export function isLoadableModel(model: string): boolean {

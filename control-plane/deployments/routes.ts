@@ -24,7 +24,7 @@ export function deploymentRoutes(deployments: DeploymentService): Route[] {
   const update = (method: 'PATCH' | 'PUT', body: typeof UpdateDeploymentRequest | typeof ReplaceDeploymentRequest) => defineRoute({
     ...common, permission: 'deployments:write', method, path: '/api/deployments/{id}', operationId: method === 'PUT' ? 'replaceDeployment' : 'updateDeployment',
     summary: method === 'PUT' ? 'Replace a deployment\'s configuration' : 'Change part of a deployment\'s configuration',
-    params: DeploymentIdParams, body, response: DeploymentView, errors: [404, 422, 503],
+    params: DeploymentIdParams, body, response: DeploymentView, errors: [402, 404, 409, 422, 503],
     handle: async ({ params, body, state }) => ({ data: await deployments.update(state.em, state.principal!, params.id, body, method === 'PUT') }),
   });
 

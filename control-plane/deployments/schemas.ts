@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GPU_TYPE_IDS } from '../../catalog/gpu-types.ts';
-import { MAX_MODEL_LENGTH, MAX_REPLICAS, MIN_REPLICAS, NAME_PATTERN } from '../../catalog/deployment-rules.ts';
+import { LOADABLE_MODEL, MAX_MODEL_LENGTH, MAX_REPLICAS, MIN_REPLICAS, NAME_PATTERN } from '../../catalog/deployment-rules.ts';
 import { optionalOrgIdQuery, orgIdQuery } from '../core/organization-query.ts';
 import { sortParam } from '../core/pagination.ts';
 import { DEPLOYMENT_STATUSES } from '../../workflows/contract/deployment.ts';
@@ -10,7 +10,11 @@ export const SORT_FIELDS = ['created_at', 'updated_at', 'name', 'status', 'gpu']
 // It becomes Kubernetes object names, a Service's among them: an RFC 1035 DNS label, as the stack requires.
 const name = z.string().max(63).regex(NAME_PATTERN, 'must be a DNS label: lower-case letters, digits and hyphens, starting with a letter and ending with a letter or digit')
   .meta({ example: 'llama-chat' });
-const model = z.string().min(1).max(MAX_MODEL_LENGTH).meta({ description: 'Hugging Face id (org/name), hf://, s3:// or gs:// reference.', example: 'meta-llama/Llama-3.1-8B-Instruct' });
+// The pattern is documented, not enforced here: the service refuses a model outside it with its own answer
+// (400 INVALID_MODEL listing the sources Kiln loads).
+const model = z.string().min(1).max(MAX_MODEL_LENGTH).meta({
+  description: 'Hugging Face id (org/name), hf://, s3:// or gs:// reference.', example: 'meta-llama/Llama-3.1-8B-Instruct', pattern: LOADABLE_MODEL.source,
+});
 const runtime = z.enum(['vllm']);
 const gpu = z.enum(GPU_TYPE_IDS).meta({ description: 'An id from GET /v1/gpu-types.', example: 'nvidia-l4' });
 const replicas = z.number().int().min(MIN_REPLICAS).max(MAX_REPLICAS);

@@ -11,7 +11,8 @@ import type { AppState } from '../http/context.ts';
 import { BadRequestError, IdempotencyConflictError } from '../core/errors.ts';
 import { IdempotencyRecordSchema } from './idempotency-record.entity.ts';
 
-const KEY = /^[\x21-\x7e]{1,255}$/;
+/** What an Idempotency-Key may be, as the OpenAPI document describes the header too. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const RETENTION_MS = 24 * 3600 * 1000;
 
 interface Sealed { iv: string; tag: string; data: string }
@@ -41,7 +42,7 @@ export function idempotency(deps: { key: Buffer }): Middleware<AppState> {
   return async (ctx, next) => {
     const key = ctx.get('Idempotency-Key');
     if (!key) return next();
-    if (!KEY.test(key)) throw new BadRequestError('Invalid header Idempotency-Key: 1 to 255 visible ASCII characters', { header: 'Idempotency-Key' });
+    if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new BadRequestError('Invalid header Idempotency-Key: 1 to 255 visible ASCII characters', { header: 'Idempotency-Key' });
     const { principal, em } = ctx.state;
     // An address is hashed: behind a trusted proxy it comes from X-Forwarded-For, of any length.
     const callerKey = principal ? `${principal.organizationId}:${principal.apiKeyId ?? principal.userId}` : `ip:${sha256(ctx.ip)}`;

@@ -6,6 +6,7 @@ import { PaginationSchema } from '../core/pagination.ts';
 import { servedPaths, type Route } from '../http/routes.ts';
 import { surfaceOf } from '../http/surface.ts';
 import { reasonPhrase } from '../core/errors.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../idempotency/middleware.ts';
 
 const ReferenceError = z.object({
   error: z.string().meta({ example: 'Unauthorized' }),
@@ -44,7 +45,33 @@ function successContent(route: Route, platform: boolean) {
   return { 'application/json': { schema: successSchema(route, route.response!, platform) } };
 }
 
-function operation(route: Route, path: string): ZodOpenApiOperationObject {
+const operationIdOf = (route: Route, path: string) => (path.startsWith('/api/v1/') ? `${route.operationId}ApiV1` : route.operationId);
+
+const hasId = (schema: z.ZodType | undefined) => schema instanceof z.ZodObject && 'id' in schema.shape;
+
+/**
+ * OpenAPI links from a creation (201) to every operation on what it created: the operations of the same
+ * resource type that take an `id` in their path, query or body, on the same surface and prefix. Clients
+ * (and Schemathesis' stateful phase) follow them to create a resource, then read, change and delete it.
+ */
+function creationLinks(route: Route, path: string, routes: readonly Route[]) {
+  if (route.successStatus !== 201 || !hasId(route.response)) return undefined;
+  const created = surfaceOf(path) === 'platform' ? '$response.body#/data/id' : '$response.body#/id';
+  const links: Record<string, { operationId: string; parameters?: Record<string, string>; requestBody?: Record<string, string> }> = {};
+  for (const target of routes) {
+    if (target === route || target.resourceType !== route.resourceType) continue;
+    const targetPath = servedPaths(target.path)
+      .find((served) => surfaceOf(served) === surfaceOf(path) && served.startsWith('/api/v1/') === path.startsWith('/api/v1/'));
+    if (!targetPath) continue;
+    const operationId = operationIdOf(target, targetPath);
+    if (hasId(target.params)) links[operationId] = { operationId, parameters: { 'path.id': created } };
+    else if (hasId(target.query)) links[operationId] = { operationId, parameters: { 'query.id': created } };
+    else if (hasId(target.body)) links[operationId] = { operationId, requestBody: { id: created } };
+  }
+  return Object.keys(links).length ? links : undefined;
+}
+
+function operation(route: Route, path: string, routes: readonly Route[]): ZodOpenApiOperationObject {
   const platform = surfaceOf(path) === 'platform';
   const isPublic = route.permission === 'public';
   const errorSchema = platform ? PlatformError : ReferenceError;
@@ -56,14 +83,14 @@ function operation(route: Route, path: string): ZodOpenApiOperationObject {
   ]);
   const success = route.successStatus ?? 200;
   return {
-    operationId: path.startsWith('/api/v1/') ? `${route.operationId}ApiV1` : route.operationId,
+    operationId: operationIdOf(route, path),
     summary: route.summary,
     tags: [route.tag],
     security: isPublic ? [] : [{ bearer: [] }],
     requestParams: {
       ...(route.query ? { query: route.query } : {}),
       ...(route.params ? { path: route.params } : {}),
-      ...(route.idempotent ? { header: z.object({ 'Idempotency-Key': z.string().max(255).optional().meta({ description: 'Replays the first answer to the same request.' }) }) } : {}),
+      ...(route.idempotent ? { header: z.object({ 'Idempotency-Key': z.string().regex(IDEMPOTENCY_KEY_PATTERN).optional().meta({ description: 'Replays the first answer to the same request: 1 to 255 visible ASCII characters.' }) }) } : {}),
     },
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
     responses: {
@@ -73,6 +100,7 @@ function operation(route: Route, path: string): ZodOpenApiOperationObject {
           description: reasonPhrase(success),
           headers: route.streams ? { ...RATE_LIMIT_HEADERS, 'Content-Disposition': { description: 'attachment; filename=...', schema: { type: 'string' as const } } } : RATE_LIMIT_HEADERS,
           content: successContent(route, platform),
+          links: creationLinks(route, path, routes),
         },
       ...Object.fromEntries([...statuses].sort().map((status) => [status, {
         description: reasonPhrase(status),
@@ -89,7 +117,7 @@ export function buildOpenApiDocument(routes: readonly Route[]) {
   const paths: ZodOpenApiPathsObject = {};
   for (const route of routes) {
     for (const path of servedPaths(route.path)) {
-      paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route, path) };
+      paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route, path, routes) };
     }
   }
   return createDocument({

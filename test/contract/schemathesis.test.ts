@@ -1,7 +1,7 @@
 // The contract suite: Schemathesis, a property-based API fuzzer nobody here wrote, reads the OpenAPI document
 // each surface serves and sends what it derives from it to a real API on its own database: documented
 // examples, boundary and invalid values (coverage), random inputs (fuzzing), then chains of calls that create
-// resources and read, change and delete them through the links it infers between operations (stateful).
+// resources and read, change and delete them through the links the document declares (stateful).
 // Every answer must be no 5xx, a status the operation documents, with a documented content type and a body
 // its schema describes. Any failure fails the test with Schemathesis' own report (each with a curl command
 // that reproduces it).
@@ -18,12 +18,14 @@ import { pythonToolBinary } from '../../infra/tools/paths.ts';
 import { PYTHON_TOOLS } from '../../infra/tools/versions.ts';
 import { signupAdmin } from '../support/admin.ts';
 import { signup, startTestApi, type TestApi } from '../support/control-plane.ts';
+import { startTestSmtp, type TestSmtp } from '../support/smtp.ts';
+import { createSmtpMailer } from '../../control-plane/mail/mailer.ts';
 
 const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance'];
 /** Cases per operation and phase: enough to reach every documented status, small enough for `npm test`'s budget. */
 const MAX_EXAMPLES = Number(process.env.KILN_CONTRACT_MAX_EXAMPLES ?? 8);
 /** Scenarios of the stateful phase (chains of up to STATEFUL_STEPS calls along the links between operations). */
-const STATEFUL_SCENARIOS = Number(process.env.KILN_CONTRACT_STATEFUL_SCENARIOS ?? 60);
+const STATEFUL_SCENARIOS = Number(process.env.KILN_CONTRACT_STATEFUL_SCENARIOS ?? 200);
 const STATEFUL_STEPS = 8;
 /** A fixed seed: a run that fails fails the same way again, and the same cases run on every machine. */
 const SEED = process.env.KILN_CONTRACT_SEED ?? '20261123';
@@ -31,11 +33,26 @@ const SEED = process.env.KILN_CONTRACT_SEED ?? '20261123';
 const reportRoot = resolve(process.env.KILN_TEST_DATA_DIR ?? '.data/test', 'contract');
 
 let api: TestApi;
+let smtp: TestSmtp;
 test.before(async () => {
+  smtp = await startTestSmtp();
   // startTestApi raises every plan's rate limit to 10,000 requests a minute, so no case is cut short by a 429.
-  api = await startTestApi(import.meta.filename);
+  api = await startTestApi(import.meta.filename, {
+    mail: { mailer: createSmtpMailer({ url: smtp.url, from: 'Kiln <no-reply@kiln.test>' }), publicUrl: 'https://kiln.example' },
+  });
 });
-test.after.always(() => api?.close());
+test.after.always(async () => { await api?.close(); await smtp?.close(); });
+
+/**
+ * An invitation's token reaches only the invitee, by mail: no answer carries it, so no link can lead to the
+ * invitee's operations. One real token is handed to them instead (the first accept or decline uses it).
+ */
+async function invitationToken(token: string): Promise<string> {
+  const email = `contract-invitee-${Date.now()}@example.com`;
+  const res = await api.request('POST', '/v1/team/invite', { token, body: { email, role: 'member' } });
+  if (res.status !== 201) throw new Error(`invite failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return /\/invite\/(invite_[A-Za-z0-9_-]+)/.exec(smtp.to(email)[0]!.text)![1]!;
+}
 
 interface Outcome { code: number; output: string; seconds: number }
 
@@ -45,7 +62,7 @@ interface Outcome { code: number; output: string; seconds: number }
  * that reaches nothing (that refusal is tested in test/control-plane/). Invalid values of it are still sent
  * by the coverage phase's negative cases.
  */
-function config(organizationId: string): string {
+function config(organizationId: string, invitation?: string): string {
   return [
     '[generation]',
     `max-examples = ${MAX_EXAMPLES}`,
@@ -53,6 +70,7 @@ function config(organizationId: string): string {
     '',
     '[parameters]',
     `"query.orgId" = "${organizationId}"`,
+    ...(invitation ? [`"path.token" = "${invitation}"`] : []),
     '',
     '[phases.stateful]',
     `max-steps = ${STATEFUL_STEPS}`,
@@ -91,21 +109,25 @@ function schemathesis(args: string[], reportDir: string): Promise<Outcome> {
 /**
  * Each surface from the document it serves, limited to its own paths (the document lists both), with a
  * credential of its own: the reference API as the platform administrator (who also owns an organization),
- * so platform administration is exercised too; the platform API as an ordinary organization owner.
+ * so platform administration is exercised too; the platform API as an ordinary organization owner. Both
+ * organizations are enterprise customers with credits to spare, so the chains that create deployments are
+ * not all cut short by 402.
  */
 const SURFACES = [
-  { name: 'reference API (/v1)', document: '/v1/openapi', paths: '^/v1/', as: 'admin' },
   { name: 'platform API (/api, /api/v1)', document: '/api/openapi.json', paths: '^/api/', as: 'owner' },
+  // Last: the administrator's run may delete the GPU cluster every deployment is placed on.
+  { name: 'reference API (/v1)', document: '/v1/openapi', paths: '^/v1/', as: 'admin' },
 ] as const;
 
 for (const surface of SURFACES) {
   test.serial(`Schemathesis finds no failure in the ${surface.name}: no 5xx, only documented statuses, content types and bodies`, async (t) => {
     t.timeout(10 * 60_000);
     const { token, organizationId } = surface.as === 'admin' ? await signupAdmin(api) : await signup(api, 'contract');
+    await api.pool.query(`UPDATE organization SET plan = 'enterprise', credits_cents = 100000000 WHERE id = $1`, [organizationId]);
     const reportDir = join(reportRoot, surface.as);
     await rm(reportDir, { recursive: true, force: true });
     await mkdir(reportDir, { recursive: true });
-    await writeFile(join(reportDir, 'schemathesis.toml'), config(organizationId));
+    await writeFile(join(reportDir, 'schemathesis.toml'), config(organizationId, surface.as === 'admin' ? await invitationToken(token) : undefined));
     const { code, output, seconds } = await schemathesis([
       `${api.url}${surface.document}`,
       '--url', api.url,

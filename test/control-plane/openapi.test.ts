@@ -80,3 +80,21 @@ test('every operation documents what any request may answer: 422 with a body, 40
   t.truthy(doc.paths['/v1/auth/signin'].post.responses['401']);
   t.truthy(doc.paths['/api/auth/refresh'].post.responses['401']);
 });
+
+test('a creation links to the operations on what it created, on its own surface, with the id where each takes it', async (t) => {
+  const doc = (await api.request('GET', '/api/openapi.json')).body;
+  const links = (path: string) => doc.paths[path].post.responses['201'].links as Record<string, { operationId: string; parameters?: Record<string, string>; requestBody?: Record<string, string> }>;
+  t.deepEqual(Object.keys(links('/api/deployments')).sort(), ['deleteDeployment', 'getDeployment', 'replaceDeployment', 'updateDeployment']);
+  t.deepEqual(links('/api/v1/deployments').getDeploymentApiV1!.parameters, { 'path.id': '$response.body#/data/id' });
+  t.deepEqual(Object.keys(links('/v1/deployments')).sort(), ['clearDeploymentFailure', 'deploymentActionV1', 'inspectDeploymentRecovery', 'recoverDeployment']);
+  t.deepEqual(links('/v1/deployments').recoverDeployment!.parameters, { 'path.id': '$response.body#/id' });
+  const apiKeys = links('/v1/settings/api-keys');
+  t.deepEqual(apiKeys.revokeApiKey!.parameters, { 'query.id': '$response.body#/id' });
+  t.deepEqual(apiKeys.updateApiKey!.requestBody, { id: '$response.body#/id' });
+  t.deepEqual(Object.keys(links('/v1/team/invite')).sort(), ['revokeInvitation', 'updateInvitation']);
+  // Every link names an operation the document has.
+  const operationIds = new Set(Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((item) => Object.values(item).map((op) => op.operationId)));
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, { links?: Record<string, { operationId: string }> }> }>>)) {
+    for (const link of Object.values(item.post?.responses['201']?.links ?? {})) t.true(operationIds.has(link.operationId), `${path}: ${link.operationId}`);
+  }
+});
