@@ -8,6 +8,8 @@ export interface GpuType {
   readonly vendor: 'nvidia';
   /** Memory per GPU, GiB. */
   readonly memoryGb: number;
+  /** Memory bandwidth, GB/s (the vendor's figure): what bounds how fast a model decodes. */
+  readonly memoryBandwidthGBps: number;
   /** On-demand price per GPU-hour, USD. */
   readonly hourlyPriceUsd: number;
 }
@@ -20,11 +22,11 @@ export const GPU_RESOURCE = 'nvidia.com/gpu';
 export const GPU_TAINT = { key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' } as const;
 
 export const GPU_TYPES: readonly GpuType[] = [
-  { id: 'nvidia-h100-80gb', name: 'NVIDIA H100 80GB', vendor: 'nvidia', memoryGb: 80, hourlyPriceUsd: 4.5 },
-  { id: 'nvidia-a100-80gb', name: 'NVIDIA A100 80GB', vendor: 'nvidia', memoryGb: 80, hourlyPriceUsd: 2.8 },
-  { id: 'nvidia-a10g', name: 'NVIDIA A10G 24GB', vendor: 'nvidia', memoryGb: 24, hourlyPriceUsd: 1.2 },
-  { id: 'nvidia-l4', name: 'NVIDIA L4 24GB', vendor: 'nvidia', memoryGb: 24, hourlyPriceUsd: 0.8 },
-  { id: 'nvidia-t4', name: 'NVIDIA T4 16GB', vendor: 'nvidia', memoryGb: 16, hourlyPriceUsd: 0.53 },
+  { id: 'nvidia-h100-80gb', name: 'NVIDIA H100 80GB', vendor: 'nvidia', memoryGb: 80, memoryBandwidthGBps: 3350, hourlyPriceUsd: 4.5 },
+  { id: 'nvidia-a100-80gb', name: 'NVIDIA A100 80GB', vendor: 'nvidia', memoryGb: 80, memoryBandwidthGBps: 2039, hourlyPriceUsd: 2.8 },
+  { id: 'nvidia-a10g', name: 'NVIDIA A10G 24GB', vendor: 'nvidia', memoryGb: 24, memoryBandwidthGBps: 600, hourlyPriceUsd: 1.2 },
+  { id: 'nvidia-l4', name: 'NVIDIA L4 24GB', vendor: 'nvidia', memoryGb: 24, memoryBandwidthGBps: 300, hourlyPriceUsd: 0.8 },
+  { id: 'nvidia-t4', name: 'NVIDIA T4 16GB', vendor: 'nvidia', memoryGb: 16, memoryBandwidthGBps: 320, hourlyPriceUsd: 0.53 },
 ];
 
 /** The catalog's ids, non-empty (as an enum of them needs). */

@@ -2,7 +2,8 @@
 // config.json that size a deployment (weights, KV cache, context). Plain data, read by the control plane
 // (model validation, GPU sizing, Hugging Face token checks) and the vLLM stack.
 
-export type ModelTask = 'chat' | 'completion' | 'embedding';
+export const MODEL_TASKS = ['chat', 'completion', 'embedding'] as const;
+export type ModelTask = (typeof MODEL_TASKS)[number];
 export type ModelDtype = 'bfloat16' | 'float16' | 'float32';
 
 export interface CatalogModel {

@@ -12,6 +12,7 @@ import { gpuTypesModule } from './gpu-types/module.ts';
 import { healthModule } from './health/module.ts';
 import { idempotencyModule } from './idempotency/module.ts';
 import { inferenceModule } from './inference/module.ts';
+import { modelsModule } from './models/module.ts';
 import type { ApiModule } from './module.ts';
 import { notificationsModule } from './notifications/module.ts';
 import { openApiModule } from './openapi/module.ts';
@@ -38,6 +39,7 @@ export const API_MODULES: readonly ApiModule[] = [
   recoveryModule,
   clustersModule,
   gpuTypesModule,
+  modelsModule,
   deploymentsModule,
   inferenceModule,
   webhooksModule,

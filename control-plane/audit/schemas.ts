@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { optionalOrgIdQuery, orgIdQuery } from '../core/organization-query.ts';
-import { sortParam } from '../core/pagination.ts';
+import { pageQuery, sortParam } from '../core/pagination.ts';
 
 export const AUDIT_SORT_FIELDS = ['created_at'] as const;
 export const EXPORT_FORMATS = ['csv', 'jsonl'] as const;
@@ -25,8 +25,7 @@ function periodInOrder<S extends z.ZodObject<{ from: z.ZodOptional<typeof instan
 }
 
 const page = {
-  limit: z.coerce.number().int().min(1).max(100).default(20).meta({ description: 'Page size, 1 to 100.' }),
-  cursor: z.string().max(2048).optional().meta({ description: 'pagination.nextCursor of the previous page.' }),
+  ...pageQuery,
 };
 
 export const ListAuditQuery = periodInOrder(z.object({ ...page, ...filters, ...orgIdQuery }));

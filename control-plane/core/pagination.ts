@@ -68,6 +68,12 @@ export interface Page<T> {
 
 export type CursorCodec = ReturnType<typeof createCursorCodec>;
 
+/** The query parameters of every paged list: spread into its query schema. */
+export const pageQuery = {
+  limit: z.coerce.number().int().min(1).max(100).default(20).meta({ description: 'Page size, 1 to 100.' }),
+  cursor: z.string().max(2048).optional().meta({ description: 'pagination.nextCursor of the previous page.' }),
+};
+
 export const PaginationSchema = z.object({
   hasMore: z.boolean(),
   nextCursor: z.string().nullable(),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { GPU_TYPE_IDS } from '../../catalog/gpu-types.ts';
 import { LOADABLE_MODEL, MAX_MODEL_LENGTH, MAX_REPLICAS, MIN_REPLICAS, NAME_PATTERN } from '../../catalog/deployment-rules.ts';
 import { optionalOrgIdQuery, orgIdQuery } from '../core/organization-query.ts';
-import { sortParam } from '../core/pagination.ts';
+import { pageQuery, sortParam } from '../core/pagination.ts';
 import { DEPLOYMENT_STATUSES } from '../../workflows/contract/deployment.ts';
 
 export const SORT_FIELDS = ['created_at', 'updated_at', 'name', 'status', 'gpu'] as const;
@@ -64,8 +64,7 @@ export const DeploymentIdParams = z.object({ id: z.string().max(64) });
 
 const day = z.iso.date().meta({ description: 'YYYY-MM-DD (UTC).' });
 export const ListDeploymentsQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20).meta({ description: 'Page size, 1 to 100.' }),
-  cursor: z.string().max(2048).optional().meta({ description: 'pagination.nextCursor of the previous page.' }),
+  ...pageQuery,
   status: z.string().max(500).optional()
     .transform((value, ctx) => {
       const statuses = value?.split(',');

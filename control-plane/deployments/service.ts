@@ -7,16 +7,17 @@ import type { RecoveryAction } from '../recovery/schemas.ts';
 import { DeploymentEventSchema } from './deployment-event.entity.ts';
 import type { DeploymentOrchestrator } from './orchestrator.ts';
 import type { DesiredStateDelivery } from './desired-state-delivery.ts';
-import { isLoadableModel, MIN_REPLICAS, MODEL_SOURCES, replicaBoundsProblem } from '../../catalog/deployment-rules.ts';
+import { MIN_REPLICAS, replicaBoundsProblem } from '../../catalog/deployment-rules.ts';
 import { findGpuType } from '../../catalog/gpu-types.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ClusterService } from '../clusters/service.ts';
 import { newId } from '../../lib/ids.ts';
 import {
-  ConflictError, DeploymentNotFoundError, InsufficientCreditsError, InvalidModelError, ServiceUnavailableError, ValidationError,
+  ConflictError, DeploymentNotFoundError, InsufficientCreditsError, ServiceUnavailableError, ValidationError,
 } from '../core/errors.ts';
 import type { CursorCodec } from '../core/pagination.ts';
 import { KNOWN_FLAGS, type FeatureFlags } from '../feature-flags/flags.ts';
+import { assertLoadableModel } from '../models/model-source.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
 import { DeploymentSchema, type Deployment, type DeploymentStatus } from './deployment.entity.ts';
 import type {
@@ -124,7 +125,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
     get: async (em: EntityManager, principal: Principal, id: string) => view(await find(em, principal, id)),
 
     async create(em: EntityManager, principal: Principal, input: CreateDeploymentInput) {
-      assertLoadable(input.model);
+      assertLoadableModel(input.model);
       const scaling = resolveScaling(input, undefined);
       if (await deps.flags.isEnabled(em, KNOWN_FLAGS.pauseNewDeployments, principal.organizationId)) {
         throw new ServiceUnavailableError('New deployments are paused for maintenance; existing deployments keep running. Try again later', { flag: KNOWN_FLAGS.pauseNewDeployments });
@@ -147,7 +148,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
     },
 
     async update(em: EntityManager, principal: Principal, id: string, input: UpdateDeploymentInput | ReplaceDeploymentInput, replace: boolean) {
-      if (input.model !== undefined) assertLoadable(input.model);
+      if (input.model !== undefined) assertLoadableModel(input.model);
       return view(await change(em, principal, id, async (deployment, tx) => {
         if (deployment.deleteRequested) throw new ConflictError(`Deployment ${id} is being deleted`, { field: 'id' });
         const scaling = resolveScaling(input, replace ? undefined : deployment);
@@ -235,12 +236,6 @@ function positionFrom(decoded: string, length: number): string[] {
   const position = JSON.parse(decoded) as unknown;
   if (!Array.isArray(position) || position.length !== length) throw new Error('cursor position does not match its ordering');
   return position as string[];
-}
-
-function assertLoadable(model: string): void {
-  if (!isLoadableModel(model)) {
-    throw new InvalidModelError(`Model ${model} is not a reference Kiln can load`, { model, valid_sources: MODEL_SOURCES });
-  }
 }
 
 /** What `replicas` replicas of `gpu` cost per hour, in cents. */

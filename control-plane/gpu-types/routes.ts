@@ -10,6 +10,7 @@ const GpuTypeView = z.object({
   name: z.string(),
   vendor: z.string(),
   memoryGb: z.number(),
+  memoryBandwidthGBps: z.number().meta({ description: 'Memory bandwidth, GB/s: what bounds decoding speed.' }),
   hourlyPriceUsd: z.number(),
   available: z.boolean().meta({ description: 'Whether a ready GPU cluster offers this type now.' }),
 }).meta({ id: 'GpuType' });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SEVERITIES } from './notification.entity.ts';
 import { ORGANIZATION_ID_PATTERN } from '../../lib/ids.ts';
+import { pageQuery } from '../core/pagination.ts';
 
 const instant = z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601 timestamp.' });
 const title = z.string().trim().min(1).max(200);
@@ -35,8 +36,7 @@ export const UpdateNotificationRequest = z.strictObject({
 export const NotificationIdParams = z.object({ id: z.string().max(64) });
 
 export const ListNotificationsQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20).meta({ description: 'Page size, 1 to 100.' }),
-  cursor: z.string().max(2048).optional().meta({ description: 'pagination.nextCursor of the previous page.' }),
+  ...pageQuery,
 });
 
 export const NotificationView = z.object({

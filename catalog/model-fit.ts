@@ -1,0 +1,102 @@
+// Whether a model fits the GPUs of one replica, worked out the way vLLM sizes its memory: it takes a share of
+// each GPU (gpu_memory_utilization), loads the weights, keeps some for activations and CUDA graphs, and
+// gives the rest to the KV cache. A replica serves only if one sequence of the full context length fits in
+// that cache. Plain arithmetic, read by the API (model details, validation, deployment checks) and the
+// dry run, so every side reports the same figures.
+import type { GpuType } from './gpu-types.ts';
+import type { CatalogModel } from './models.ts';
+
+/** vLLM's default `--gpu-memory-utilization`: the share of each GPU's memory it takes. */
+export const GPU_MEMORY_UTILIZATION = 0.9;
+/** Held back on each GPU for activations, CUDA graphs and the runtime (what vLLM's profiling run finds for 1-70B models). */
+export const RUNTIME_OVERHEAD_GIB_PER_GPU = 1.5;
+/** GPUs one replica may use: tensor-parallel sizes vLLM runs, as the deployment rules allow. */
+export const GPU_COUNTS = [1, 2, 4, 8] as const;
+
+const GIB = 1024 ** 3;
+
+/**
+ * Bytes per weight and per KV cache element: vLLM serves in 16 bits, a float32 checkpoint included (its
+ * `--dtype auto` casts one to the platform's 16-bit type).
+ */
+export const BYTES_PER_VALUE = 2;
+
+/** Share of a GPU's memory bandwidth one decoding sequence achieves, low and high (decoding reads every weight per token). */
+const BANDWIDTH_EFFICIENCY = [0.5, 0.8] as const;
+
+export type ModelShape = Pick<CatalogModel, 'parametersBillion' | 'layers' | 'kvHeads' | 'headSize'>;
+
+export interface FitInput {
+  readonly model: ModelShape;
+  readonly gpu: Pick<GpuType, 'memoryGb'>;
+  readonly gpuCount: number;
+  /** Tokens of one sequence (vLLM's max_model_len). */
+  readonly contextLength: number;
+}
+
+/** The arithmetic, in GiB, with what it means for serving. */
+export interface FitReport {
+  readonly fits: boolean;
+  /** Memory vLLM takes on the replica's GPUs: memory x count x GPU_MEMORY_UTILIZATION. */
+  readonly usableGb: number;
+  readonly weightsGb: number;
+  readonly overheadGb: number;
+  /** What is left for the KV cache (may be negative: the weights alone do not fit). */
+  readonly kvCacheGb: number;
+  /** KV cache one sequence of contextLength tokens takes: 2 (K and V) x layers x KV heads x head size x bytes x tokens. */
+  readonly kvPerSequenceGb: number;
+  /** Sequences of the full context length served at once; 0 when it does not fit. */
+  readonly maxConcurrentSequences: number;
+}
+
+const round = (gib: number) => Math.round(gib * 100) / 100;
+
+export function kvBytesPerToken(model: ModelShape): number {
+  return 2 * model.layers * model.kvHeads * model.headSize * BYTES_PER_VALUE;
+}
+
+export function weightsGb(model: ModelShape): number {
+  return (model.parametersBillion * 1e9 * BYTES_PER_VALUE) / GIB;
+}
+
+export function modelFit({ model, gpu, gpuCount, contextLength }: FitInput): FitReport {
+  const usable = gpu.memoryGb * gpuCount * GPU_MEMORY_UTILIZATION;
+  const weights = weightsGb(model);
+  const overhead = RUNTIME_OVERHEAD_GIB_PER_GPU * gpuCount;
+  const kvCache = usable - weights - overhead;
+  const kvPerSequence = (kvBytesPerToken(model) * contextLength) / GIB;
+  const maxConcurrentSequences = kvCache > 0 ? Math.floor(kvCache / kvPerSequence) : 0;
+  return {
+    fits: maxConcurrentSequences >= 1,
+    usableGb: round(usable),
+    weightsGb: round(weights),
+    overheadGb: round(overhead),
+    kvCacheGb: round(kvCache),
+    kvPerSequenceGb: round(kvPerSequence),
+    maxConcurrentSequences,
+  };
+}
+
+/** The fewest GPUs of one type a replica needs at this context length, or undefined when 8 are not enough. */
+export function smallestGpuCount(model: ModelShape, gpu: Pick<GpuType, 'memoryGb'>, contextLength: number): number | undefined {
+  return GPU_COUNTS.find((gpuCount) => modelFit({ model, gpu, gpuCount, contextLength }).fits);
+}
+
+/** One line a person can check: the figures behind a fit answer. */
+export function describeFit(report: FitReport, input: Pick<FitInput, 'gpuCount' | 'contextLength'>): string {
+  const verdict = report.fits
+    ? `fits: ${report.maxConcurrentSequences} sequence(s) of ${input.contextLength} tokens at once`
+    : report.kvCacheGb <= 0 ? 'does not fit: the weights alone exceed the usable memory' : `does not fit: one sequence of ${input.contextLength} tokens needs more KV cache than is left`;
+  return `${input.gpuCount} GPU(s) give ${report.usableGb} GB usable (${GPU_MEMORY_UTILIZATION * 100}%); weights ${report.weightsGb} GB, `
+    + `runtime ${report.overheadGb} GB, KV cache ${report.kvCacheGb} GB at ${report.kvPerSequenceGb} GB per sequence: ${verdict}`;
+}
+
+/**
+ * Tokens a second one sequence decodes, as a [low, high] band: decoding is bound by memory bandwidth, each
+ * token reading every weight once, spread over the replica's GPUs.
+ */
+export function decodeTokensPerSecond(model: ModelShape, gpu: Pick<GpuType, 'memoryBandwidthGBps'>, gpuCount: number): [number, number] {
+  const weightBytes = model.parametersBillion * 1e9 * BYTES_PER_VALUE;
+  const [low, high] = BANDWIDTH_EFFICIENCY.map((share) => Math.round((gpu.memoryBandwidthGBps * 1e9 * gpuCount * share) / weightBytes));
+  return [low!, high!];
+}
