@@ -28,7 +28,8 @@ test('public routes are only the credential-free ones: health, OpenAPI, the sign
 // Scopes are checked for an owner who is also a platform administrator, so admin routes count too.
 test('read only: every GET, no write', (t) => {
   for (const [route, permission] of routes) {
-    t.is(isAllowed(permission, ROLE_PERMISSIONS.owner, 'read_only', true), route.startsWith('GET ') || permission === 'public', route);
+    // Validating a model is a POST that changes nothing: it needs only catalog:read.
+    t.is(isAllowed(permission, ROLE_PERMISSIONS.owner, 'read_only', true), route.startsWith('GET ') || permission === 'public' || permission === 'catalog:read', route);
   }
 });
 
@@ -36,7 +37,7 @@ test('deployments only: deployment operations (recovery and inference included) 
   for (const [route, permission] of routes) {
     // Resetting a provisioning circuit is platform administration (circuits are shared by every organization).
     const platformOnly = route.includes('/admin/') || route === 'POST /v1/recovery/circuits';
-    const deploymentRoute = ['/deployments', '/recovery', '/inference', '/gpu-types'].some((part) => route.includes(part));
+    const deploymentRoute = ['/deployments', '/recovery', '/inference', '/gpu-types', '/models'].some((part) => route.includes(part));
     const expected = permission === 'public' || (!platformOnly && deploymentRoute);
     t.is(isAllowed(permission, ROLE_PERMISSIONS.owner, 'deployments_only', true), expected, route);
   }
@@ -46,7 +47,7 @@ test('full access: everything the role allows; members cannot manage API keys, v
   for (const [route, permission] of routes) t.true(isAllowed(permission, ROLE_PERMISSIONS.owner, 'full_access', true), route);
   for (const [route, permission] of writes.filter(([r]) => r.includes('/api-keys'))) t.false(isAllowed(permission, ROLE_PERMISSIONS.member, 'full_access'), route);
   for (const [route, permission] of writes.filter(([, p]) => p !== 'public')) {
-    t.is(isAllowed(permission, ROLE_PERMISSIONS.viewer, 'full_access'), route.includes('/v1/settings/profile'), route);
+    t.is(isAllowed(permission, ROLE_PERMISSIONS.viewer, 'full_access'), route.includes('/v1/settings/profile') || permission === 'catalog:read', route);
   }
   t.true(isAllowed('deployments:write', ROLE_PERMISSIONS.member, 'full_access'));
   // Inference uses a deployment without changing it: members may, viewers may not.

@@ -24,6 +24,9 @@ const ROWS: ReadonlyArray<[path: string, status: number]> = [
   ['/v1/enterprise/sso/verify', 404],
   ['/v1/enterprise/sso/providers', 200],
   ['/v1/gpu-types', 200],
+  ['/v1/models/search', 200],
+  // Requested as written, `{id}` is no model reference: 400 INVALID_MODEL once orgId is given.
+  ['/v1/models/{id}', 400],
   ['/v1/recovery', 200],
   ['/v1/recovery/circuits', 200],
 ];
@@ -93,7 +96,7 @@ test('no credential is 401 with or without orgId; another organization\'s orgId 
   // A deployments-only key reads deployments and the GPU catalog in its organization, nothing else here.
   for (const [path, status] of ROWS) {
     const res = await api.request('GET', `${path}?orgId=${owner.organizationId}`, { token: deploymentsOnly.key });
-    t.is(res.status, ['/v1/deployments', '/v1/gpu-types', '/v1/recovery', '/v1/recovery/circuits'].includes(path) ? status : 403, path);
+    t.is(res.status, ['/v1/deployments', '/v1/gpu-types', '/v1/models/search', '/v1/models/{id}', '/v1/recovery', '/v1/recovery/circuits'].includes(path) ? status : 403, path);
   }
 });
 
