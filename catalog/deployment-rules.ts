@@ -48,3 +48,6 @@ export const MAX_GPUS_PER_REPLICA = 8;
 export function isValidGpusPerReplica(gpus: number): boolean {
   return Number.isInteger(gpus) && gpus >= 1 && gpus <= MAX_GPUS_PER_REPLICA && (gpus & (gpus - 1)) === 0;
 }
+
+/** Every count isValidGpusPerReplica accepts, smallest first. */
+export const GPUS_PER_REPLICA_CHOICES = Array.from({ length: MAX_GPUS_PER_REPLICA }, (_, i) => i + 1).filter(isValidGpusPerReplica);

@@ -3,6 +3,7 @@
 // gives the rest to the KV cache. A replica serves only if one sequence of the full context length fits in
 // that cache. Plain arithmetic, read by the API (model details, validation, deployment checks) and the
 // dry run, so every side reports the same figures.
+import { GPUS_PER_REPLICA_CHOICES } from './deployment-rules.ts';
 import type { GpuType } from './gpu-types.ts';
 import type { CatalogModel } from './models.ts';
 
@@ -10,8 +11,6 @@ import type { CatalogModel } from './models.ts';
 export const GPU_MEMORY_UTILIZATION = 0.9;
 /** Held back on each GPU for activations, CUDA graphs and the runtime (what vLLM's profiling run finds for 1-70B models). */
 export const RUNTIME_OVERHEAD_GIB_PER_GPU = 1.5;
-/** GPUs one replica may use: tensor-parallel sizes vLLM runs, as the deployment rules allow. */
-export const GPU_COUNTS = [1, 2, 4, 8] as const;
 
 const GIB = 1024 ** 3;
 
@@ -55,13 +54,11 @@ export function kvBytesPerToken(model: ModelShape): number {
   return 2 * model.layers * model.kvHeads * model.headSize * BYTES_PER_VALUE;
 }
 
-export function weightsGb(model: ModelShape): number {
-  return (model.parametersBillion * 1e9 * BYTES_PER_VALUE) / GIB;
-}
+const weightBytes = (model: ModelShape) => model.parametersBillion * 1e9 * BYTES_PER_VALUE;
 
 export function modelFit({ model, gpu, gpuCount, contextLength }: FitInput): FitReport {
   const usable = gpu.memoryGb * gpuCount * GPU_MEMORY_UTILIZATION;
-  const weights = weightsGb(model);
+  const weights = weightBytes(model) / GIB;
   const overhead = RUNTIME_OVERHEAD_GIB_PER_GPU * gpuCount;
   const kvCache = usable - weights - overhead;
   const kvPerSequence = (kvBytesPerToken(model) * contextLength) / GIB;
@@ -79,7 +76,7 @@ export function modelFit({ model, gpu, gpuCount, contextLength }: FitInput): Fit
 
 /** The fewest GPUs of one type a replica needs at this context length, or undefined when 8 are not enough. */
 export function smallestGpuCount(model: ModelShape, gpu: Pick<GpuType, 'memoryGb'>, contextLength: number): number | undefined {
-  return GPU_COUNTS.find((gpuCount) => modelFit({ model, gpu, gpuCount, contextLength }).fits);
+  return GPUS_PER_REPLICA_CHOICES.find((gpuCount) => modelFit({ model, gpu, gpuCount, contextLength }).fits);
 }
 
 /** One line a person can check: the figures behind a fit answer. */
@@ -96,7 +93,6 @@ export function describeFit(report: FitReport, input: Pick<FitInput, 'gpuCount' 
  * token reading every weight once, spread over the replica's GPUs.
  */
 export function decodeTokensPerSecond(model: ModelShape, gpu: Pick<GpuType, 'memoryBandwidthGBps'>, gpuCount: number): [number, number] {
-  const weightBytes = model.parametersBillion * 1e9 * BYTES_PER_VALUE;
-  const [low, high] = BANDWIDTH_EFFICIENCY.map((share) => Math.round((gpu.memoryBandwidthGBps * 1e9 * gpuCount * share) / weightBytes));
+  const [low, high] = BANDWIDTH_EFFICIENCY.map((share) => Math.round((gpu.memoryBandwidthGBps * 1e9 * gpuCount * share) / weightBytes(model)));
   return [low!, high!];
 }

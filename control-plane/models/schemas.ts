@@ -1,7 +1,7 @@
 // Request and answer shapes of the model catalog routes.
 import { z } from 'zod';
 import { GPU_TYPE_IDS } from '../../catalog/gpu-types.ts';
-import { GPU_COUNTS } from '../../catalog/model-fit.ts';
+import { GPUS_PER_REPLICA_CHOICES } from '../../catalog/deployment-rules.ts';
 import { MODEL_TASKS } from '../../catalog/models.ts';
 import { orgIdQuery } from '../core/organization-query.ts';
 import { pageQuery } from '../core/pagination.ts';
@@ -74,7 +74,7 @@ export const ModelDetails = ModelView.extend({
 
 export const ValidateModelRequest = z.strictObject({
   gpu,
-  gpusPerReplica: z.union(GPU_COUNTS.map((n) => z.literal(n))).default(1).meta({ description: 'GPUs per replica (tensor-parallel size): 1, 2, 4 or 8.' }),
+  gpusPerReplica: z.union(GPUS_PER_REPLICA_CHOICES.map((n) => z.literal(n))).default(1).meta({ description: 'GPUs per replica (tensor-parallel size): 1, 2, 4 or 8.' }),
   contextLength: contextLength.optional(),
 }).meta({ id: 'ValidateModelRequest' });
 

@@ -9,6 +9,8 @@ import { assertLoadableModel } from './model-source.ts';
 import type { MODEL_CHECKS, SearchModelsInput, ValidateModelInput } from './schemas.ts';
 
 const ORDERING = 'id';
+/** The catalog in the order search pages through it. */
+const MODELS_BY_ID = [...MODELS].sort((a, b) => a.id.localeCompare(b.id));
 
 type ModelView = CatalogModel & { source: 'catalog' };
 
@@ -40,8 +42,7 @@ export function createModelService(deps: { cursors: CursorCodec }) {
       const words = query.q?.toLowerCase().split(/\s+/).filter(Boolean) ?? [];
       const fitsOn = query.fitsGpu ? findGpuType(query.fitsGpu)! : undefined;
       const after = query.cursor ? (JSON.parse(deps.cursors.decode(query.cursor, ORDERING)) as string) : undefined;
-      const matching = [...MODELS]
-        .sort((a, b) => a.id.localeCompare(b.id))
+      const matching = MODELS_BY_ID
         .filter((m) => after === undefined || m.id.localeCompare(after) > 0)
         .filter((m) => words.every((word) => `${m.id} ${m.displayName} ${m.family}`.toLowerCase().includes(word)))
         .filter((m) => !query.task || m.task === query.task)
