@@ -18,8 +18,7 @@ import { pythonToolBinary } from '../../infra/tools/paths.ts';
 import { PYTHON_TOOLS } from '../../infra/tools/versions.ts';
 import { signupAdmin } from '../support/admin.ts';
 import { signup, startTestApi, type TestApi } from '../support/control-plane.ts';
-import { startTestSmtp, type TestSmtp } from '../support/smtp.ts';
-import { createSmtpMailer } from '../../control-plane/mail/mailer.ts';
+import { inviteByMail, mailThrough, startTestSmtp, type TestSmtp } from '../support/smtp.ts';
 
 const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance'];
 /** Cases per operation and phase: enough to reach every documented status, small enough for `npm test`'s budget. */
@@ -37,9 +36,7 @@ let smtp: TestSmtp;
 test.before(async () => {
   smtp = await startTestSmtp();
   // startTestApi raises every plan's rate limit to 10,000 requests a minute, so no case is cut short by a 429.
-  api = await startTestApi(import.meta.filename, {
-    mail: { mailer: createSmtpMailer({ url: smtp.url, from: 'Kiln <no-reply@kiln.test>' }), publicUrl: 'https://kiln.example' },
-  });
+  api = await startTestApi(import.meta.filename, mailThrough(smtp));
 });
 test.after.always(async () => { await api?.close(); await smtp?.close(); });
 
@@ -48,10 +45,7 @@ test.after.always(async () => { await api?.close(); await smtp?.close(); });
  * invitee's operations. One real token is handed to them instead (the first accept or decline uses it).
  */
 async function invitationToken(token: string): Promise<string> {
-  const email = `contract-invitee-${Date.now()}@example.com`;
-  const res = await api.request('POST', '/v1/team/invite', { token, body: { email, role: 'member' } });
-  if (res.status !== 201) throw new Error(`invite failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return /\/invite\/(invite_[A-Za-z0-9_-]+)/.exec(smtp.to(email)[0]!.text)![1]!;
+  return (await inviteByMail(api, smtp, token, `contract-invitee-${Date.now()}@example.com`)).token;
 }
 
 interface Outcome { code: number; output: string; seconds: number }

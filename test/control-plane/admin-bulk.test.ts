@@ -1,15 +1,12 @@
 // POST /v1/admin/deployments/bulk: stop, start or delete deployments of any organization through their
 // workflows (the same deployment service as the organizations' own calls), with a result per id.
 import test from 'ava';
-import { signupAdmin } from '../support/admin.ts';
-import { createApiKey, desiredStatesSent, signup, startTestApi, validDeployment, type TestApi } from '../support/control-plane.ts';
+import { startAdminApi, type Admin } from '../support/admin.ts';
+import { createApiKey, desiredStatesSent, signup, validDeployment, type TestApi } from '../support/control-plane.ts';
 
 let api: TestApi;
-let admin: Awaited<ReturnType<typeof signupAdmin>>;
-test.before(async () => {
-  api = await startTestApi(import.meta.filename);
-  admin = await signupAdmin(api);
-});
+let admin: Admin;
+test.before(async () => { ({ api, admin } = await startAdminApi(import.meta.filename)); });
 test.after.always(() => api?.close());
 
 async function deploy(token: string, name: string) {

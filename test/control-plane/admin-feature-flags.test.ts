@@ -1,15 +1,12 @@
 // /v1/admin/feature-flags and the helper the rest of Kiln reads flags through (feature-flags/flags.ts).
 import test from 'ava';
 import { createFeatureFlags, rolloutBucket } from '../../control-plane/feature-flags/flags.ts';
-import { signupAdmin } from '../support/admin.ts';
-import { createApiKey, signup, startTestApi, type TestApi, validDeployment } from '../support/control-plane.ts';
+import { startAdminApi, type Admin } from '../support/admin.ts';
+import { createApiKey, signup, type TestApi, validDeployment } from '../support/control-plane.ts';
 
 let api: TestApi;
-let admin: Awaited<ReturnType<typeof signupAdmin>>;
-test.before(async () => {
-  api = await startTestApi(import.meta.filename);
-  admin = await signupAdmin(api);
-});
+let admin: Admin;
+test.before(async () => { ({ api, admin } = await startAdminApi(import.meta.filename)); });
 test.after.always(() => api?.close());
 
 const stored = async (...keys: string[]) => (await api.pool.query('SELECT key FROM feature_flag WHERE key = ANY($1)', [keys])).rows.map((r) => r.key as string);

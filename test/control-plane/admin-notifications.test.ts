@@ -1,14 +1,11 @@
 // /v1/admin/notifications: announcements platform administrators publish to users.
 import test from 'ava';
-import { signupAdmin } from '../support/admin.ts';
-import { createApiKey, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
+import { startAdminApi, type Admin } from '../support/admin.ts';
+import { createApiKey, signup, type TestApi } from '../support/control-plane.ts';
 
 let api: TestApi;
-let admin: Awaited<ReturnType<typeof signupAdmin>>;
-test.before(async () => {
-  api = await startTestApi(import.meta.filename);
-  admin = await signupAdmin(api);
-});
+let admin: Admin;
+test.before(async () => { ({ api, admin } = await startAdminApi(import.meta.filename)); });
 test.after.always(() => api?.close());
 
 const maintenance = { title: 'Maintenance', message: 'The API is read-only from 02:00 to 03:00 UTC.', severity: 'warning' };

@@ -2,15 +2,12 @@
 // Serial, first the figures: they cover every organization and deployment of this file's database.
 import test from 'ava';
 import { PLAN_MONTHLY_PRICE_CENTS } from '../../catalog/plans.ts';
-import { signupAdmin } from '../support/admin.ts';
-import { createApiKey, signup, startTestApi, validDeployment, type TestApi } from '../support/control-plane.ts';
+import { startAdminApi, type Admin } from '../support/admin.ts';
+import { createApiKey, signup, validDeployment, type TestApi } from '../support/control-plane.ts';
 
 let api: TestApi;
-let admin: Awaited<ReturnType<typeof signupAdmin>>;
-test.before(async () => {
-  api = await startTestApi(import.meta.filename);
-  admin = await signupAdmin(api);
-});
+let admin: Admin;
+test.before(async () => { ({ api, admin } = await startAdminApi(import.meta.filename)); });
 test.after.always(() => api?.close());
 
 /** An organization on `plan` with `credits` cents. */

@@ -3,15 +3,12 @@
 import { eventually } from '../support/eventually.ts';
 import { createCircuitService } from '../../control-plane/recovery/circuits.ts';
 import test from 'ava';
-import { signupAdmin } from '../support/admin.ts';
-import { createApiKey, routePermissions, signup, startTestApi, validDeployment, type TestApi } from '../support/control-plane.ts';
+import { startAdminApi, type Admin } from '../support/admin.ts';
+import { createApiKey, routePermissions, signup, validDeployment, type TestApi } from '../support/control-plane.ts';
 
 let api: TestApi;
-let admin: Awaited<ReturnType<typeof signupAdmin>>;
-test.before(async () => {
-  api = await startTestApi(import.meta.filename);
-  admin = await signupAdmin(api);
-});
+let admin: Admin;
+test.before(async () => { ({ api, admin } = await startAdminApi(import.meta.filename)); });
 test.after.always(() => api?.close());
 
 async function deploy(token: string, name: string, gpu = 'nvidia-l4') {

@@ -3,15 +3,12 @@
 // (test/workflows/cluster-placement.test.ts drives them from real failed `pulumi up`s).
 import test from 'ava';
 import { createCircuitService } from '../../control-plane/recovery/circuits.ts';
-import { signupAdmin } from '../support/admin.ts';
-import { createApiKey, signup, startTestApi, type TestApi, validDeployment } from '../support/control-plane.ts';
+import { startAdminApi, type Admin } from '../support/admin.ts';
+import { createApiKey, signup, type TestApi, validDeployment } from '../support/control-plane.ts';
 
 let api: TestApi;
-let admin: Awaited<ReturnType<typeof signupAdmin>>;
-test.before(async () => {
-  api = await startTestApi(import.meta.filename);
-  admin = await signupAdmin(api);
-});
+let admin: Admin;
+test.before(async () => { ({ api, admin } = await startAdminApi(import.meta.filename)); });
 test.after.always(() => api?.close());
 
 const circuits = createCircuitService();

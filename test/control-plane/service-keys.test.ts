@@ -3,16 +3,13 @@
 import { createHash } from 'node:crypto';
 import test from 'ava';
 import { createServiceKeyService } from '../../control-plane/service-keys/service.ts';
-import { signupAdmin } from '../support/admin.ts';
+import { startAdminApi, type Admin } from '../support/admin.ts';
 import { eventually } from '../support/eventually.ts';
-import { createApiKey, routePermissions, signup, startTestApi, validDeployment, type TestApi } from '../support/control-plane.ts';
+import { createApiKey, routePermissions, signup, validDeployment, type TestApi } from '../support/control-plane.ts';
 
 let api: TestApi;
-let admin: Awaited<ReturnType<typeof signupAdmin>>;
-test.before(async () => {
-  api = await startTestApi(import.meta.filename);
-  admin = await signupAdmin(api);
-});
+let admin: Admin;
+test.before(async () => { ({ api, admin } = await startAdminApi(import.meta.filename)); });
 test.after.always(() => api?.close());
 
 async function createServiceKey(name = 'billing-sync') {

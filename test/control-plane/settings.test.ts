@@ -2,17 +2,14 @@
 // real SMTP server) to the new address.
 import test from 'ava';
 import { sha256 } from '../../control-plane/auth/tokens.ts';
-import { createSmtpMailer } from '../../control-plane/mail/mailer.ts';
 import { createApiKey, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
-import { startTestSmtp, type TestSmtp } from '../support/smtp.ts';
+import { mailThrough, startTestSmtp, type TestSmtp } from '../support/smtp.ts';
 
 let api: TestApi;
 let smtp: TestSmtp;
 test.before(async () => {
   smtp = await startTestSmtp();
-  api = await startTestApi(import.meta.filename, {
-    mail: { mailer: createSmtpMailer({ url: smtp.url, from: 'Kiln <no-reply@kiln.test>' }), publicUrl: 'https://kiln.example' },
-  });
+  api = await startTestApi(import.meta.filename, mailThrough(smtp));
 });
 test.after.always(async () => { await api?.close(); await smtp?.close(); });
 

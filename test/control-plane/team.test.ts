@@ -2,35 +2,23 @@
 // and the last-owner rule.
 import test from 'ava';
 import { sha256 } from '../../control-plane/auth/tokens.ts';
-import { createSmtpMailer } from '../../control-plane/mail/mailer.ts';
 import { createApiKey, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
-import { startTestSmtp, type TestSmtp } from '../support/smtp.ts';
+import { INVITATION_LINK, inviteByMail, mailThrough, startTestSmtp, type TestSmtp } from '../support/smtp.ts';
 
 let api: TestApi;
 let smtp: TestSmtp;
 test.before(async () => {
   smtp = await startTestSmtp();
-  api = await startTestApi(import.meta.filename, {
-    mail: { mailer: createSmtpMailer({ url: smtp.url, from: 'Kiln <no-reply@kiln.test>' }), publicUrl: 'https://kiln.example' },
-  });
+  api = await startTestApi(import.meta.filename, mailThrough(smtp));
 });
 test.after.always(async () => { await api?.close(); await smtp?.close(); });
 
-const LINK = /https:\/\/kiln\.example\/invite\/(invite_[A-Za-z0-9_-]{43})/;
 let counter = 0;
 const newAddress = (label = 'invitee') => `${label}-${++counter}-${Date.now()}@example.com`;
 
 type Owner = Awaited<ReturnType<typeof signup>>;
 
-/** Invites `email`, and reads the token from the message the SMTP server received. */
-async function invite(owner: Owner, email: string, role = 'member') {
-  const sent = smtp.to(email).length;
-  const res = await api.request('POST', '/v1/team/invite', { token: owner.token, body: { email, role } });
-  if (res.status !== 201) throw new Error(`invite failed: ${res.status} ${JSON.stringify(res.body)}`);
-  const mail = smtp.to(email)[sent];
-  if (!mail) throw new Error(`no mail to ${email}`);
-  return { invitation: res.body, token: LINK.exec(mail.text)![1]!, mail };
-}
+const invite = (owner: Owner, email: string, role?: string) => inviteByMail(api, smtp, owner.token, email, role);
 
 async function accept(token: string, body: Record<string, unknown>) {
   return api.request('POST', `/v1/team/invite/${token}/accept`, { body });
@@ -61,7 +49,7 @@ test('inviting mails the invitee an accept link with a token the API never retur
   t.is(mail!.from, 'no-reply@kiln.test');
   t.regex(mail!.subject, /^inviter \d+ invited you to join inviter org \d+ on Kiln$/);
   t.regex(mail!.text, /as admin/);
-  const token = LINK.exec(mail!.text)?.[1];
+  const token = INVITATION_LINK.exec(mail!.text)?.[1];
   t.truthy(token, mail!.text);
   t.false(JSON.stringify(res.body).includes(token!));
 
@@ -195,7 +183,7 @@ test('an invitation expires after 7 days; a resend mails a new token, restarts t
   t.true(Date.parse(resent.body.expiresAt) > Date.now() + 6.9 * 86_400_000);
   const mails = smtp.to(email);
   t.is(mails.length, 2);
-  const fresh = LINK.exec(mails[1]!.text)![1]!;
+  const fresh = INVITATION_LINK.exec(mails[1]!.text)![1]!;
   t.not(fresh, token);
   t.is((await api.request('GET', `/v1/team/invite/${token}`)).status, 404);
   t.is((await accept(fresh, { name: 'Late', password: 'a good password' })).status, 200);

@@ -1,5 +1,5 @@
 // The platform administrator of a test API: startTestApi lists admin@kiln.test in KILN_ADMIN_EMAILS.
-import type { TestApi } from './control-plane.ts';
+import { startTestApi, type TestApi } from './control-plane.ts';
 
 export const ADMIN_EMAIL = 'admin@kiln.test';
 
@@ -10,4 +10,12 @@ export async function signupAdmin(api: TestApi) {
   });
   if (res.status !== 201) throw new Error(`admin signup failed: ${res.status} ${JSON.stringify(res.body)}`);
   return { token: res.body.access_token as string, userId: res.body.user.id as string, organizationId: res.body.user.organization_id as string };
+}
+
+export type Admin = Awaited<ReturnType<typeof signupAdmin>>;
+
+/** A test API for one test file, with its platform administrator signed up. */
+export async function startAdminApi(filename: string): Promise<{ api: TestApi; admin: Admin }> {
+  const api = await startTestApi(filename);
+  return { api, admin: await signupAdmin(api) };
 }

@@ -3,6 +3,8 @@
 // and what happens when mail cannot be sent.
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { createSmtpMailer } from '../../control-plane/mail/mailer.ts';
+import type { TestApi } from './control-plane.ts';
 
 export interface ReceivedMail {
   from: string;
@@ -59,6 +61,24 @@ export async function startTestSmtp(): Promise<TestSmtp> {
     to: (address) => messages.filter((m) => m.to.includes(address)),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** startTestApi options that mail through `smtp`, links in messages starting at https://kiln.example. */
+export function mailThrough(smtp: TestSmtp) {
+  return { mail: { mailer: createSmtpMailer({ url: smtp.url, from: 'Kiln <no-reply@kiln.test>' }), publicUrl: 'https://kiln.example' } };
+}
+
+/** The accept link of an invitation mailed by an API started with mailThrough, its token captured. */
+export const INVITATION_LINK = /https:\/\/kiln\.example\/invite\/(invite_[A-Za-z0-9_-]{43})/;
+
+/** Invites `email` as the holder of `token`, and reads the invitation's token from the message `smtp` received. */
+export async function inviteByMail(api: TestApi, smtp: TestSmtp, token: string, email: string, role = 'member') {
+  const sent = smtp.to(email).length;
+  const res = await api.request('POST', '/v1/team/invite', { token, body: { email, role } });
+  if (res.status !== 201) throw new Error(`invite failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const mail = smtp.to(email)[sent];
+  if (!mail) throw new Error(`no mail to ${email}`);
+  return { invitation: res.body, token: INVITATION_LINK.exec(mail.text)![1]!, mail };
 }
 
 function decodeQuotedPrintable(text: string): string {
