@@ -17,8 +17,8 @@ import { performance } from 'node:perf_hooks';
 import { pythonToolBinary } from '../../infra/tools/paths.ts';
 import { PYTHON_TOOLS } from '../../infra/tools/versions.ts';
 import { signupAdmin } from '../support/admin.ts';
-import { signup, startTestApi, type TestApi } from '../support/control-plane.ts';
-import { inviteByMail, mailThrough, startTestSmtp, type TestSmtp } from '../support/smtp.ts';
+import { signup, type TestApi } from '../support/control-plane.ts';
+import { inviteByMail, startMailingApi, type TestSmtp } from '../support/smtp.ts';
 
 const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance'];
 /** Cases per operation and phase: enough to reach every documented status, small enough for `npm test`'s budget. */
@@ -33,12 +33,10 @@ const reportRoot = resolve(process.env.KILN_TEST_DATA_DIR ?? '.data/test', 'cont
 
 let api: TestApi;
 let smtp: TestSmtp;
-test.before(async () => {
-  smtp = await startTestSmtp();
-  // startTestApi raises every plan's rate limit to 10,000 requests a minute, so no case is cut short by a 429.
-  api = await startTestApi(import.meta.filename, mailThrough(smtp));
-});
-test.after.always(async () => { await api?.close(); await smtp?.close(); });
+let close: () => Promise<void>;
+// The test API raises every plan's rate limit to 10,000 requests a minute, so no case is cut short by a 429.
+test.before(async () => { ({ api, smtp, close } = await startMailingApi(import.meta.filename)); });
+test.after.always(() => close?.());
 
 /**
  * An invitation's token reaches only the invitee, by mail: no answer carries it, so no link can lead to the

@@ -2,16 +2,14 @@
 // and the last-owner rule.
 import test from 'ava';
 import { sha256 } from '../../control-plane/auth/tokens.ts';
-import { createApiKey, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
-import { INVITATION_LINK, inviteByMail, mailThrough, startTestSmtp, type TestSmtp } from '../support/smtp.ts';
+import { createApiKey, signup, type TestApi } from '../support/control-plane.ts';
+import { INVITATION_LINK, inviteByMail, startMailingApi, type TestSmtp } from '../support/smtp.ts';
 
 let api: TestApi;
 let smtp: TestSmtp;
-test.before(async () => {
-  smtp = await startTestSmtp();
-  api = await startTestApi(import.meta.filename, mailThrough(smtp));
-});
-test.after.always(async () => { await api?.close(); await smtp?.close(); });
+let close: () => Promise<void>;
+test.before(async () => { ({ api, smtp, close } = await startMailingApi(import.meta.filename)); });
+test.after.always(() => close?.());
 
 let counter = 0;
 const newAddress = (label = 'invitee') => `${label}-${++counter}-${Date.now()}@example.com`;

@@ -4,7 +4,7 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { createSmtpMailer } from '../../control-plane/mail/mailer.ts';
-import type { TestApi } from './control-plane.ts';
+import { startTestApi, type TestApi } from './control-plane.ts';
 
 export interface ReceivedMail {
   from: string;
@@ -63,12 +63,19 @@ export async function startTestSmtp(): Promise<TestSmtp> {
   };
 }
 
-/** startTestApi options that mail through `smtp`, links in messages starting at https://kiln.example. */
-export function mailThrough(smtp: TestSmtp) {
-  return { mail: { mailer: createSmtpMailer({ url: smtp.url, from: 'Kiln <no-reply@kiln.test>' }), publicUrl: 'https://kiln.example' } };
+/**
+ * A test API for one test file that mails through a test SMTP server of its own (links in messages start at
+ * https://kiln.example); `close` stops both.
+ */
+export async function startMailingApi(filename: string): Promise<{ api: TestApi; smtp: TestSmtp; close(): Promise<void> }> {
+  const smtp = await startTestSmtp();
+  const api = await startTestApi(filename, {
+    mail: { mailer: createSmtpMailer({ url: smtp.url, from: 'Kiln <no-reply@kiln.test>' }), publicUrl: 'https://kiln.example' },
+  });
+  return { api, smtp, close: async () => { await api.close(); await smtp.close(); } };
 }
 
-/** The accept link of an invitation mailed by an API started with mailThrough, its token captured. */
+/** The accept link of an invitation mailed by an API from startMailingApi, its token captured. */
 export const INVITATION_LINK = /https:\/\/kiln\.example\/invite\/(invite_[A-Za-z0-9_-]{43})/;
 
 /** Invites `email` as the holder of `token`, and reads the invitation's token from the message `smtp` received. */
