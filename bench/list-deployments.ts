@@ -1,6 +1,6 @@
 // `npm run bench`: seeds 100,000 deployments in one organization and measures authenticated
-// GET /api/deployments?limit=20 (first page, a page ~90,000 rows deep) against a bare Koa route running
-// one indexed query of the same shape on the same database. Uses DATABASE_URL when set, else an
+// GET /api/deployments?limit=20 (first page, a page ~90,000 rows deep) and a model catalog search against a
+// bare Koa route running one indexed query of the same shape on the same database. Uses DATABASE_URL when set, else an
 // embedded PostgreSQL under DATA_DIR/bench.
 import { startBenchApi } from './support/bench-api.ts';
 import type { AddressInfo } from 'node:net';
@@ -60,6 +60,7 @@ const scenarios: Array<[title: string, url: string, token?: string]> = [
   ['GET /api/deployments?limit=20, first page (API key)', `${base}/api/deployments?limit=20`, apiKey],
   ['GET /api/deployments?limit=20, ~90,000 rows deep (API key)', `${base}/api/deployments?limit=20&cursor=${encodeURIComponent(deepCursor)}`, apiKey],
   ['GET /api/deployments?limit=20, first page (access token)', `${base}/api/deployments?limit=20`, session.access_token],
+  ['GET /v1/models/search?q=qwen&fitsGpu=nvidia-l4&limit=20 (API key)', `${base}/v1/models/search?orgId=${organizationId}&q=qwen&fitsGpu=nvidia-l4&limit=20`, apiKey],
 ];
 
 // The machine may be busy with other work: scenarios take turns over several rounds and each reports its
@@ -79,10 +80,11 @@ const results = scenarios.map(([title], i) => ({
   errors: rounds[i]!.reduce((sum, r) => sum + r.errors, 0),
 }));
 console.table(results);
-const [baseline, first, deep, token] = results as [typeof results[0], typeof results[0], typeof results[0], typeof results[0]];
+const [baseline, first, deep, token, search] = results as [typeof results[0], typeof results[0], typeof results[0], typeof results[0], typeof results[0]];
 const share = (r: typeof baseline) => `${(r['req/s'] / baseline['req/s'] * 100).toFixed(0)}%`;
 console.log(`deep page / first page: p99 ${(deep['p99 ms'] / first['p99 ms']).toFixed(2)}x, req/s ${(deep['req/s'] / first['req/s']).toFixed(2)}x (aim: p99 <= 1.5x)`);
 console.log(`authenticated list throughput / baseline: API key ${share(first)}, access token ${share(token)} (aim >= 50%)`);
+console.log(`model search throughput / baseline: ${share(search)} (aim >= 60%)`);
 
 await new Promise((resolve) => bareServer.close(resolve));
 await api.close();
