@@ -1,0 +1,46 @@
+// Runs every test: the ordinary files (ava.config.js), then, if they pass, the end-to-end files
+// (ava.e2e.config.js). ava's output passes through unchanged; at the end one summary line counts both phases,
+// in the "Tests: N passed, N failed, N total" form that CI logs are read for.
+import { spawn } from 'node:child_process';
+
+const PHASES = [
+  { name: 'unit and integration', args: [] },
+  { name: 'end-to-end', args: ['--config', 'ava.e2e.config.js'] },
+];
+
+// ava's closing lines: "455 tests passed", "1 test failed", "2 tests skipped", "1 known failure", "1 test todo".
+const COUNT_LINES = { passed: /(\d+) tests? passed/, failed: /(\d+) tests? failed/, skipped: /(\d+) tests? skipped/, todo: /(\d+) tests? todo/ };
+type Counts = Record<keyof typeof COUNT_LINES, number>;
+
+async function runAva(args: string[]): Promise<{ code: number; counts: Counts }> {
+  const child = spawn('npx', ['ava', ...args], {
+    stdio: ['inherit', 'pipe', 'inherit'],
+    env: process.stdout.isTTY ? { ...process.env, FORCE_COLOR: '1' } : process.env, // piped, ava would drop colour
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    process.stdout.write(chunk);
+    output += chunk.toString();
+  });
+  const code = await new Promise<number>((resolve) => child.on('exit', (c, s) => resolve(c ?? (s ? 1 : 0))));
+  const plain = output.replace(/\x1b\[[0-9;]*m/g, ''); // eslint-disable-line no-control-regex -- ANSI colours
+  const counts = Object.fromEntries(
+    Object.entries(COUNT_LINES).map(([key, pattern]) => [key, Number(pattern.exec(plain)?.[1] ?? 0)]),
+  ) as Counts;
+  return { code, counts };
+}
+
+const total: Counts = { passed: 0, failed: 0, skipped: 0, todo: 0 };
+let exitCode = 0;
+for (const phase of PHASES) {
+  const { code, counts } = await runAva(phase.args);
+  for (const key of Object.keys(total) as (keyof Counts)[]) total[key] += counts[key];
+  console.log(`${phase.name}: ${counts.passed} passed, ${counts.failed} failed${code === 0 ? '' : ` (ava exited ${code})`}`);
+  if (code !== 0) {
+    exitCode = code;
+    break;
+  }
+}
+const all = total.passed + total.failed + total.skipped + total.todo;
+console.log(`Tests: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped, ${total.todo} todo, ${all} total`);
+process.exit(exitCode);
