@@ -6,15 +6,42 @@
 export const NAME_PATTERN = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 /** The model references Kiln can load, as the API's INVALID_MODEL answer lists them. */
-export const MODEL_SOURCES = ['huggingface:<org>/<model>', 'hf://<org>/<model>', 's3://<bucket>/<path>', 'gs://<bucket>/<path>'];
+export const MODEL_SOURCES = [
+  '<org>/<model>[@<revision>]', 'hf://<org>/<model>[@<revision>]', 's3://<bucket>/<path>', 'gs://<bucket>/<path>', 'pvc://<claim>/<path>',
+];
 export const MAX_MODEL_LENGTH = 255;
 const SEGMENT = '[A-Za-z0-9][A-Za-z0-9._-]*';
+// A branch, tag or commit of the Hub repository (branches may hold '/', as refs/pr/1 does).
+const REVISION = '[A-Za-z0-9][A-Za-z0-9._/-]*';
+// A PersistentVolumeClaim's name (a DNS subdomain) and a path inside it that never climbs out of it ('..').
+const CLAIM = '[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?';
+const CLAIM_PATH = '(?!(?:[^\\s/]*/)*\\.\\.(?:/|$))[^\\s]+';
 /** What isLoadableModel accepts (within MAX_MODEL_LENGTH), as the OpenAPI document describes `model` too. */
-export const LOADABLE_MODEL = new RegExp(`^(?:(?:hf://)?${SEGMENT}/${SEGMENT}|(?:s3|gs)://[a-z0-9][a-z0-9.-]{1,62}/[^\\s]+)$`);
+export const LOADABLE_MODEL = new RegExp(
+  `^(?:(?:hf://)?${SEGMENT}/${SEGMENT}(?:@${REVISION})?|(?:s3|gs)://[a-z0-9][a-z0-9.-]{1,62}/[^\\s]+|pvc://${CLAIM}/${CLAIM_PATH})$`,
+);
 
 /** One of MODEL_SOURCES; vLLM gets it as a single argument, so it never holds white space. */
 export function isLoadableModel(model: string): boolean {
   return model.length <= MAX_MODEL_LENGTH && LOADABLE_MODEL.test(model);
+}
+
+/** A loadable reference taken apart: what to ask the Hub for, or which storage holds the weights. */
+export type ModelReference =
+  | { readonly kind: 'huggingface'; readonly repo: string; readonly revision?: string }
+  | { readonly kind: 's3' | 'gs'; readonly bucket: string; readonly path: string }
+  | { readonly kind: 'pvc'; readonly claim: string; readonly path: string };
+
+/** The parts of a reference isLoadableModel accepts; undefined for any other string. */
+export function parseModelReference(model: string): ModelReference | undefined {
+  if (!isLoadableModel(model)) return undefined;
+  const storage = /^(s3|gs|pvc):\/\/([^/]+)\/(.+)$/.exec(model);
+  if (storage) {
+    const [, kind, where, path] = storage as unknown as [string, 's3' | 'gs' | 'pvc', string, string];
+    return kind === 'pvc' ? { kind, claim: where, path } : { kind, bucket: where, path };
+  }
+  const [repo, revision] = model.replace(/^hf:\/\//, '').split('@') as [string, string?];
+  return revision === undefined ? { kind: 'huggingface', repo } : { kind: 'huggingface', repo, revision };
 }
 
 /** The autoscaler keeps at least one replica (a bound of 0 is refused); more than this is not one deployment's to take. */
@@ -51,3 +78,25 @@ export function isValidGpusPerReplica(gpus: number): boolean {
 
 /** Every count isValidGpusPerReplica accepts, smallest first. */
 export const GPUS_PER_REPLICA_CHOICES = Array.from({ length: MAX_GPUS_PER_REPLICA }, (_, i) => i + 1).filter(isValidGpusPerReplica);
+
+/** vLLM `--dtype`: `auto` takes the checkpoint's own 16-bit type (a float32 checkpoint is cast to 16 bits). */
+export const DTYPES = ['auto', 'bfloat16', 'float16', 'float32'] as const;
+export type Dtype = (typeof DTYPES)[number];
+
+/** The longest context (vLLM `--max-model-len`) a deployment may ask for: beyond any model's own. */
+export const MAX_CONTEXT_LENGTH = 10_000_000;
+
+/** Flags Kiln sets from the deployment's own fields: given again in vllmArgs they would contradict them. */
+export const MANAGED_VLLM_FLAGS = ['--model', '--port', '--host', '--tensor-parallel-size', '--max-model-len', '--dtype', '--served-model-name'] as const;
+export const MAX_VLLM_ARGS = 32;
+const VLLM_ARG = /^[^\s]{1,256}$/;
+
+/** Extra vLLM server arguments, each one token without white space, none of MANAGED_VLLM_FLAGS; undefined when they are. */
+export function vllmArgsProblem(args: readonly string[]): string | undefined {
+  if (args.length > MAX_VLLM_ARGS) return `at most ${MAX_VLLM_ARGS} arguments, got ${args.length}`;
+  const malformed = args.find((arg) => !VLLM_ARG.test(arg));
+  if (malformed !== undefined) return `each argument is one token of 1 to 256 characters without white space, got ${JSON.stringify(malformed)}`;
+  const managed = args.find((arg) => (MANAGED_VLLM_FLAGS as readonly string[]).includes(arg.split('=')[0]!));
+  if (managed !== undefined) return `${managed.split('=')[0]} is set by Kiln from the deployment's own fields`;
+  return undefined;
+}

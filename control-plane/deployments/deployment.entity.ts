@@ -3,6 +3,7 @@ import { BaseSchema } from '../database/base.entity.ts';
 import { GpuClusterSchema } from '../clusters/gpu-cluster.entity.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
 import type { DeploymentLifecycleStatus } from '../../workflows/contract/deployment.ts';
+import type { Dtype } from '../../catalog/deployment-rules.ts';
 
 // The workflow reports the statuses this row stores: the contract holds their one list.
 export type DeploymentStatus = DeploymentLifecycleStatus;
@@ -27,6 +28,13 @@ export const DeploymentSchema = defineEntity({
     minReplicas: p.integer(),
     maxReplicas: p.integer(),
     currentReplicas: p.integer(),
+    /** vLLM's tensor-parallel size: GPUs each replica holds. */
+    gpusPerReplica: p.integer(),
+    /** vLLM --max-model-len; null: vLLM takes the model's own (Kiln had no figures to size it). */
+    contextLength: p.integer().nullable(),
+    dtype: p.string().$type<Dtype>(),
+    /** Further vLLM flags, appended as given (catalog/deployment-rules.ts vllmArgsProblem). */
+    vllmArgs: p.json<string[]>(),
     /** Raised by every change of the desired state; the workflow converges on the highest it has seen. */
     generation: p.integer().default(1),
     /** Highest generation its workflow has received; lower than `generation` while a change waits to be sent. */

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { GPU_TYPE_IDS } from '../../catalog/gpu-types.ts';
-import { LOADABLE_MODEL, MAX_MODEL_LENGTH, MAX_REPLICAS, MIN_REPLICAS, NAME_PATTERN } from '../../catalog/deployment-rules.ts';
+import {
+  DTYPES, GPUS_PER_REPLICA_CHOICES, LOADABLE_MODEL, MAX_CONTEXT_LENGTH, MAX_MODEL_LENGTH, MAX_REPLICAS, MAX_VLLM_ARGS, MIN_REPLICAS, NAME_PATTERN, vllmArgsProblem,
+} from '../../catalog/deployment-rules.ts';
 import { optionalOrgIdQuery, orgIdQuery } from '../core/organization-query.ts';
 import { pageQuery, sortParam } from '../core/pagination.ts';
 import { DEPLOYMENT_STATUSES } from '../../workflows/contract/deployment.ts';
@@ -21,11 +23,29 @@ const replicas = z.number().int().min(MIN_REPLICAS).max(MAX_REPLICAS);
 
 const scaling = { replicas: replicas.optional(), minReplicas: replicas.optional(), maxReplicas: replicas.optional() };
 
-export const CreateDeploymentRequest = z.object({ name, model, runtime, gpu, ...scaling }).meta({ id: 'CreateDeploymentRequest' });
+/**
+ * How vLLM serves the model: each optional, what is left out Kiln settles from the model's size (the fewest
+ * GPUs that hold it, the longest context they hold). Templates keep the same fields.
+ */
+export const servingFields = {
+  gpusPerReplica: z.union(GPUS_PER_REPLICA_CHOICES.map((n) => z.literal(n))).optional()
+    .meta({ description: "GPUs per replica, vLLM's tensor-parallel size: 1, 2, 4 or 8. Absent: the fewest that hold the model." }),
+  contextLength: z.number().int().min(1).max(MAX_CONTEXT_LENGTH).optional()
+    .meta({ description: "Longest sequence served, tokens (vLLM --max-model-len). Absent: the longest the GPUs hold, up to the model's own." }),
+  dtype: z.enum(DTYPES).optional().meta({ description: "vLLM --dtype. Absent: auto (the checkpoint's 16-bit type)." }),
+  vllmArgs: z.array(z.string()).max(MAX_VLLM_ARGS).optional()
+    .superRefine((args, ctx) => {
+      const problem = args && vllmArgsProblem(args);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .meta({ description: 'Further vLLM server flags, e.g. ["--enable-prefix-caching"]; not the ones Kiln sets from the fields above.', example: ['--enable-prefix-caching'] }),
+};
+
+export const CreateDeploymentRequest = z.object({ name, model, runtime, gpu, ...scaling, ...servingFields }).meta({ id: 'CreateDeploymentRequest' });
 /** PUT: the whole configuration (the name is fixed at creation). */
-export const ReplaceDeploymentRequest = z.strictObject({ model, runtime, gpu, ...scaling }).meta({ id: 'ReplaceDeploymentRequest' });
+export const ReplaceDeploymentRequest = z.strictObject({ model, runtime, gpu, ...scaling, ...servingFields }).meta({ id: 'ReplaceDeploymentRequest' });
 /** PATCH: any part of the configuration. */
-export const UpdateDeploymentRequest = z.strictObject({ model: model.optional(), gpu: gpu.optional(), ...scaling }).meta({ id: 'UpdateDeploymentRequest' });
+export const UpdateDeploymentRequest = z.strictObject({ model: model.optional(), gpu: gpu.optional(), ...scaling, ...servingFields }).meta({ id: 'UpdateDeploymentRequest' });
 
 /** POST /v1/deployments/{id}/actions: one lifecycle action; `scale` takes the new replica count. */
 export const DeploymentActionRequest = z.discriminatedUnion('action', [
@@ -53,6 +73,10 @@ export const DeploymentView = CreatedDeployment.extend({
   currentReplicas: z.number().int(),
   minReplicas: z.number().int(),
   maxReplicas: z.number().int(),
+  gpusPerReplica: z.number().int(),
+  contextLength: z.number().int().nullable().meta({ description: 'vLLM --max-model-len; null: vLLM takes the model\'s own (a model Kiln has no figures for).' }),
+  dtype: z.enum(DTYPES),
+  vllmArgs: z.array(z.string()),
   failureReason: z.string().nullable().meta({ description: 'Why the last rollout failed; null unless status is failed.' }),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),

@@ -7,13 +7,15 @@ import type { RecoveryAction } from '../recovery/schemas.ts';
 import { DeploymentEventSchema } from './deployment-event.entity.ts';
 import type { DeploymentOrchestrator } from './orchestrator.ts';
 import type { DesiredStateDelivery } from './desired-state-delivery.ts';
-import { MIN_REPLICAS, replicaBoundsProblem } from '../../catalog/deployment-rules.ts';
+import { MIN_REPLICAS, replicaBoundsProblem, type Dtype } from '../../catalog/deployment-rules.ts';
 import { findGpuType } from '../../catalog/gpu-types.ts';
+import { choosePlacement } from '../../catalog/model-fit.ts';
+import { findCatalogModel, type CatalogModel } from '../../catalog/models.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ClusterService } from '../clusters/service.ts';
 import { newId } from '../../lib/ids.ts';
 import {
-  ConflictError, DeploymentNotFoundError, InsufficientCreditsError, ServiceUnavailableError, ValidationError,
+  ConflictError, DeploymentNotFoundError, InsufficientCreditsError, ServiceUnavailableError, ValidationError, invalidField,
 } from '../core/errors.ts';
 import type { CursorCodec } from '../core/pagination.ts';
 import { KNOWN_FLAGS, type FeatureFlags } from '../feature-flags/flags.ts';
@@ -52,6 +54,7 @@ export interface DeploymentServiceDeps {
 interface DeploymentTable {
   id: string; organization_id: string; deleted_at: string | null; name: string; model: string; runtime: string; gpu: string;
   status: DeploymentStatus; endpoint: string; replicas: number; current_replicas: number; min_replicas: number; max_replicas: number;
+  gpus_per_replica: number; context_length: number | null; dtype: Dtype; vllm_args: string[];
   failure_reason: string | null; created_at: string | Date; updated_at: string | Date;
 }
 
@@ -60,6 +63,41 @@ const COLUMNS = {
 } as const satisfies Record<SortColumn, keyof DeploymentTable>;
 
 interface Scaling { replicas?: number | undefined; minReplicas?: number | undefined; maxReplicas?: number | undefined }
+
+/** How vLLM serves a deployment, as asked for: what is left out is settled by settleServing. */
+export interface ServingRequest {
+  gpusPerReplica?: number | undefined;
+  contextLength?: number | undefined;
+  dtype?: Dtype | undefined;
+  vllmArgs?: string[] | undefined;
+}
+
+/** How vLLM serves a deployment, settled: what the row stores and the workflow applies. */
+export interface Serving {
+  gpusPerReplica: number;
+  contextLength: number | null;
+  dtype: Dtype;
+  vllmArgs: string[];
+}
+
+/** What Kiln knows of a model reference's size: the catalog's figures (hf:// is the same Hugging Face id). */
+function modelFacts(model: string): CatalogModel | undefined {
+  return findCatalogModel(model.replace(/^hf:\/\//, ''));
+}
+
+/**
+ * The model fit check creation, update and the dry run share: a model with known figures gets the fewest GPUs
+ * that hold it and the longest context those hold, unless asked otherwise; what cannot fit is 422 on the field
+ * to change, with the arithmetic (catalog/model-fit.ts choosePlacement). A model without figures runs as asked.
+ */
+export function settleServing(model: string, gpu: string, want: ServingRequest): Serving {
+  const facts = modelFacts(model);
+  const rest = { dtype: want.dtype ?? 'auto', vllmArgs: want.vllmArgs ?? [] };
+  if (!facts) return { gpusPerReplica: want.gpusPerReplica ?? 1, contextLength: want.contextLength ?? null, ...rest };
+  const choice = choosePlacement(facts, findGpuType(gpu)!, want);
+  if ('problem' in choice) throw invalidField(choice.problem.field, choice.problem.message);
+  return { gpusPerReplica: choice.gpusPerReplica, contextLength: choice.contextLength, ...rest };
+}
 
 export function createDeploymentService(deps: DeploymentServiceDeps) {
   async function find(em: EntityManager, principal: Principal, id: string, lock = false): Promise<Deployment> {
@@ -94,7 +132,8 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       // and its row mapping cost several times more), one row past the page to learn whether another follows.
       let select = em.getKysely<{ deployment: DeploymentTable }>().selectFrom('deployment')
         .select(['id', 'name', 'model', 'runtime', 'gpu', 'status', 'endpoint', 'replicas', 'current_replicas as currentReplicas',
-          'min_replicas as minReplicas', 'max_replicas as maxReplicas', 'failure_reason as failureReason', 'created_at as createdAt',
+          'min_replicas as minReplicas', 'max_replicas as maxReplicas', 'gpus_per_replica as gpusPerReplica', 'context_length as contextLength',
+          'dtype', 'vllm_args as vllmArgs', 'failure_reason as failureReason', 'created_at as createdAt',
           'updated_at as updatedAt'])
         .where('organization_id', '=', principal.organizationId)
         .where('deleted_at', 'is', null);
@@ -127,17 +166,18 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
     async create(em: EntityManager, principal: Principal, input: CreateDeploymentInput) {
       assertLoadableModel(input.model);
       const scaling = resolveScaling(input, undefined);
+      const serving = settleServing(input.model, input.gpu, input);
       if (await deps.flags.isEnabled(em, KNOWN_FLAGS.pauseNewDeployments, principal.organizationId)) {
         throw new ServiceUnavailableError('New deployments are paused for maintenance; existing deployments keep running. Try again later', { flag: KNOWN_FLAGS.pauseNewDeployments });
       }
       const organization = await em.findOneOrFail(OrganizationSchema, principal.organizationId);
-      assertAffordable(organization.creditsCents, input.gpu, scaling.replicas);
+      assertAffordable(organization.creditsCents, { gpu: input.gpu, ...scaling, ...serving });
       if (await em.count(DeploymentSchema, { organization: organization.id, name: input.name, deletedAt: null })) throw nameTaken(input.name);
       const cluster = await deps.placement.place(em, input.gpu);
       const id = newId('dep');
       const deployment = em.create(DeploymentSchema, {
         id, organization, cluster, name: input.name, model: input.model, runtime: input.runtime, gpu: input.gpu,
-        status: 'pending', endpoint: `https://${id.slice('dep_'.length)}.${deps.endpointDomain}`, currentReplicas: 0, ...scaling,
+        status: 'pending', endpoint: `https://${id.slice('dep_'.length)}.${deps.endpointDomain}`, currentReplicas: 0, ...scaling, ...serving,
       });
       await em.flush().catch((error: unknown) => {
         if (error instanceof Error && error.name === 'UniqueConstraintViolationException') throw nameTaken(input.name);
@@ -155,10 +195,18 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         // A deployment stays on its cluster: a GPU type that cluster lacks cannot be had.
         if (input.gpu !== undefined && input.gpu !== deployment.gpu && deployment.cluster) await deps.placement.assertOffers(tx, deployment.cluster.id, input.gpu);
         const gpu = input.gpu ?? deployment.gpu;
-        if (hourlyCents(gpu, scaling.replicas) > hourlyCents(deployment.gpu, deployment.replicas)) await assertBalanceCovers(tx, principal, gpu, scaling.replicas);
-        if (input.model !== undefined) deployment.model = input.model;
-        if (input.gpu !== undefined) deployment.gpu = input.gpu;
-        Object.assign(deployment, scaling);
+        const model = input.model ?? deployment.model;
+        // A new model or GPU type is sized afresh unless the request sizes it; otherwise the rest is kept.
+        const resized = replace || model !== deployment.model || gpu !== deployment.gpu;
+        const serving = settleServing(model, gpu, {
+          gpusPerReplica: input.gpusPerReplica ?? (resized ? undefined : deployment.gpusPerReplica),
+          contextLength: input.contextLength ?? (resized ? undefined : deployment.contextLength ?? undefined),
+          dtype: input.dtype ?? (replace ? undefined : deployment.dtype),
+          vllmArgs: input.vllmArgs ?? (replace ? undefined : deployment.vllmArgs),
+        });
+        const next = { gpu, ...scaling, ...serving };
+        if (hourlyCents(next) > hourlyCents(deployment)) await assertBalanceCovers(tx, principal, next);
+        Object.assign(deployment, { model, ...next });
       }));
     },
 
@@ -168,12 +216,12 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         switch (input.action) {
           case 'stop': deployment.running = false; break;
           case 'start':
-            if (!deployment.running) await assertBalanceCovers(tx, principal, deployment.gpu, deployment.replicas);
+            if (!deployment.running) await assertBalanceCovers(tx, principal, deployment);
             deployment.running = true;
             break;
           case 'restart': deployment.restarts += 1; break;
           case 'scale':
-            if (input.replicas > deployment.replicas) await assertBalanceCovers(tx, principal, deployment.gpu, input.replicas);
+            if (input.replicas > deployment.replicas) await assertBalanceCovers(tx, principal, { ...deployment, replicas: input.replicas });
             Object.assign(deployment, resolveScaling({ replicas: input.replicas }, deployment));
             break;
         }
@@ -238,28 +286,31 @@ function positionFrom(decoded: string, length: number): string[] {
   return position as string[];
 }
 
-/** What `replicas` replicas of `gpu` cost per hour, in cents. */
-function hourlyCents(gpu: string, replicas: number): number {
-  return Math.ceil(findGpuType(gpu)!.hourlyPriceUsd * 100 * replicas);
+/** The GPUs a deployment holds: `replicas` replicas of `gpusPerReplica` GPUs of type `gpu`. */
+export interface Capacity { gpu: string; replicas: number; gpusPerReplica: number }
+
+/** What a deployment's GPUs cost per hour, in cents. */
+export function hourlyCents(capacity: Capacity): number {
+  return Math.ceil(findGpuType(capacity.gpu)!.hourlyPriceUsd * 100 * capacity.replicas * capacity.gpusPerReplica);
 }
 
 /** Creating, growing or starting a deployment: the balance must cover at least one hour of its capacity (402). */
-function assertAffordable(creditsCents: number, gpu: string, replicas: number): void {
-  const required = hourlyCents(gpu, replicas);
+function assertAffordable(creditsCents: number, capacity: Capacity): void {
+  const required = hourlyCents(capacity);
   if (creditsCents < required) {
     throw new InsufficientCreditsError('Not enough credits for this deployment', { required_cents: required, available_cents: creditsCents });
   }
 }
 
-async function assertBalanceCovers(em: EntityManager, principal: Principal, gpu: string, replicas: number): Promise<void> {
-  assertAffordable((await em.findOneOrFail(OrganizationSchema, principal.organizationId)).creditsCents, gpu, replicas);
+async function assertBalanceCovers(em: EntityManager, principal: Principal, capacity: Capacity): Promise<void> {
+  assertAffordable((await em.findOneOrFail(OrganizationSchema, principal.organizationId)).creditsCents, capacity);
 }
 
 /**
  * Fills defaults (from the current deployment when patching) and checks the bounds the stack will check. The
  * schema has refused counts out of range already, so what remains is min <= replicas <= max.
  */
-function resolveScaling(input: Scaling, current: Deployment | undefined) {
+export function resolveScaling(input: Scaling, current: Deployment | undefined) {
   const replicas = input.replicas ?? current?.replicas ?? Math.max(MIN_REPLICAS, input.minReplicas ?? MIN_REPLICAS);
   const minReplicas = input.minReplicas ?? current?.minReplicas ?? Math.min(replicas, input.maxReplicas ?? replicas);
   const maxReplicas = input.maxReplicas ?? current?.maxReplicas ?? Math.max(replicas, minReplicas);
@@ -276,13 +327,14 @@ function nameTaken(name: string): ConflictError {
 }
 
 type DeploymentFields = Pick<Deployment, 'id' | 'name' | 'model' | 'runtime' | 'gpu' | 'status' | 'endpoint' | 'replicas' | 'currentReplicas'
-  | 'minReplicas' | 'maxReplicas' | 'failureReason' | 'createdAt' | 'updatedAt'>;
+  | 'minReplicas' | 'maxReplicas' | 'gpusPerReplica' | 'contextLength' | 'dtype' | 'vllmArgs' | 'failureReason' | 'createdAt' | 'updatedAt'>;
 
 function view(d: DeploymentFields): DeploymentViewBody {
   return {
     id: d.id, name: d.name, model: d.model, runtime: d.runtime, gpu: d.gpu, gpuType: d.gpu,
     status: d.status, state: STATE_LABELS[d.status], endpoint: d.endpoint,
     replicas: d.replicas, currentReplicas: d.currentReplicas, minReplicas: d.minReplicas, maxReplicas: d.maxReplicas,
+    gpusPerReplica: d.gpusPerReplica, contextLength: d.contextLength ?? null, dtype: d.dtype, vllmArgs: d.vllmArgs,
     failureReason: d.failureReason ?? null,
     createdAt: d.createdAt.toISOString(), updatedAt: d.updatedAt.toISOString(),
   };

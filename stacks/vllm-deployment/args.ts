@@ -1,7 +1,7 @@
 // What a vLLM deployment is made of: the component's arguments and their resolved, checked form.
 import * as pulumi from '@pulumi/pulumi';
 import { VLLM_PORT } from '../../catalog/model-server.ts';
-import { checkGpusPerReplica, checkGpuType, checkModel, checkName, checkReplicaBounds } from './validate.ts';
+import { checkDtype, checkExtraArgs, checkGpusPerReplica, checkGpuType, checkMaxModelLen, checkModel, checkName, checkReplicaBounds } from './validate.ts';
 
 /** vLLM's OpenAI-compatible server image, pinned so a re-run never changes the server under a deployment. */
 export const DEFAULT_VLLM_IMAGE = 'vllm/vllm-openai:v0.11.0';
@@ -95,9 +95,9 @@ export function vllmSpec(args: pulumi.Unwrap<VllmDeploymentArgs>): VllmSpec {
       '--model', args.model,
       '--tensor-parallel-size', String(gpusPerReplica),
       '--port', String(VLLM_PORT),
-      ...(args.maxModelLen === undefined ? [] : ['--max-model-len', String(args.maxModelLen)]),
-      ...(args.dtype === undefined ? [] : ['--dtype', args.dtype]),
-      ...(args.extraArgs ?? []),
+      ...(args.maxModelLen === undefined ? [] : ['--max-model-len', String(checkMaxModelLen(args.maxModelLen))]),
+      ...(args.dtype === undefined ? [] : ['--dtype', checkDtype(args.dtype)]),
+      ...checkExtraArgs(args.extraArgs ?? []),
     ],
     image: args.image ?? DEFAULT_VLLM_IMAGE,
     modelCacheSize: args.modelCacheSize ?? DEFAULT_MODEL_CACHE_SIZE,

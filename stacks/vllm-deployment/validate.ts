@@ -2,7 +2,8 @@
 // too), as small pure functions throwing StackArgsError, so the worker can check a request before running Pulumi
 // (a broken rule is not worth retrying) and tests can check each rule on its own.
 import {
-  isLoadableModel, isValidGpusPerReplica, MAX_GPUS_PER_REPLICA, MODEL_SOURCES, NAME_PATTERN, replicaBoundsProblem, type ReplicaBounds,
+  DTYPES, isLoadableModel, isValidGpusPerReplica, MAX_CONTEXT_LENGTH, MAX_GPUS_PER_REPLICA, MODEL_SOURCES, NAME_PATTERN, replicaBoundsProblem,
+  vllmArgsProblem, type ReplicaBounds,
 } from '../../catalog/deployment-rules.ts';
 import { findGpuType, GPU_TYPE_IDS } from '../../catalog/gpu-types.ts';
 import { StackArgsError } from '../args-error.ts';
@@ -37,4 +38,22 @@ export function checkReplicaBounds(bounds: ReplicaBounds): ReplicaBounds {
   const problem = replicaBoundsProblem(bounds);
   if (problem) throw new StackArgsError(problem);
   return bounds;
+}
+
+export function checkMaxModelLen(tokens: number): number {
+  if (!Number.isInteger(tokens) || tokens < 1 || tokens > MAX_CONTEXT_LENGTH) {
+    throw new StackArgsError(`maxModelLen must be a whole number of tokens from 1 to ${MAX_CONTEXT_LENGTH}, got ${tokens}`);
+  }
+  return tokens;
+}
+
+export function checkDtype(dtype: string): string {
+  if (!(DTYPES as readonly string[]).includes(dtype)) throw new StackArgsError(`dtype must be one of ${DTYPES.join(', ')}, got "${dtype}"`);
+  return dtype;
+}
+
+export function checkExtraArgs(args: readonly string[]): readonly string[] {
+  const problem = vllmArgsProblem(args);
+  if (problem) throw new StackArgsError(`extraArgs: ${problem}`);
+  return args;
 }

@@ -1,7 +1,7 @@
 import test from 'ava';
 import * as pulumi from '@pulumi/pulumi';
 import { StackArgsError } from '../../stacks/args-error.ts';
-import { checkGpusPerReplica, checkGpuType, checkModel, checkName, checkReplicaBounds } from '../../stacks/vllm-deployment/validate.ts';
+import { checkDtype, checkExtraArgs, checkGpusPerReplica, checkGpuType, checkMaxModelLen, checkModel, checkName, checkReplicaBounds } from '../../stacks/vllm-deployment/validate.ts';
 import { checkKnownArgs, vllmSpec } from '../../stacks/vllm-deployment/args.ts';
 
 const rejects = { instanceOf: StackArgsError };
@@ -29,6 +29,18 @@ test('replicas lie within bounds of at least one, and min is not above max', (t)
   // The API's cap (catalog/deployment-rules.ts) holds for the stack too.
   t.notThrows(() => checkReplicaBounds({ replicas: 100, minReplicas: 1, maxReplicas: 100 }));
   t.throws(() => checkReplicaBounds({ replicas: 1, minReplicas: 1, maxReplicas: 101 }), { ...rejects, message: 'maxReplicas must be at most 100, got 101' });
+});
+
+test('context length, dtype and extra vLLM arguments follow the rules the API applies', (t) => {
+  t.is(checkMaxModelLen(4096), 4096);
+  for (const tokens of [0, 1.5, 10_000_001]) t.throws(() => checkMaxModelLen(tokens), { ...rejects, message: /^maxModelLen must be a whole number of tokens/ });
+  t.is(checkDtype('bfloat16'), 'bfloat16');
+  t.throws(() => checkDtype('int4'), { ...rejects, message: 'dtype must be one of auto, bfloat16, float16, float32, got "int4"' });
+  t.deepEqual(checkExtraArgs(['--enable-prefix-caching', '--max-num-seqs=64']), ['--enable-prefix-caching', '--max-num-seqs=64']);
+  // Flags Kiln derives from the deployment's own fields cannot be given twice, in either spelling.
+  t.throws(() => checkExtraArgs(['--tensor-parallel-size', '2']), { ...rejects, message: "extraArgs: --tensor-parallel-size is set by Kiln from the deployment's own fields" });
+  t.throws(() => checkExtraArgs(['--max-model-len=8192']), { ...rejects, message: /--max-model-len is set by Kiln/ });
+  t.throws(() => checkExtraArgs(['--chat-template', 'two words']), { ...rejects, message: /without white space, got "two words"/ });
 });
 
 test('names are DNS labels, models are single ids', (t) => {

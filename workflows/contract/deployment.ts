@@ -24,6 +24,15 @@ export interface DesiredDeployment {
   readonly replicas: number;
   readonly minReplicas: number;
   readonly maxReplicas: number;
+  // How vLLM serves the model (absent from desired states sent before Kiln stored them: one GPU, vLLM's defaults).
+  /** vLLM's tensor-parallel size: GPUs per replica; 1 when absent. */
+  readonly gpusPerReplica?: number;
+  /** vLLM --max-model-len; vLLM's own when absent. */
+  readonly contextLength?: number;
+  /** vLLM --dtype; `auto` when absent. */
+  readonly dtype?: string;
+  /** Further vLLM flags. */
+  readonly vllmArgs?: readonly string[];
   /** false after `stop`, true after `start`. */
   readonly running: boolean;
   /** Raised by `restart`: a rolling restart with the same configuration. */

@@ -46,8 +46,11 @@ export function checkDeployment(target: StackTarget): void {
 function vllmArgs(target: StackTarget, namespace: string) {
   const { desired } = target;
   return {
-    name: target.name, namespace, model: desired.model, gpuType: desired.gpu, gpusPerReplica: 1,
+    name: target.name, namespace, model: desired.model, gpuType: desired.gpu, gpusPerReplica: desired.gpusPerReplica ?? 1,
     replicas: desired.replicas, minReplicas: desired.minReplicas, maxReplicas: desired.maxReplicas,
+    ...(desired.contextLength === undefined ? {} : { maxModelLen: desired.contextLength }),
+    ...(desired.dtype === undefined ? {} : { dtype: desired.dtype }),
+    ...(desired.vllmArgs === undefined ? {} : { extraArgs: [...desired.vllmArgs] }),
     // A new value changes the pod template, so Kubernetes replaces the pods one by one: a rolling restart.
     podAnnotations: { [RESTARTS_ANNOTATION]: String(desired.restarts) },
   };

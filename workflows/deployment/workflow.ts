@@ -122,7 +122,20 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
 interface Change { status: DeploymentLifecycleStatus; event?: DeploymentEventType }
 
 function appliedOf(d: DesiredDeployment): AppliedDeployment {
-  return { model: d.model, gpu: d.gpu, replicas: d.replicas, minReplicas: d.minReplicas, maxReplicas: d.maxReplicas, running: d.running, restarts: d.restarts };
+  return {
+    model: d.model, gpu: d.gpu, replicas: d.replicas, minReplicas: d.minReplicas, maxReplicas: d.maxReplicas, running: d.running, restarts: d.restarts,
+    // Left out when absent, so histories from before these fields replay to the same applied state.
+    ...(d.gpusPerReplica === undefined ? {} : { gpusPerReplica: d.gpusPerReplica }),
+    ...(d.contextLength === undefined ? {} : { contextLength: d.contextLength }),
+    ...(d.dtype === undefined ? {} : { dtype: d.dtype }),
+    ...(d.vllmArgs === undefined ? {} : { vllmArgs: d.vllmArgs }),
+  };
+}
+
+/** Whether the way vLLM serves the model changed (a new pod template: a rolling update). */
+function servingChanged(applied: AppliedDeployment, target: DesiredDeployment): boolean {
+  return applied.gpusPerReplica !== target.gpusPerReplica || applied.contextLength !== target.contextLength || applied.dtype !== target.dtype
+    || (applied.vllmArgs ?? []).join('\u0000') !== (target.vllmArgs ?? []).join('\u0000');
 }
 
 /** Which lifecycle edge a desired state means, given what was applied; undefined when nothing changes. */
@@ -132,7 +145,7 @@ export function describeChange(applied: AppliedDeployment | undefined, target: D
   }
   if (!target.running) return undefined;
   const reconfigured = applied.model !== target.model || applied.gpu !== target.gpu || applied.minReplicas !== target.minReplicas
-    || applied.maxReplicas !== target.maxReplicas || applied.restarts !== target.restarts;
+    || applied.maxReplicas !== target.maxReplicas || applied.restarts !== target.restarts || servingChanged(applied, target);
   if (reconfigured) return { status: 'updating' };
   if (applied.replicas !== target.replicas) return { status: 'scaling', event: 'deployment.scaled' };
   return undefined;
