@@ -30,6 +30,12 @@ const Sections = {
     MAIL_FROM: z.string().min(3).default('Kiln <no-reply@kiln.localhost>'),
     // Where users reach Kiln: the links in e-mails start with it.
     KILN_PUBLIC_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8080'),
+    // The Hugging Face Hub asked for the facts of models outside Kiln's catalog (a mirror may stand in for it).
+    KILN_HF_ENDPOINT: z.url({ protocol: /^https?$/ }).default('https://huggingface.co'),
+    // Reads gated models' config.json; unset: their facts stay partly unknown.
+    KILN_HF_TOKEN: z.string().min(1).optional(),
+    // A lookup waits no longer than this, so a Hub that hangs answers 503 quickly.
+    KILN_HF_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   }),
   worker: z.object({
     // Pulumi's state backend (file://, s3://, https://api.pulumi.com ...); a file backend under DATA_DIR when unset.
@@ -66,6 +72,8 @@ export interface ApiConfig extends SharedConfig {
   readonly smtpUrl: string | undefined;
   readonly mailFrom: string;
   readonly publicUrl: string;
+  /** The Hugging Face Hub (or a mirror) model facts are read from, its token and how long a lookup may take. */
+  readonly hub: { readonly endpoint: string; readonly token: string | undefined; readonly timeoutMs: number };
 }
 
 /** The API's configuration, as app.ts takes it. */
@@ -138,6 +146,7 @@ async function apiConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.api
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     publicUrl: e.KILN_PUBLIC_URL.replace(/\/+$/, ''),
+    hub: { endpoint: e.KILN_HF_ENDPOINT.replace(/\/+$/, ''), token: e.KILN_HF_TOKEN, timeoutMs: e.KILN_HF_TIMEOUT_MS },
   };
 }
 

@@ -21,6 +21,8 @@ export const PERMISSIONS = [
   // Calling a deployment's model: using it, not changing it, so a role or key may do one without the other.
   'deployments:infer',
   'catalog:read',
+  // Changing the organization's own models (the catalog itself is read-only to everyone).
+  'models:write',
   'api-keys:read', 'api-keys:write',
   'webhooks:read', 'webhooks:write',
   'profile:read', 'profile:write',
@@ -55,7 +57,7 @@ export const SCOPE_PERMISSIONS: Readonly<Record<Scope, readonly Permission[]>> =
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly OrganizationPermission[]>> = {
   owner: ORGANIZATION_PERMISSIONS,
   admin: ORGANIZATION_PERMISSIONS,
-  member: ['deployments:read', 'deployments:write', 'deployments:infer', 'catalog:read', 'profile:read', 'profile:write', 'organization:read', 'team:read'],
+  member: ['deployments:read', 'deployments:write', 'deployments:infer', 'catalog:read', 'models:write', 'profile:read', 'profile:write', 'organization:read', 'team:read'],
   viewer: ['deployments:read', 'catalog:read', 'profile:read', 'profile:write', 'organization:read', 'team:read'],
 };
 

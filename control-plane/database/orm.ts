@@ -22,6 +22,7 @@ import { Migration20261122120000Inference } from './migrations/Migration20261122
 import { Migration20261123010000ServiceKeys } from './migrations/Migration20261123010000ServiceKeys.ts';
 import { Migration20261123020000RowLevelSecurity } from './migrations/Migration20261123020000RowLevelSecurity.ts';
 import { Migration20261124010000DeploymentServing } from './migrations/Migration20261124010000DeploymentServing.ts';
+import { Migration20261124020000OrganizationModels } from './migrations/Migration20261124020000OrganizationModels.ts';
 import { applyScope } from '../core/row-level-security.ts';
 
 /** The entities of every API module (modules.ts), the worker's included, on their shared base. */
@@ -55,6 +56,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
         Migration20261123010000ServiceKeys,
         Migration20261123020000RowLevelSecurity,
         Migration20261124010000DeploymentServing,
+        Migration20261124020000OrganizationModels,
       ],
       snapshot: false,
       silent: true,

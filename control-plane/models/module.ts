@@ -1,5 +1,8 @@
-// The model catalog (catalog/models.ts) with what each model needs to run.
+// Models: the catalog (catalog/models.ts), each organization's own models and the Hugging Face Hub's facts,
+// with what each model needs to run.
 import { defineModule } from '../module.ts';
+import { createHubClient } from './hub.ts';
+import { OrganizationModelSchema } from './organization-model.entity.ts';
 import { modelRoutes } from './routes.ts';
 import { createModelService, type ModelService } from './service.ts';
 
@@ -9,6 +12,7 @@ declare module '../module.ts' {
 
 export const modelsModule = defineModule({
   name: 'models',
-  services: ({ cursors }) => ({ models: createModelService({ cursors }) }),
+  entities: [OrganizationModelSchema],
+  services: ({ cursors, config }) => ({ models: createModelService({ cursors, hub: createHubClient(config.hub) }) }),
   routes: ({ services }) => modelRoutes(services.models),
 });

@@ -1,14 +1,17 @@
-// Request and answer shapes of the model catalog routes.
+// Request and answer shapes of the model routes: the catalog, the organization's registry and Hub models.
 import { z } from 'zod';
 import { GPU_TYPE_IDS } from '../../catalog/gpu-types.ts';
-import { GPUS_PER_REPLICA_CHOICES } from '../../catalog/deployment-rules.ts';
+import { GPUS_PER_REPLICA_CHOICES, MAX_CONTEXT_LENGTH } from '../../catalog/deployment-rules.ts';
 import { MODEL_TASKS } from '../../catalog/models.ts';
 import { orgIdQuery } from '../core/organization-query.ts';
 import { pageQuery } from '../core/pagination.ts';
 
-/** A model's id in a path: its Hugging Face id, URL-encoded (`meta-llama%2FLlama-3.1-8B-Instruct`). */
+/** A model's id in a path: its reference, URL-encoded (`meta-llama%2FLlama-3.1-8B-Instruct`, `s3%3A%2F%2Fbucket%2Fllama`). */
 export const ModelIdParams = z.object({
-  id: z.string().min(1).max(255).meta({ description: 'The model\'s Hugging Face id, URL-encoded.', example: 'meta-llama%2FLlama-3.1-8B-Instruct' }),
+  id: z.string().min(1).max(255).meta({
+    description: 'The model\'s reference, URL-encoded: a Hugging Face id (org/name, optionally @revision), or an s3://, gs:// or pvc:// location.',
+    example: 'meta-llama%2FLlama-3.1-8B-Instruct',
+  }),
 });
 
 const contextLength = z.coerce.number().int().min(1).max(10_000_000)
@@ -34,21 +37,29 @@ export const ListModelsQuery = SearchModelsQuery.omit({ orgId: true }).meta({ id
 
 export const ModelDetailsQuery = z.strictObject({ ...orgIdQuery, contextLength: contextLength.optional() });
 
+const unknown = (schema: z.ZodType) => schema.nullable();
+
 export const ModelView = z.object({
-  id: z.string().meta({ example: 'meta-llama/Llama-3.1-8B-Instruct' }),
+  id: z.string().meta({ example: 'meta-llama/Llama-3.1-8B-Instruct', description: 'The reference (hf:// left out), as deployments take it.' }),
+  source: z.enum(['catalog', 'organization', 'hub']).meta({
+    description: 'catalog: shipped with Kiln, read-only; organization: in your organization\'s models (validated or deployed; PATCH and DELETE change it); hub: a Hugging Face model in neither, described by the Hub.',
+  }),
   displayName: z.string(),
-  family: z.string(),
-  source: z.enum(['catalog']).meta({ description: 'catalog: shipped with Kiln, read-only.' }),
-  task: z.enum(MODEL_TASKS),
-  parametersBillion: z.number(),
-  architecture: z.string(),
-  contextLength: z.number().int(),
-  layers: z.number().int(),
-  kvHeads: z.number().int(),
-  headSize: z.number().int(),
-  dtype: z.string(),
-  license: z.string(),
-  gated: z.boolean(),
+  description: z.string().nullable().meta({ description: 'Your organization\'s note on its model; null for catalog models.' }),
+  // Facts: always known for catalog models; null where the Hub does not tell, and for s3, gs and pvc locations.
+  family: unknown(z.string()),
+  task: unknown(z.enum(MODEL_TASKS)),
+  parametersBillion: unknown(z.number()),
+  architecture: unknown(z.string()),
+  contextLength: unknown(z.number().int()),
+  layers: unknown(z.number().int()),
+  kvHeads: unknown(z.number().int()),
+  headSize: unknown(z.number().int()),
+  dtype: unknown(z.string()),
+  license: unknown(z.string()),
+  gated: unknown(z.boolean()),
+  defaultVllmArgs: z.array(z.string()).meta({ description: 'vLLM arguments your organization gives this model by default; empty for catalog models.' }),
+  defaultContextLength: z.number().int().nullable().meta({ description: 'Context length your organization serves it at by default; null: the model\'s own.' }),
 }).meta({ id: 'Model' });
 
 const FitReportView = z.object({
@@ -69,7 +80,7 @@ export const ModelDetails = ModelView.extend({
     hourlyPriceUsd: z.number().nullable().meta({ description: 'One replica on that many GPUs.' }),
     tokensPerSecond: z.object({ low: z.number(), high: z.number() }).nullable()
       .meta({ description: 'Estimated decoding speed of one sequence (memory-bandwidth bound).' }),
-  })),
+  })).meta({ description: 'Empty while the model\'s size or shape is unknown.' }),
 }).meta({ id: 'ModelDetails' });
 
 export const ValidateModelRequest = z.strictObject({
@@ -84,11 +95,28 @@ export const ModelValidation = z.object({
   model: z.string(),
   gpu: z.string(),
   gpusPerReplica: z.number().int(),
-  contextLength: z.number().int(),
-  valid: z.boolean().meta({ description: 'Whether every check passed.' }),
-  checks: z.array(z.object({ check: z.enum(MODEL_CHECKS), passed: z.boolean(), reason: z.string() })),
-  memory: FitReportView,
+  contextLength: z.number().int().nullable().meta({ description: 'The one asked for, else your organization\'s default, else the model\'s own; null when unknown.' }),
+  valid: z.boolean().meta({ description: 'Whether no check failed (a check Kiln cannot make, passed null, does not fail it).' }),
+  checks: z.array(z.object({
+    check: z.enum(MODEL_CHECKS),
+    passed: z.boolean().nullable().meta({ description: 'null: Kiln cannot tell, the facts it needs being unknown (s3, gs and pvc locations; a gated model\'s shape without KILN_HF_TOKEN).' }),
+    reason: z.string(),
+  })),
+  memory: FitReportView.nullable().meta({ description: 'null when the model\'s size or shape is unknown.' }),
 }).meta({ id: 'ModelValidation' });
+
+export const UpdateModelRequest = z.strictObject({
+  displayName: z.string().trim().min(1).max(200).nullable().optional().meta({ description: 'null: the model\'s own name.' }),
+  description: z.string().trim().max(2000).nullable().optional(),
+  defaultVllmArgs: z.array(z.string()).optional().meta({
+    description: 'Extra vLLM server arguments, each one token (`--enable-prefix-caching`, `--max-num-seqs=64`); not those Kiln sets from a deployment\'s own fields.',
+  }),
+  defaultContextLength: z.number().int().min(1).max(MAX_CONTEXT_LENGTH).nullable().optional()
+    .meta({ description: 'Tokens of one sequence; at most the model\'s own context length when known. null: the model\'s own.' }),
+}).meta({ id: 'UpdateModelRequest' });
+
+export const DeletedModel = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'DeletedModel' });
 
 export type SearchModelsInput = z.output<typeof ListModelsQuery>;
 export type ValidateModelInput = z.output<typeof ValidateModelRequest>;
+export type UpdateModelInput = z.output<typeof UpdateModelRequest>;

@@ -2,12 +2,19 @@
 // with what each GPU type needs, and validation of one placement with the arithmetic shown.
 import test from 'ava';
 import { addMember, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
+import { startHubRecordings, type HubRecordings } from '../support/hub-recordings.ts';
 
+let hub: HubRecordings;
 let api: TestApi;
 test.before(async () => {
-  api = await startTestApi(import.meta.filename);
+  // A model outside the catalog is the Hub's to describe: here, the stand-in serving recorded Hub answers.
+  hub = await startHubRecordings();
+  api = await startTestApi(import.meta.filename, { config: hub.hubConfig() });
 });
-test.after.always(() => api?.close());
+test.after.always(async () => {
+  await api?.close();
+  await hub?.close();
+});
 
 const LLAMA_8B = encodeURIComponent('meta-llama/Llama-3.1-8B-Instruct');
 const ids = (body: Array<{ id: string }>) => body.map((m) => m.id);
@@ -89,7 +96,7 @@ test('POST /v1/models/{id}/validate lists each check with its reason and the mem
   t.true(open.body.valid, JSON.stringify(open.body.checks));
 });
 
-test('bad input is 400 naming what is wrong: a malformed model is INVALID_MODEL with the sources, an unknown one 404', async (t) => {
+test('bad input is 400 naming what is wrong: a malformed model is INVALID_MODEL with the sources, one the Hub does not have 404', async (t) => {
   const { token, organizationId } = await signup(api);
   const malformed = await api.request('POST', `/v1/models/${encodeURIComponent('not a model')}/validate`, { token, body: { gpu: 'nvidia-l4' } });
   t.is(malformed.status, 400);

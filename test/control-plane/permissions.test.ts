@@ -33,11 +33,12 @@ test('read only: every GET, no write', (t) => {
   }
 });
 
-test('deployments only: deployment operations (recovery and inference included) and the catalog, nothing of API keys or webhooks', (t) => {
+test('deployments only: deployment operations (recovery and inference included) and the catalog, nothing of API keys, webhooks or the organization\'s models', (t) => {
   for (const [route, permission] of routes) {
     // Resetting a provisioning circuit is platform administration (circuits are shared by every organization).
     const platformOnly = route.includes('/admin/') || route === 'POST /v1/recovery/circuits';
-    const deploymentRoute = ['/deployments', '/recovery', '/inference', '/gpu-types', '/models'].some((part) => route.includes(part));
+    // Reading models (the catalog and the organization's) is theirs; changing the organization's models is not.
+    const deploymentRoute = ['/deployments', '/recovery', '/inference', '/gpu-types', '/models'].some((part) => route.includes(part)) && permission !== 'models:write';
     const expected = permission === 'public' || (!platformOnly && deploymentRoute);
     t.is(isAllowed(permission, ROLE_PERMISSIONS.owner, 'deployments_only', true), expected, route);
   }

@@ -37,6 +37,8 @@ const SEEDS: Readonly<Record<string, string>> = {
   sso_configuration: `insert into sso_configuration (id, created_at, organization_id, provider, issuer, client_id, sealed_client_secret, allowed_domains, default_role, jit_provisioning, updated_at)
     values ('sso_' || $3, now(), $1, 'oidc', 'https://idp', 'c', 's', '[]', 'member', false, now())`,
   sso_login: `insert into sso_login (id, created_at, organization_id, provider, state_hash, nonce, sealed_code_verifier, redirect_uri, expires_at) values ('ssl_' || $3, now(), $1, 'oidc', 'hash_' || $3, 'n', 'v', 'https://r', now())`,
+  organization_model: `insert into organization_model (id, created_at, organization_id, reference, reference_key, default_vllm_args, updated_at)
+    values ('mdl_' || $3, now(), $1, 's3://models/' || $3, 's3://models/' || $3, '[]', now())`,
   webhook_subscription: `insert into webhook_subscription (id, created_at, organization_id, url, events, sealed_secret) values ('whs_' || $3, now(), $1, 'https://h', '[]', 's')`,
   webhook_attempt: `insert into webhook_attempt (id, created_at, subscription_id, delivery_id, event_id, attempt, duration_ms) values ('wha_' || $3, now(), 'whs_' || $3, 'd', 'e', 1, 1)`,
 };

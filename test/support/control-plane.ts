@@ -68,6 +68,8 @@ export async function startTestApi(testFile: string, overrides: TestApiOverrides
       DATA_DIR: join(process.env.KILN_TEST_DATA_DIR ?? tmpdir(), 'api', basename(testFile)),
       KILN_SIGNING_KEY: 'test-signing-key-0123456789abcdefghijklmnop', KILN_ENDPOINT_DOMAIN: 'endpoints.test',
       KILN_ADMIN_EMAILS: 'admin@kiln.test', KILN_PUBLIC_URL: 'http://kiln.test',
+      // No Hub unless a test gives one (test/support/hub-recordings.ts): a closed port, refused at once.
+      KILN_HF_ENDPOINT: 'http://127.0.0.1:9',
     }),
     ...overrides.config,
     databaseUrl,
