@@ -24,6 +24,7 @@ import { serviceKeysModule } from './service-keys/module.ts';
 import { settingsModule } from './settings/module.ts';
 import { ssoModule } from './sso/module.ts';
 import { teamModule } from './team/module.ts';
+import { templatesModule } from './templates/module.ts';
 import { webhooksModule } from './webhooks/module.ts';
 
 export const API_MODULES: readonly ApiModule[] = [
@@ -48,6 +49,7 @@ export const API_MODULES: readonly ApiModule[] = [
   teamModule,
   rolesModule,
   notificationsModule,
+  templatesModule,
   reportsModule,
   adminModule,
   openApiModule,

@@ -35,6 +35,9 @@ export const DeploymentSchema = defineEntity({
     dtype: p.string().$type<Dtype>(),
     /** Further vLLM flags, appended as given (catalog/deployment-rules.ts vllmArgsProblem). */
     vllmArgs: p.json<string[]>(),
+    /** The template (tpl_..., or a catalog preset_...) and version it was made from or follows; null otherwise. */
+    templateId: p.string().nullable(),
+    templateVersion: p.integer().nullable(),
     /** Raised by every change of the desired state; the workflow converges on the highest it has seen. */
     generation: p.integer().default(1),
     /** Highest generation its workflow has received; lower than `generation` while a change waits to be sent. */

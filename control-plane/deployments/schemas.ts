@@ -45,7 +45,12 @@ export const CreateDeploymentRequest = z.object({ name, model, runtime, gpu, ...
 /** PUT: the whole configuration (the name is fixed at creation). */
 export const ReplaceDeploymentRequest = z.strictObject({ model, runtime, gpu, ...scaling, ...servingFields }).meta({ id: 'ReplaceDeploymentRequest' });
 /** PATCH: any part of the configuration. */
-export const UpdateDeploymentRequest = z.strictObject({ model: model.optional(), gpu: gpu.optional(), ...scaling, ...servingFields }).meta({ id: 'UpdateDeploymentRequest' });
+export const UpdateDeploymentRequest = z.strictObject({
+  model: model.optional(), gpu: gpu.optional(), ...scaling, ...servingFields,
+  templateVersion: z.number().int().min(1).optional().meta({
+    description: 'Upgrade to this version of the template the deployment was made from: its configuration, under the fields given here (GET /v1/deployments/outdated-templates says what changes).',
+  }),
+}).meta({ id: 'UpdateDeploymentRequest' });
 
 /** POST /v1/deployments/{id}/actions: one lifecycle action; `scale` takes the new replica count. */
 export const DeploymentActionRequest = z.discriminatedUnion('action', [
@@ -113,3 +118,55 @@ export type ReplaceDeploymentInput = z.infer<typeof ReplaceDeploymentRequest>;
 export type UpdateDeploymentInput = z.infer<typeof UpdateDeploymentRequest>;
 export type ListDeploymentsInput = z.output<typeof ListDeploymentsQuery>;
 export type DeploymentViewBody = z.infer<typeof DeploymentView>;
+
+/** POST /v1/deployments/validate: a creation request, checked and previewed, nothing created. */
+export const DeploymentDryRun = z.object({
+  valid: z.boolean().meta({ description: 'Whether creation would succeed: every check passed and the preview planned the objects.' }),
+  checks: z.array(z.object({
+    check: z.enum(['name', 'model', 'replicas', 'model_fit', 'accepting', 'placement', 'credits']),
+    passed: z.boolean(),
+    reason: z.string(),
+  })).meta({ description: 'Every check creation makes, in its order, each with why it passed or failed.' }),
+  deployment: z.object({
+    name: z.string(), model: z.string(), runtime: z.string(), gpu: z.string(),
+    replicas: z.number().int().optional(), minReplicas: z.number().int().optional(), maxReplicas: z.number().int().optional(),
+    gpusPerReplica: z.number().int().optional(), contextLength: z.number().int().nullable().optional(), dtype: z.enum(DTYPES).optional(),
+    vllmArgs: z.array(z.string()).optional(),
+    cluster: z.object({ id: z.string(), name: z.string() }).nullable().meta({ description: 'The GPU cluster creation would place it on.' }),
+  }).meta({ description: 'What creation would record: the request with what Kiln settles (sizing, cluster).' }),
+  cost: z.object({
+    hourlyCents: z.number().int().meta({ description: 'GPU type price x GPUs per replica x replicas, US cents.' }),
+    dailyCents: z.number().int(),
+    monthlyCents: z.number().int().meta({ description: '30 days.' }),
+    balanceCents: z.number().int(),
+    hoursCovered: z.number().nullable().meta({ description: 'Hours the balance pays for at this rate.' }),
+  }),
+  plan: z.object({
+    resources: z.array(z.object({
+      operation: z.string().meta({ example: 'create' }),
+      type: z.string().meta({ example: 'kubernetes:apps/v1:Deployment' }),
+      name: z.string(),
+    })).meta({ description: 'What `pulumi preview` of the deployment\'s program plans, from the Pulumi engine.' }),
+    previewMs: z.number().int(),
+    failure: z.string().nullable().meta({ description: 'Why the preview gave no plan; null when it did.' }),
+  }).nullable().meta({ description: 'Present once every check passed (the preview runs on the cluster of the placement check).' }),
+}).meta({ id: 'DeploymentDryRun' });
+
+/** GET /v1/deployments/validate: the rules a creation request follows. */
+export const DeploymentRules = z.object({
+  name: z.object({ pattern: z.string(), maxLength: z.number().int() }),
+  model: z.object({ pattern: z.string(), maxLength: z.number().int(), sources: z.array(z.string()) }),
+  runtimes: z.array(z.string()),
+  replicas: z.object({ min: z.number().int(), max: z.number().int() }),
+  gpusPerReplica: z.array(z.number().int()),
+  contextLength: z.object({ min: z.number().int(), max: z.number().int() }),
+  dtypes: z.array(z.enum(DTYPES)),
+  vllmArgs: z.object({ max: z.number().int(), managedFlags: z.array(z.string()) }),
+  gpuTypes: z.array(z.object({ id: z.string(), name: z.string(), memoryGb: z.number(), hourlyPriceUsd: z.number(), available: z.boolean() })),
+  plan: z.object({
+    name: z.string(),
+    rateLimit: z.object({ perMinute: z.number().int(), burst: z.number().int() }),
+    creditsCents: z.number().int(),
+    maxHourlyCents: z.number().int().meta({ description: 'The most a new deployment may cost per hour: creation asks the balance to cover an hour.' }),
+  }),
+}).meta({ id: 'DeploymentRules' });

@@ -141,6 +141,10 @@ const requireJson: Middleware<AppState> = async (ctx, next) => {
  * Aborts when the response closes unfinished: the client went away. (The request's own 'close' is no
  * sign of that: it fires as soon as its body has been read.)
  */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 function clientGone(res: ServerResponse): AbortSignal {
   const controller = new AbortController();
   const gone = () => controller.abort(new ClientClosedError('The client closed the connection before its answer was complete'));
@@ -149,8 +153,14 @@ function clientGone(res: ServerResponse): AbortSignal {
   return controller.signal;
 }
 
+/** Per path segment, 0 for a literal and 1 for a parameter: ordering by it puts literals first. */
+const parameterMask = (path: string) => path.split('/').map((segment) => (segment.startsWith('{') ? '1' : '0')).join('');
+
 export function mountRoutes(router: Router<AppState>, routes: readonly Route[], extra: { idempotency: Middleware<AppState> }): void {
-  for (const route of routes) {
+  // The router answers with the first route that matches, so a literal segment must come before a parameter
+  // in the same place (/v1/models/templates before /v1/models/{id}), whichever module declared its route
+  // first; the sort is stable, so routes otherwise keep their modules' order.
+  for (const route of [...routes].sort((a, b) => compareText(parameterMask(a.path), parameterMask(b.path)))) {
     const chain: Middleware<AppState>[] = [
       async (ctx, next) => {
         ctx.state.action = route.operationId;

@@ -29,6 +29,11 @@ const ROWS: ReadonlyArray<[path: string, status: number]> = [
   ['/v1/models/{id}', 400],
   ['/v1/recovery', 200],
   ['/v1/recovery/circuits', 200],
+  ['/v1/templates/deploy', 200],
+  ['/v1/models/templates', 200],
+  // Requested as written, `{id}` names no template: 404 once orgId is given.
+  ['/v1/templates/{id}/star', 404],
+  ['/v1/templates/{id}/deploy', 404],
 ];
 
 const missingOrgId = { error: 'Bad Request', message: 'Invalid query parameter orgId: required', code: 'INVALID_REQUEST', statusCode: 400 };
@@ -93,10 +98,12 @@ test('no credential is 401 with or without orgId; another organization\'s orgId 
       t.is(foreign.body.code, 'INSUFFICIENT_PERMISSIONS');
     }
   }
-  // A deployments-only key reads deployments and the GPU catalog in its organization, nothing else here.
+  // A deployments-only key reads deployments, the GPU catalog and templates in its organization, nothing else here.
   for (const [path, status] of ROWS) {
     const res = await api.request('GET', `${path}?orgId=${owner.organizationId}`, { token: deploymentsOnly.key });
-    t.is(res.status, ['/v1/deployments', '/v1/gpu-types', '/v1/models/search', '/v1/models/{id}', '/v1/recovery', '/v1/recovery/circuits'].includes(path) ? status : 403, path);
+    const readable = ['/v1/deployments', '/v1/gpu-types', '/v1/models/search', '/v1/models/{id}', '/v1/recovery', '/v1/recovery/circuits',
+      '/v1/templates/deploy', '/v1/models/templates', '/v1/templates/{id}/star', '/v1/templates/{id}/deploy'];
+    t.is(res.status, readable.includes(path) ? status : 403, path);
   }
 });
 

@@ -1,0 +1,44 @@
+// Notifications addressed to one user in one organization (user-notification.entity.ts): areas create them
+// for what their users follow (template updates now), and read and mark them for their own routes.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { randomString } from '../../lib/ids.ts';
+import { UserNotificationSchema, type UserNotification, type UserNotificationKind, type UserNotificationPayloads } from './user-notification.entity.ts';
+
+export interface Recipient { userId: string; organizationId: string }
+
+/** At most this many unread notifications of one kind are answered at once (the newest). */
+export const UNREAD_LIMIT = 100;
+
+export function createUserNotificationService() {
+  return {
+    /** One notification per recipient; flushed with the caller's unit of work. */
+    notify<K extends UserNotificationKind>(em: EntityManager, recipients: readonly Recipient[], kind: K, payload: UserNotificationPayloads[K]): void {
+      for (const { userId, organizationId } of recipients) {
+        em.create(UserNotificationSchema, { id: `unt_${randomString(20)}`, user: userId, organization: organizationId, kind, payload, readAt: null });
+      }
+    },
+
+    /** The recipient's unread notifications of `kind`, newest first. */
+    unread(em: EntityManager, recipient: Recipient, kind: UserNotificationKind): Promise<UserNotification[]> {
+      return em.find(UserNotificationSchema, { user: recipient.userId, organization: recipient.organizationId, kind, readAt: null },
+        { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: UNREAD_LIMIT });
+    },
+
+    /**
+     * Marks the recipient's notifications of `kind` read: those with the given ids (read ones stay as they
+     * were, so a retry changes nothing), or all. Answers the ids given that are none of the recipient's
+     * notifications of that kind, so the caller can name them.
+     */
+    async markRead(em: EntityManager, recipient: Recipient, kind: UserNotificationKind, ids: readonly string[] | 'all'): Promise<string[]> {
+      const where = { user: recipient.userId, organization: recipient.organizationId, kind, ...(ids === 'all' ? { readAt: null } : { id: { $in: [...ids] } }) };
+      const found = await em.find(UserNotificationSchema, where);
+      const at = new Date();
+      for (const notification of found) notification.readAt ??= at;
+      await em.flush();
+      const marked = new Set(found.map((n) => n.id));
+      return ids === 'all' ? [] : ids.filter((id) => !marked.has(id));
+    },
+  };
+}
+
+export type UserNotificationService = ReturnType<typeof createUserNotificationService>;
