@@ -23,6 +23,8 @@ export const PERMISSIONS = [
   'catalog:read',
   // Changing the organization's own models (the catalog itself is read-only to everyone).
   'models:write',
+  // Deployment templates: reading (public ones and the organization's) and writing the organization's, stars included.
+  'templates:read', 'templates:write',
   'api-keys:read', 'api-keys:write',
   'webhooks:read', 'webhooks:write',
   'profile:read', 'profile:write',
@@ -44,8 +46,9 @@ const READS: readonly Permission[] = PERMISSIONS.filter((p) => p.endsWith(':read
 /** What an API key may do (a login session acts as full_access). */
 export const SCOPE_PERMISSIONS: Readonly<Record<Scope, readonly Permission[]>> = {
   full_access: PERMISSIONS,
-  // Deployment operations, inference included, plus the reads they need (the GPU catalog).
-  deployments_only: ['deployments:read', 'deployments:write', 'deployments:infer', 'catalog:read'],
+  // Deployment operations, inference and deploying a template included, plus the reads they need (the GPU
+  // catalog, templates).
+  deployments_only: ['deployments:read', 'deployments:write', 'deployments:infer', 'catalog:read', 'templates:read'],
   read_only: READS,
 };
 
@@ -57,8 +60,8 @@ export const SCOPE_PERMISSIONS: Readonly<Record<Scope, readonly Permission[]>> =
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly OrganizationPermission[]>> = {
   owner: ORGANIZATION_PERMISSIONS,
   admin: ORGANIZATION_PERMISSIONS,
-  member: ['deployments:read', 'deployments:write', 'deployments:infer', 'catalog:read', 'models:write', 'profile:read', 'profile:write', 'organization:read', 'team:read'],
-  viewer: ['deployments:read', 'catalog:read', 'profile:read', 'profile:write', 'organization:read', 'team:read'],
+  member: ['deployments:read', 'deployments:write', 'deployments:infer', 'catalog:read', 'models:write', 'templates:read', 'templates:write', 'profile:read', 'profile:write', 'organization:read', 'team:read'],
+  viewer: ['deployments:read', 'catalog:read', 'templates:read', 'profile:read', 'profile:write', 'organization:read', 'team:read'],
 };
 
 /** `granted` is the caller's role's permission set: ROLE_PERMISSIONS of a built-in role, or a custom role's. */

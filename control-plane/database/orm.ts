@@ -23,6 +23,7 @@ import { Migration20261123010000ServiceKeys } from './migrations/Migration202611
 import { Migration20261123020000RowLevelSecurity } from './migrations/Migration20261123020000RowLevelSecurity.ts';
 import { Migration20261124010000DeploymentServing } from './migrations/Migration20261124010000DeploymentServing.ts';
 import { Migration20261124020000OrganizationModels } from './migrations/Migration20261124020000OrganizationModels.ts';
+import { Migration20261124030000Templates } from './migrations/Migration20261124030000Templates.ts';
 import { applyScope } from '../core/row-level-security.ts';
 
 /** The entities of every API module (modules.ts), the worker's included, on their shared base. */
@@ -57,6 +58,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
         Migration20261123020000RowLevelSecurity,
         Migration20261124010000DeploymentServing,
         Migration20261124020000OrganizationModels,
+        Migration20261124030000Templates,
       ],
       snapshot: false,
       silent: true,

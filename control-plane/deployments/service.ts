@@ -21,6 +21,7 @@ import type { CursorCodec } from '../core/pagination.ts';
 import { KNOWN_FLAGS, type FeatureFlags } from '../feature-flags/flags.ts';
 import { assertLoadableModel } from '../models/model-source.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
+import { TemplateVersionSchema } from '../templates/template-version.entity.ts';
 import { DeploymentSchema, type Deployment, type DeploymentStatus } from './deployment.entity.ts';
 import type {
   CreateDeploymentInput, DeploymentActionInput, DeploymentViewBody, ListDeploymentsInput, ReplaceDeploymentInput, SORT_FIELDS, UpdateDeploymentInput,
@@ -163,7 +164,8 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
 
     get: async (em: EntityManager, principal: Principal, id: string) => view(await find(em, principal, id)),
 
-    async create(em: EntityManager, principal: Principal, input: CreateDeploymentInput) {
+    /** `from`: the template version it is made from (POST /v1/templates/{id}/deploy), which the row remembers. */
+    async create(em: EntityManager, principal: Principal, input: CreateDeploymentInput, from?: { templateId: string; templateVersion: number }) {
       assertLoadableModel(input.model);
       const scaling = resolveScaling(input, undefined);
       const serving = settleServing(input.model, input.gpu, input);
@@ -178,6 +180,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       const deployment = em.create(DeploymentSchema, {
         id, organization, cluster, name: input.name, model: input.model, runtime: input.runtime, gpu: input.gpu,
         status: 'pending', endpoint: `https://${id.slice('dep_'.length)}.${deps.endpointDomain}`, currentReplicas: 0, ...scaling, ...serving,
+        templateId: from?.templateId ?? null, templateVersion: from?.templateVersion ?? null,
       });
       await em.flush().catch((error: unknown) => {
         if (error instanceof Error && error.name === 'UniqueConstraintViolationException') throw nameTaken(input.name);
@@ -191,6 +194,9 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       if (input.model !== undefined) assertLoadableModel(input.model);
       return view(await change(em, principal, id, async (deployment, tx) => {
         if (deployment.deleteRequested) throw new ConflictError(`Deployment ${id} is being deleted`, { field: 'id' });
+        // An upgrade to a version of its template: that version's configuration under what the request sets itself.
+        const templateVersion = 'templateVersion' in input ? input.templateVersion : undefined;
+        if (templateVersion !== undefined) input = { ...await templateConfiguration(tx, deployment, templateVersion), ...definedFields(input) };
         const scaling = resolveScaling(input, replace ? undefined : deployment);
         // A deployment stays on its cluster: a GPU type that cluster lacks cannot be had.
         if (input.gpu !== undefined && input.gpu !== deployment.gpu && deployment.cluster) await deps.placement.assertOffers(tx, deployment.cluster.id, input.gpu);
@@ -207,6 +213,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         const next = { gpu, ...scaling, ...serving };
         if (hourlyCents(next) > hourlyCents(deployment)) await assertBalanceCovers(tx, principal, next);
         Object.assign(deployment, { model, ...next });
+        if (templateVersion !== undefined) deployment.templateVersion = templateVersion;
       }));
     },
 
@@ -310,7 +317,7 @@ async function assertBalanceCovers(em: EntityManager, principal: Principal, capa
  * Fills defaults (from the current deployment when patching) and checks the bounds the stack will check. The
  * schema has refused counts out of range already, so what remains is min <= replicas <= max.
  */
-export function resolveScaling(input: Scaling, current: Deployment | undefined) {
+export function resolveScaling(input: Scaling, current: Pick<Deployment, 'replicas' | 'minReplicas' | 'maxReplicas'> | undefined) {
   const replicas = input.replicas ?? current?.replicas ?? Math.max(MIN_REPLICAS, input.minReplicas ?? MIN_REPLICAS);
   const minReplicas = input.minReplicas ?? current?.minReplicas ?? Math.min(replicas, input.maxReplicas ?? replicas);
   const maxReplicas = input.maxReplicas ?? current?.maxReplicas ?? Math.max(replicas, minReplicas);
@@ -320,6 +327,26 @@ export function resolveScaling(input: Scaling, current: Deployment | undefined) 
     });
   }
   return { replicas, minReplicas, maxReplicas };
+}
+
+/**
+ * PATCH templateVersion: that version's configuration of the template the deployment was made from (public
+ * or its organization's: row-level security shows no other); the replica count stays within its bounds.
+ */
+async function templateConfiguration(em: EntityManager, deployment: Deployment, version: number): Promise<UpdateDeploymentInput> {
+  if (!deployment.templateId) throw invalidField('templateVersion', 'the deployment was not made from a template');
+  const found = await em.findOne(TemplateVersionSchema, { template: deployment.templateId, version });
+  if (!found) throw invalidField('templateVersion', `template ${deployment.templateId} has no version ${version} to upgrade to`);
+  return {
+    model: found.model, gpu: found.gpu, gpusPerReplica: found.gpusPerReplica as UpdateDeploymentInput['gpusPerReplica'], minReplicas: found.minReplicas, maxReplicas: found.maxReplicas,
+    replicas: Math.min(Math.max(deployment.replicas, found.minReplicas), found.maxReplicas),
+    contextLength: found.contextLength ?? undefined, dtype: found.dtype as Dtype, vllmArgs: found.vllmArgs,
+  };
+}
+
+/** The fields a request sets (JSON has no undefined, but a parsed optional field may be present as one). */
+function definedFields<T extends object>(input: T): Partial<T> {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 function nameTaken(name: string): ConflictError {

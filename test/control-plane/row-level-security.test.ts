@@ -23,6 +23,8 @@ const PLATFORM_TABLES = new Set([
   'user', 'email_verification', 'gpu_cluster', 'circuit', 'feature_flag', 'notification', 'error_issue', 'report', 'service_key',
   // Keyed by caller (organization and credential); only the idempotency middleware reads it, by that key.
   'idempotency_record',
+  // A user's stars, counted across organizations; read only for templates the caller may see.
+  'template_star',
 ]);
 
 /** One row of `table` belonging to the organization (and its user), for the tables signing up does not fill. */
@@ -39,6 +41,11 @@ const SEEDS: Readonly<Record<string, string>> = {
   sso_login: `insert into sso_login (id, created_at, organization_id, provider, state_hash, nonce, sealed_code_verifier, redirect_uri, expires_at) values ('ssl_' || $3, now(), $1, 'oidc', 'hash_' || $3, 'n', 'v', 'https://r', now())`,
   organization_model: `insert into organization_model (id, created_at, organization_id, reference, reference_key, default_vllm_args, updated_at)
     values ('mdl_' || $3, now(), $1, 's3://models/' || $3, 's3://models/' || $3, '[]', now())`,
+  template: `insert into template (id, created_at, organization_id, name, description, visibility, latest_version, created_by, updated_at) values ('tpl_' || $3, now(), $1, 't', '', 'private', 1, $2, now())`,
+  template_version: `insert into template_version (id, created_at, template_id, organization_id, version, model, gpu, gpus_per_replica, replicas, min_replicas, max_replicas, dtype, vllm_args, created_by)
+    values ('tpv_' || $3, now(), 'tpl_' || $3, $1, 1, 'm/m', 'nvidia-l4', 1, 1, 1, 1, 'auto', '[]', $2)`,
+  template_subscription: `insert into template_subscription (id, created_at, user_id, organization_id, template_id, reason) values ('tsb_' || $3, now(), $2, $1, 'tpl_' || $3, 'subscribed')`,
+  user_notification: `insert into user_notification (id, created_at, user_id, organization_id, kind, payload) values ('unt_' || $3, now(), $2, $1, 'template.updated', '{}')`,
   webhook_subscription: `insert into webhook_subscription (id, created_at, organization_id, url, events, sealed_secret) values ('whs_' || $3, now(), $1, 'https://h', '[]', 's')`,
   webhook_attempt: `insert into webhook_attempt (id, created_at, subscription_id, delivery_id, event_id, attempt, duration_ms) values ('wha_' || $3, now(), 'whs_' || $3, 'd', 'e', 1, 1)`,
 };
@@ -77,7 +84,7 @@ test.after.always(() => api?.close());
 /** Ids are a prefix and 20 base-36 characters (lib/ids.ts); the seeds' look the same. */
 const idSuffix = (start: string) => start.padEnd(20, '0');
 // Parents before children.
-const seedOrder = (table: string) => (table === 'deployment_event' || table === 'webhook_attempt' ? 1 : 0);
+const seedOrder = (table: string) => (['deployment_event', 'webhook_attempt', 'template_version', 'template_subscription'].includes(table) ? 1 : 0);
 
 /** The organizations the rows of `table` belong to, as the connecting user (who sees them all) counts them. */
 async function ownersOf(table: string, owner: string): Promise<Map<string, number>> {
@@ -144,6 +151,27 @@ test('a tenant cannot write rows into another organization', async (t) => {
   { message: /row-level security/ });
   await t.throwsAsync(asOrganization(a.organizationId, () => api.orm.em.fork().getConnection().execute(
     `update "webhook_subscription" set organization_id = ?`, [b.organizationId])), { message: /row-level security/ });
+});
+
+// Serial: the other tests expect each tenant to see its own rows alone, which this public row changes while it lasts.
+test.serial('a public template and its versions are read by every tenant and changed by none but its organization', async (t) => {
+  const id = `tpl_${idSuffix('public')}`;
+  await api.pool.query(`insert into template (id, created_at, organization_id, name, description, visibility, latest_version, created_by, updated_at) values ($1, now(), $2, 'shared', '', 'public', 1, $3, now())`, [id, a.organizationId, a.userId]);
+  await api.pool.query(`insert into template_version (id, created_at, template_id, organization_id, version, model, gpu, gpus_per_replica, replicas, min_replicas, max_replicas, dtype, vllm_args, created_by)
+    values ($1, now(), $2, $3, 1, 'm/m', 'nvidia-l4', 1, 1, 1, 1, 'auto', '[]', $4)`, [`tpv_${idSuffix('public')}`, id, a.organizationId, a.userId]);
+  const asB = (statement: string) => asOrganization(b.organizationId, () => api.orm.em.fork().getConnection().execute<{ id: string }[]>(statement, [], 'all'));
+  t.deepEqual(await asB(`select id from "template" where visibility = 'public'`), [{ id }]);
+  t.is((await asB(`select id from "template_version" where template_id = '${id}'`)).length, 1);
+  const changed = await asOrganization(b.organizationId, () => api.orm.em.fork().getConnection().execute<QueryResult>(`update "template" set name = 'taken over' where id = ?`, [id], 'run'));
+  t.is(changed.affectedRows, 0);
+  t.is((await asOrganization(b.organizationId, () => api.orm.em.fork().getConnection().execute<QueryResult>(`delete from "template_version" where template_id = ?`, [id], 'run'))).affectedRows, 0);
+  await t.throwsAsync(asOrganization(b.organizationId, () => api.orm.em.fork().getConnection().execute(
+    `insert into template_version (id, created_at, template_id, organization_id, version, model, gpu, gpus_per_replica, replicas, min_replicas, max_replicas, dtype, vllm_args, created_by)
+      values ('tpv_forged', now(), ?, ?, 2, 'm/m', 'nvidia-l4', 1, 1, 1, 1, 'auto', '[]', 'x')`, [id, a.organizationId])), { message: /row-level security/ });
+  const { rows } = await api.pool.query(`select name from template where id = $1`, [id]);
+  t.deepEqual(rows, [{ name: 'shared' }]);
+  await api.pool.query(`delete from template_version where template_id = $1`, [id]);
+  await api.pool.query(`delete from template where id = $1`, [id]);
 });
 
 test('the tenant role is held by the policies: no superuser, no BYPASSRLS, owns no table', async (t) => {
