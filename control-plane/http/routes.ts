@@ -64,8 +64,10 @@ export interface RouteSpec<Q extends z.ZodType | undefined, P extends z.ZodType 
   operationId: string;
   summary: string;
   tag: string;
-  /** Resource type named in audit records. */
+  /** Resource type named in audit records: what the path's `id` names, when it has one. */
   resourceType: string;
+  /** What a 201 answer's `id` names, when not `resourceType` (deploying a template creates a deployment): OpenAPI links follow it. */
+  creates?: string;
   query?: Q;
   params?: P;
   body?: B;

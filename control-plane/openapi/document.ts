@@ -59,7 +59,7 @@ function creationLinks(route: Route, path: string, routes: readonly Route[]) {
   const created = surfaceOf(path) === 'platform' ? '$response.body#/data/id' : '$response.body#/id';
   const links: Record<string, { operationId: string; parameters?: Record<string, string>; requestBody?: Record<string, string> }> = {};
   for (const target of routes) {
-    if (target === route || target.resourceType !== route.resourceType) continue;
+    if (target === route || target.resourceType !== (route.creates ?? route.resourceType)) continue;
     const targetPath = servedPaths(target.path)
       .find((served) => surfaceOf(served) === surfaceOf(path) && served.startsWith('/api/v1/') === path.startsWith('/api/v1/'));
     if (!targetPath) continue;

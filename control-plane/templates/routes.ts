@@ -80,19 +80,21 @@ export function templateRoutes(templates: TemplateService): Route[] {
       handle: async ({ params, query, state }) => ({ data: await templates.preview(state.em, state.principal!, params.id, query.version) }),
     }),
     defineRoute({
-      ...common, resourceType: 'deployment', permission: 'deployments:write', method: 'POST', path: '/v1/templates/{id}/deploy', operationId: 'deployTemplate',
+      ...common, creates: 'deployment', permission: 'deployments:write', method: 'POST', path: '/v1/templates/{id}/deploy', operationId: 'deployTemplate',
       summary: 'Create a deployment from a template\'s latest (or `version`), as POST /v1/deployments creates one; it remembers the template and version',
       params: TemplateIdParams, body: DeployTemplateRequest, response: DeployedFromTemplate, successStatus: 201, idempotent: true, errors: [402, 404, 409, 422, 503],
-      handle: async ({ params, body, state }) => ({ data: await templates.deploy(state.em, state.principal!, params.id, body) }),
+      handle: async ({ params, body, state }) => {
+        state.resourceId = params.id;
+        return { data: await templates.deploy(state.em, state.principal!, params.id, body) };
+      },
     }),
     defineRoute({
-      ...common, permission: 'templates:write', method: 'POST', path: '/v1/deployments/{id}/share-as-template', operationId: 'shareDeploymentAsTemplate',
+      ...common, resourceType: 'deployment', permission: 'templates:write', method: 'POST', path: '/v1/deployments/{id}/share-as-template', operationId: 'shareDeploymentAsTemplate',
       summary: 'Capture a deployment\'s configuration as a new template, or (templateId) a new version of one your organization owns; the deployment then follows it',
       params: DeploymentIdParams, body: ShareAsTemplateRequest, response: SharedTemplate, successStatus: 201, errors: [403, 404, 409, 422],
       handle: async ({ params, body, state }) => {
-        const data = await templates.shareDeployment(state.em, state.principal!, params.id, body);
-        state.resourceId = data.templateId;
-        return { data };
+        state.resourceId = params.id;
+        return { data: await templates.shareDeployment(state.em, state.principal!, params.id, body) };
       },
     }),
     defineRoute({

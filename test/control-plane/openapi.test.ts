@@ -86,7 +86,11 @@ test('a creation links to the operations on what it created, on its own surface,
   const links = (path: string) => doc.paths[path].post.responses['201'].links as Record<string, { operationId: string; parameters?: Record<string, string>; requestBody?: Record<string, string> }>;
   t.deepEqual(Object.keys(links('/api/deployments')).sort(), ['deleteDeployment', 'getDeployment', 'replaceDeployment', 'updateDeployment']);
   t.deepEqual(links('/api/v1/deployments').getDeploymentApiV1!.parameters, { 'path.id': '$response.body#/data/id' });
-  t.deepEqual(Object.keys(links('/v1/deployments')).sort(), ['clearDeploymentFailure', 'deploymentActionV1', 'inspectDeploymentRecovery', 'recoverDeployment']);
+  t.deepEqual(Object.keys(links('/v1/deployments')).sort(), ['clearDeploymentFailure', 'deploymentActionV1', 'inspectDeploymentRecovery', 'recoverDeployment', 'shareDeploymentAsTemplate']);
+  // A template's creation links to what takes a template id; deploying one, to what takes the deployment's.
+  t.deepEqual(Object.keys(links('/v1/templates/deploy')).sort(),
+    ['createTemplateVersion', 'deployTemplate', 'getTemplateStar', 'listTemplateVersions', 'previewTemplateDeploy', 'starTemplate', 'unstarTemplate']);
+  t.deepEqual(Object.keys(links('/v1/templates/{id}/deploy')).sort(), Object.keys(links('/v1/deployments')).sort());
   t.deepEqual(links('/v1/deployments').recoverDeployment!.parameters, { 'path.id': '$response.body#/id' });
   const apiKeys = links('/v1/settings/api-keys');
   t.deepEqual(apiKeys.revokeApiKey!.parameters, { 'query.id': '$response.body#/id' });
