@@ -7,7 +7,7 @@ import type { RecoveryAction } from '../recovery/schemas.ts';
 import { DeploymentEventSchema } from './deployment-event.entity.ts';
 import type { DeploymentOrchestrator } from './orchestrator.ts';
 import type { DesiredStateDelivery } from './desired-state-delivery.ts';
-import { MIN_REPLICAS, replicaBoundsProblem, type Dtype } from '../../catalog/deployment-rules.ts';
+import { MIN_REPLICAS, MODEL_SOURCES, replicaBoundsProblem, type Dtype } from '../../catalog/deployment-rules.ts';
 import { findGpuType } from '../../catalog/gpu-types.ts';
 import { choosePlacement } from '../../catalog/model-fit.ts';
 import { findCatalogModel, type CatalogModel } from '../../catalog/models.ts';
@@ -15,11 +15,12 @@ import type { Principal } from '../auth/principal.ts';
 import type { ClusterService } from '../clusters/service.ts';
 import { newId } from '../../lib/ids.ts';
 import {
-  ConflictError, DeploymentNotFoundError, InsufficientCreditsError, ServiceUnavailableError, ValidationError, invalidField,
+  ConflictError, DeploymentNotFoundError, InsufficientCreditsError, InvalidModelError, NotFoundError, ServiceUnavailableError, ValidationError, invalidField,
 } from '../core/errors.ts';
 import type { CursorCodec } from '../core/pagination.ts';
 import { KNOWN_FLAGS, type FeatureFlags } from '../feature-flags/flags.ts';
 import { assertLoadableModel } from '../models/model-source.ts';
+import type { ModelService } from '../models/service.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
 import { TemplateVersionSchema } from '../templates/template-version.entity.ts';
 import { DeploymentSchema, type Deployment, type DeploymentStatus } from './deployment.entity.ts';
@@ -49,6 +50,8 @@ export interface DeploymentServiceDeps {
   /** Chooses the GPU cluster a new deployment runs on (503 GPU_UNAVAILABLE when none can take it). */
   placement: Pick<ClusterService, 'place' | 'assertOffers'>;
   flags: Pick<FeatureFlags, 'isEnabled'>;
+  /** What is known of a model (the catalog, the organization's models, the Hub), and the registry deployed models join. */
+  models: Pick<ModelService, 'facts' | 'remember'>;
 }
 
 /** The deployment table's columns the list reads, as Kysely sees them. */
@@ -90,9 +93,9 @@ function modelFacts(model: string): CatalogModel | undefined {
  * The model fit check creation, update and the dry run share: a model with known figures gets the fewest GPUs
  * that hold it and the longest context those hold, unless asked otherwise; what cannot fit is 422 on the field
  * to change, with the arithmetic (catalog/model-fit.ts choosePlacement). A model without figures runs as asked.
+ * `facts`: what the models service knows of the model (factsOf); the catalog's figures alone when not given.
  */
-export function settleServing(model: string, gpu: string, want: ServingRequest): Serving {
-  const facts = modelFacts(model);
+export function settleServing(model: string, gpu: string, want: ServingRequest, facts: CatalogModel | undefined = modelFacts(model)): Serving {
   const rest = { dtype: want.dtype ?? 'auto', vllmArgs: want.vllmArgs ?? [] };
   if (!facts) return { gpusPerReplica: want.gpusPerReplica ?? 1, contextLength: want.contextLength ?? null, ...rest };
   const choice = choosePlacement(facts, findGpuType(gpu)!, want);
@@ -101,6 +104,21 @@ export function settleServing(model: string, gpu: string, want: ServingRequest):
 }
 
 export function createDeploymentService(deps: DeploymentServiceDeps) {
+  /**
+   * The model's figures from the models service (the catalog, the organization's models, the Hub). A Hub that
+   * cannot answer leaves them unknown, so the deployment runs as asked, as an s3/gs/pvc model does; a model
+   * the Hub does not have is 400 INVALID_MODEL, as a malformed one is.
+   */
+  async function factsOf(em: EntityManager, principal: Principal, model: string): Promise<CatalogModel | undefined> {
+    try {
+      return await deps.models.facts(em, principal, model);
+    } catch (error) {
+      if (error instanceof ServiceUnavailableError) return undefined;
+      if (error instanceof NotFoundError) throw new InvalidModelError(error.message, { model, valid_sources: MODEL_SOURCES });
+      throw error;
+    }
+  }
+
   async function find(em: EntityManager, principal: Principal, id: string, lock = false): Promise<Deployment> {
     const deployment = await em.findOne(DeploymentSchema, { id, organization: principal.organizationId, deletedAt: null }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
     if (!deployment) throw new DeploymentNotFoundError(`Deployment ${id} not found`);
@@ -168,7 +186,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
     async create(em: EntityManager, principal: Principal, input: CreateDeploymentInput, from?: { templateId: string; templateVersion: number }) {
       assertLoadableModel(input.model);
       const scaling = resolveScaling(input, undefined);
-      const serving = settleServing(input.model, input.gpu, input);
+      const serving = settleServing(input.model, input.gpu, input, await factsOf(em, principal, input.model));
       if (await deps.flags.isEnabled(em, KNOWN_FLAGS.pauseNewDeployments, principal.organizationId)) {
         throw new ServiceUnavailableError('New deployments are paused for maintenance; existing deployments keep running. Try again later', { flag: KNOWN_FLAGS.pauseNewDeployments });
       }
@@ -186,6 +204,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         if (error instanceof Error && error.name === 'UniqueConstraintViolationException') throw nameTaken(input.name);
         throw error;
       });
+      await deps.models.remember(em, principal, input.model);
       await deps.delivery.send(em, deployment);
       return { id: deployment.id, name: deployment.name, status: deployment.status, endpoint: deployment.endpoint };
     },
@@ -209,9 +228,10 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
           contextLength: input.contextLength ?? (resized ? undefined : deployment.contextLength ?? undefined),
           dtype: input.dtype ?? (replace ? undefined : deployment.dtype),
           vllmArgs: input.vllmArgs ?? (replace ? undefined : deployment.vllmArgs),
-        });
+        }, await factsOf(tx, principal, model));
         const next = { gpu, ...scaling, ...serving };
         if (hourlyCents(next) > hourlyCents(deployment)) await assertBalanceCovers(tx, principal, next);
+        if (model !== deployment.model) await deps.models.remember(tx, principal, model);
         Object.assign(deployment, { model, ...next });
         if (templateVersion !== undefined) deployment.templateVersion = templateVersion;
       }));

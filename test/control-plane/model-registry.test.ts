@@ -243,3 +243,28 @@ test('a Hub that fails, hangs or cannot be reached is 503 for Hub lookups alone;
   t.is((await unreachable.request('GET', `${path(GRANITE)}?orgId=${u.organizationId}`, { token: u.token })).status, 503);
   t.is((await api.request('GET', `${path(GRANITE)}?orgId=${o2}`, { token: t2 })).status, 200);
 });
+
+test('deploying a Hub model sizes it with the Hub\'s facts and adds it to the organization\'s models; one the Hub lacks is INVALID_MODEL', async (t) => {
+  const { token, organizationId } = await signup(api);
+  const create = (body: Record<string, unknown>) => api.request('POST', '/v1/deployments', { token, body: { name: 'granite', runtime: 'vllm', gpu: 'nvidia-l4', model: GRANITE, ...body } });
+  const created = await create({});
+  t.is(created.status, 201, JSON.stringify(created.body));
+  // 21.6 GB usable - 15.22 GB weights - 1.5 GB runtime leave 4.88 GB of KV cache at 160 KiB a token: 31,996 tokens, 31 x 1024.
+  t.like((await api.request('GET', `/api/deployments/${created.body.id}`, { token })).body.data, { gpusPerReplica: 1, contextLength: 31_744 });
+  t.like((await search(token, organizationId, 'granite'))[0], { id: GRANITE, source: 'organization' });
+  // Now in use: the entry stays.
+  t.is((await api.request('DELETE', path(GRANITE), { token })).status, 409);
+
+  // 41.9B parameters do not fit one L4: refused before anything is created, with the arithmetic.
+  const moe = await create({ name: 'moe', model: PHI_MOE, gpusPerReplica: 1 });
+  t.is(moe.status, 422);
+  t.regex(moe.body.message, /^Invalid field gpusPerReplica: .*weights 78\.04 GB/);
+  const missing = await create({ name: 'ghost', model: 'someone/unheard-of' });
+  t.is(missing.status, 400);
+  t.is(missing.body.code, 'INVALID_MODEL');
+  t.regex(missing.body.message, /not found on the Hugging Face Hub/);
+  // Locations Kiln cannot read run as asked, and join the organization's models too.
+  const stored = await create({ name: 'stored', model: 'pvc://model-store/granite-ft', gpusPerReplica: 2 });
+  t.is(stored.status, 201);
+  t.like((await search(token, organizationId, 'granite-ft'))[0], { id: 'pvc://model-store/granite-ft', source: 'organization' });
+});

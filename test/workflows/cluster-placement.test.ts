@@ -29,6 +29,8 @@ import { openDatabase, type Orm } from '../../control-plane/database/orm.ts';
 import { DeploymentSchema } from '../../control-plane/deployments/deployment.entity.ts';
 import { createDeploymentOrchestrator } from '../../control-plane/deployments/orchestrator.ts';
 import { createDeploymentService } from '../../control-plane/deployments/service.ts';
+import { createHubClient } from '../../control-plane/models/hub.ts';
+import { createModelService } from '../../control-plane/models/service.ts';
 import { GpuUnavailableError } from '../../control-plane/core/errors.ts';
 import { createCursorCodec } from '../../control-plane/core/pagination.ts';
 import { OrganizationSchema } from '../../control-plane/organizations/organization.entity.ts';
@@ -80,6 +82,8 @@ test.before(async (t) => {
     endpointDomain: 'endpoints.test', cursors: createCursorCodec(randomBytes(32)), orchestrator: createDeploymentOrchestrator(env.client), placement: clusters,
     delivery: createDesiredStateDelivery({ orchestrator: createDeploymentOrchestrator(env.client), log }),
     flags: createFeatureFlags(),
+    // No Hub here: models outside the catalog are sized as asked.
+    models: createModelService({ cursors: createCursorCodec(randomBytes(32)), hub: createHubClient({ endpoint: 'http://127.0.0.1:9', token: undefined, timeoutMs: 1000 }) }),
   });
   const pulumi = pulumiSettingsIn(dir);
   // The queue as the worker ships it, with this file's circuits and a quicker readiness poll (no webhooks here).
