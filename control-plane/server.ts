@@ -26,6 +26,8 @@ export interface StartApiOptions {
   readonly poolSize?: number;
   /** What tests and benches set otherwise: rate limits, the inference gateway's options, the mailer. */
   readonly overrides?: Partial<Pick<AppDeps, 'rateLimits' | 'inference' | 'mail'>>;
+  /** How long a dry run waits for its preview (the orchestrator's default when absent). */
+  readonly previewTimeoutMs?: number;
 }
 
 export interface RunningApi {
@@ -49,7 +51,7 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
   // Connected on first use, so the API starts (and answers) while Temporal is away.
   const temporal = Connection.lazy({ address: config.temporalAddress });
   const client = new Client({ connection: temporal });
-  const orchestrator = createDeploymentOrchestrator(client);
+  const orchestrator = createDeploymentOrchestrator(client, { previewTimeoutMs: options.previewTimeoutMs });
   const app = createApp({
     config, orm, pool, log, orchestrator,
     reports: createReportOrchestrator(client),

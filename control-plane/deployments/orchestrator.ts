@@ -1,9 +1,11 @@
 // The control plane's only door to Temporal for deployments: send a deployment's desired state to its
 // workflow, starting the workflow if it is not running yet (signal-with-start), so a create, an update and
-// a retry after a lost message are one idempotent operation. The API never waits for provisioning.
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+// a retry after a lost message are one idempotent operation. The API never waits for provisioning; it waits
+// only for a dry run's `pulumi preview`, which the worker runs and answers.
+import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import {
-  DEPLOYMENT_WORKFLOW, DEPLOYMENTS_TASK_QUEUE, desiredStateSignal, type DeploymentWorkflowInput, type DesiredDeployment,
+  DEPLOYMENT_WORKFLOW, DEPLOYMENTS_TASK_QUEUE, desiredStateSignal, PREVIEW_DEPLOYMENT_WORKFLOW, type DeploymentPreviewInput,
+  type DeploymentWorkflowInput, type DesiredDeployment, type PlannedResource,
 } from '../../workflows/contract/deployment.ts';
 import { KilnGpuType, KilnOrganizationId, KilnStatus } from '../../workflows/contract/search-attributes.ts';
 import { ServiceUnavailableError } from '../core/errors.ts';
@@ -11,26 +13,32 @@ import type { Deployment } from './deployment.entity.ts';
 
 const SEND_DEADLINE_MS = 3_000;
 
-export function createDeploymentOrchestrator(client: Client) {
+type DesiredFields = Pick<Deployment, 'generation' | 'model' | 'gpu' | 'replicas' | 'minReplicas' | 'maxReplicas' | 'gpusPerReplica' | 'contextLength'
+  | 'dtype' | 'vllmArgs' | 'running' | 'restarts' | 'refreshes' | 'deleteRequested' | 'forceDelete'>;
+
+/** The desired state a deployment row (or a dry run's would-be row) stands for, as its workflow receives it. */
+export function desiredOf(d: DesiredFields): DesiredDeployment {
+  return {
+    generation: d.generation, model: d.model, gpu: d.gpu, replicas: d.replicas, minReplicas: d.minReplicas, maxReplicas: d.maxReplicas,
+    gpusPerReplica: d.gpusPerReplica, ...(d.contextLength === null || d.contextLength === undefined ? {} : { contextLength: d.contextLength }),
+    dtype: d.dtype, vllmArgs: d.vllmArgs,
+    running: d.running, restarts: d.restarts, refreshes: d.refreshes, deleted: d.deleteRequested, forceDelete: d.forceDelete,
+  };
+}
+
+export interface DeploymentOrchestratorOptions {
+  /** How long a dry run waits for its preview before Temporal ends the preview's workflow; 2 minutes when absent. */
+  readonly previewTimeoutMs?: number;
+}
+
+/** A preview's answer: the objects the engine would create, or why there is no plan. */
+export type PreviewOutcome = { readonly resources: PlannedResource[] } | { readonly failure: string };
+
+export function createDeploymentOrchestrator(client: Client, options: DeploymentOrchestratorOptions = {}) {
+  const previewTimeoutMs = options.previewTimeoutMs ?? 120_000;
   return {
     async converge(deployment: Deployment): Promise<void> {
-      const desired: DesiredDeployment = {
-        generation: deployment.generation,
-        model: deployment.model,
-        gpu: deployment.gpu,
-        replicas: deployment.replicas,
-        minReplicas: deployment.minReplicas,
-        maxReplicas: deployment.maxReplicas,
-        gpusPerReplica: deployment.gpusPerReplica,
-        ...(deployment.contextLength === null || deployment.contextLength === undefined ? {} : { contextLength: deployment.contextLength }),
-        dtype: deployment.dtype,
-        vllmArgs: deployment.vllmArgs,
-        running: deployment.running,
-        restarts: deployment.restarts,
-        refreshes: deployment.refreshes,
-        deleted: deployment.deleteRequested,
-        forceDelete: deployment.forceDelete,
-      };
+      const desired = desiredOf(deployment);
       const input: DeploymentWorkflowInput = { deploymentId: deployment.id, organizationId: deployment.organization.id, name: deployment.name, desired };
       // A request never waits long on Temporal: past the deadline the change stays saved for redelivery.
       await client.withDeadline(Date.now() + SEND_DEADLINE_MS, () => client.workflow.signalWithStart(DEPLOYMENT_WORKFLOW, {
@@ -46,6 +54,31 @@ export function createDeploymentOrchestrator(client: Client) {
           { key: KilnGpuType, value: deployment.gpu },
         ],
       }));
+    },
+
+    /**
+     * `pulumi preview` of a deployment not created yet, run by a worker: waits for its answer. A preview that
+     * fails, or that no worker takes up in time, is a failure with the reason; Temporal unreachable is a 503.
+     */
+    async preview(input: DeploymentPreviewInput): Promise<PreviewOutcome> {
+      let handle;
+      try {
+        handle = await client.withDeadline(Date.now() + SEND_DEADLINE_MS, () => client.workflow.start(PREVIEW_DEPLOYMENT_WORKFLOW, {
+          workflowId: input.previewId, taskQueue: DEPLOYMENTS_TASK_QUEUE, args: [input], workflowExecutionTimeout: previewTimeoutMs,
+          typedSearchAttributes: [{ key: KilnOrganizationId, value: input.organizationId }, { key: KilnGpuType, value: input.desired.gpu }],
+        }));
+      } catch {
+        throw new ServiceUnavailableError('The workflow service is unavailable: try again shortly', {}, { 'Retry-After': '5' });
+      }
+      try {
+        return { resources: await handle.result() as PlannedResource[] };
+      } catch (error) {
+        if (!(error instanceof WorkflowFailedError)) throw error;
+        // An activity's failure arrives wrapped: its own cause names what Pulumi said.
+        const failure = error.cause as (Error & { cause?: Error }) | undefined;
+        if (failure?.name === 'TimeoutFailure') return { failure: `no worker answered the preview within ${previewTimeoutMs / 1000} s` };
+        return { failure: failure?.cause?.message ?? failure?.message ?? error.message };
+      }
     },
 
     /**

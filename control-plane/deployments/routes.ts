@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { defineRoute, pageReply, type Route } from '../http/routes.ts';
 import type { DeploymentService } from './service.ts';
 import {
-  CreateDeploymentRequest, CreatedDeployment, DeletedDeployment, DeploymentActionRequest, DeploymentIdParams, DeploymentView, ListDeploymentsQuery, ListDeploymentsV1Query,
+  CreateDeploymentRequest, CreatedDeployment, DeletedDeployment, DeploymentActionRequest, DeploymentDryRun, DeploymentIdParams, DeploymentRules, DeploymentView,
+  ListDeploymentsQuery, ListDeploymentsV1Query,
   ReplaceDeploymentRequest, UpdateDeploymentRequest,
 } from './schemas.ts';
 
@@ -33,6 +34,18 @@ export function deploymentRoutes(deployments: DeploymentService): Route[] {
     create('/v1/deployments', 'createDeploymentV1'),
     list('/api/deployments', 'listDeployments', ListDeploymentsQuery),
     create('/api/deployments', 'createDeployment'),
+    defineRoute({
+      ...common, permission: 'deployments:read', method: 'GET', path: '/v1/deployments/validate', operationId: 'deploymentRulesV1',
+      summary: 'The rules a creation request follows: name, model, replicas, sizing, GPU types available now, the caller\'s plan',
+      response: DeploymentRules,
+      handle: async ({ state }) => ({ data: await deployments.rules(state.em, state.principal!) }),
+    }),
+    defineRoute({
+      ...common, permission: 'deployments:write', method: 'POST', path: '/v1/deployments/validate', operationId: 'validateDeploymentV1',
+      summary: 'Dry run of a creation: every check with its reason, the cost, and the objects a real `pulumi preview` plans; creates nothing',
+      body: CreateDeploymentRequest, response: DeploymentDryRun, errors: [503],
+      handle: async ({ body, state }) => ({ data: await deployments.dryRun(state.em, state.principal!, body) }),
+    }),
     defineRoute({
       ...common, permission: 'deployments:read', method: 'GET', path: '/api/deployments/{id}', operationId: 'getDeployment', summary: 'Read a deployment',
       params: DeploymentIdParams, response: DeploymentView, errors: [404],

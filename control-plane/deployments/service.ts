@@ -5,17 +5,22 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RecoveryAction } from '../recovery/schemas.ts';
 import { DeploymentEventSchema } from './deployment-event.entity.ts';
-import type { DeploymentOrchestrator } from './orchestrator.ts';
+import { desiredOf, type DeploymentOrchestrator } from './orchestrator.ts';
+import type { PlannedResource } from '../../workflows/contract/deployment.ts';
 import type { DesiredStateDelivery } from './desired-state-delivery.ts';
-import { MIN_REPLICAS, MODEL_SOURCES, replicaBoundsProblem, type Dtype } from '../../catalog/deployment-rules.ts';
-import { findGpuType } from '../../catalog/gpu-types.ts';
+import {
+  DTYPES, GPUS_PER_REPLICA_CHOICES, LOADABLE_MODEL, MANAGED_VLLM_FLAGS, MAX_CONTEXT_LENGTH, MAX_MODEL_LENGTH, MAX_REPLICAS, MAX_VLLM_ARGS, MIN_REPLICAS,
+  MODEL_SOURCES, NAME_PATTERN, replicaBoundsProblem, type Dtype,
+} from '../../catalog/deployment-rules.ts';
+import { findGpuType, GPU_TYPES } from '../../catalog/gpu-types.ts';
+import { PLAN_RATE_LIMITS } from '../../catalog/plans.ts';
 import { choosePlacement } from '../../catalog/model-fit.ts';
 import { findCatalogModel, type CatalogModel } from '../../catalog/models.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ClusterService } from '../clusters/service.ts';
 import { newId } from '../../lib/ids.ts';
 import {
-  ConflictError, DeploymentNotFoundError, InsufficientCreditsError, InvalidModelError, NotFoundError, ServiceUnavailableError, ValidationError, invalidField,
+  ApiError, ConflictError, DeploymentNotFoundError, InsufficientCreditsError, InvalidModelError, NotFoundError, ServiceUnavailableError, ValidationError, invalidField,
 } from '../core/errors.ts';
 import type { CursorCodec } from '../core/pagination.ts';
 import { KNOWN_FLAGS, type FeatureFlags } from '../feature-flags/flags.ts';
@@ -44,11 +49,11 @@ const STATE_LABELS: Record<DeploymentStatus, DeploymentViewBody['state']> = {
 export interface DeploymentServiceDeps {
   endpointDomain: string;
   cursors: CursorCodec;
-  orchestrator: Pick<DeploymentOrchestrator, 'inspect'>;
+  orchestrator: Pick<DeploymentOrchestrator, 'inspect' | 'preview'>;
   /** Sends saved desired states to the workflows. */
   delivery: DesiredStateDelivery;
   /** Chooses the GPU cluster a new deployment runs on (503 GPU_UNAVAILABLE when none can take it). */
-  placement: Pick<ClusterService, 'place' | 'assertOffers'>;
+  placement: Pick<ClusterService, 'place' | 'assertOffers' | 'offeredGpuTypes'>;
   flags: Pick<FeatureFlags, 'isEnabled'>;
   /** What is known of a model (the catalog, the organization's models, the Hub), and the registry deployed models join. */
   models: Pick<ModelService, 'facts' | 'remember'>;
@@ -82,6 +87,25 @@ export interface Serving {
   contextLength: number | null;
   dtype: Dtype;
   vllmArgs: string[];
+}
+
+/** One of creation's checks as the dry run reports it. */
+export interface DryRunCheck {
+  check: 'name' | 'model' | 'replicas' | 'model_fit' | 'accepting' | 'placement' | 'credits';
+  passed: boolean;
+  reason: string;
+}
+
+/** What `pulumi preview` planned, how long it took, or why there is no plan. */
+export interface DryRunPlan {
+  resources: PlannedResource[];
+  previewMs: number;
+  failure: string | null;
+}
+
+function describeServing(serving: Serving): string {
+  const context = serving.contextLength === null ? 'vLLM\'s own context length (Kiln has no figures for this model)' : `${serving.contextLength} tokens of context`;
+  return `${serving.gpusPerReplica} GPU(s) per replica, ${context}, dtype ${serving.dtype}`;
 }
 
 /** What Kiln knows of a model reference's size: the catalog's figures (hf:// is the same Hugging Face id). */
@@ -141,7 +165,99 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
     return deployment;
   }
 
+  // Creation's checks that read the database, each throwing the error a failed one answers with: create stops at
+  // the first, the dry run reports every one.
+  async function assertAccepting(em: EntityManager, principal: Principal): Promise<void> {
+    if (await deps.flags.isEnabled(em, KNOWN_FLAGS.pauseNewDeployments, principal.organizationId)) {
+      throw new ServiceUnavailableError('New deployments are paused for maintenance; existing deployments keep running. Try again later', { flag: KNOWN_FLAGS.pauseNewDeployments });
+    }
+  }
+
+  async function assertNameFree(em: EntityManager, principal: Principal, name: string): Promise<void> {
+    if (await em.count(DeploymentSchema, { organization: principal.organizationId, name, deletedAt: null })) throw nameTaken(name);
+  }
+
   return {
+    /**
+     * The rules a creation request follows (GET /v1/deployments/validate), so a form can check itself before
+     * sending: the same constants the checks use, the GPU types with what is available now, and the caller's plan.
+     */
+    async rules(em: EntityManager, principal: Principal) {
+      const offered = await deps.placement.offeredGpuTypes(em);
+      const organization = await em.findOneOrFail(OrganizationSchema, principal.organizationId);
+      return {
+        name: { pattern: NAME_PATTERN.source, maxLength: 63 },
+        model: { pattern: LOADABLE_MODEL.source, maxLength: MAX_MODEL_LENGTH, sources: MODEL_SOURCES },
+        runtimes: ['vllm'],
+        replicas: { min: MIN_REPLICAS, max: MAX_REPLICAS },
+        gpusPerReplica: [...GPUS_PER_REPLICA_CHOICES],
+        contextLength: { min: 1, max: MAX_CONTEXT_LENGTH },
+        dtypes: [...DTYPES],
+        vllmArgs: { max: MAX_VLLM_ARGS, managedFlags: [...MANAGED_VLLM_FLAGS] },
+        gpuTypes: GPU_TYPES.map((g) => ({ id: g.id, name: g.name, memoryGb: g.memoryGb, hourlyPriceUsd: g.hourlyPriceUsd, available: offered.has(g.id) })),
+        plan: {
+          name: organization.plan, rateLimit: PLAN_RATE_LIMITS[organization.plan], creditsCents: organization.creditsCents,
+          // Creation asks that the balance cover an hour of the new deployment's GPUs.
+          maxHourlyCents: organization.creditsCents,
+        },
+      };
+    },
+
+    /**
+     * The dry run (POST /v1/deployments/validate): every check creation makes, each reported with its reason
+     * instead of stopping at the first; then, if all pass, the plan of `pulumi preview` on the cluster creation
+     * would choose, and what the deployment would cost. Changes nothing.
+     */
+    async dryRun(em: EntityManager, principal: Principal, input: CreateDeploymentInput) {
+      const checks: DryRunCheck[] = [];
+      /** Runs one of creation's checks; a failure becomes its reason. */
+      const attempt = async <T>(check: DryRunCheck['check'], passed: (value: T) => string, run: () => T | Promise<T>): Promise<T | undefined> => {
+        try {
+          const value = await run();
+          checks.push({ check, passed: true, reason: passed(value) });
+          return value;
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+          checks.push({ check, passed: false, reason: error.message });
+          return undefined;
+        }
+      };
+      await attempt('name', () => `no live deployment of the organization is named ${input.name}`, () => assertNameFree(em, principal, input.name));
+      await attempt('model', () => `${input.model} is a model reference Kiln can load`, () => assertLoadableModel(input.model));
+      const scaling = await attempt('replicas', (r) => `${r.replicas} replica(s), between ${r.minReplicas} and ${r.maxReplicas}`, () => resolveScaling(input, undefined));
+      const serving = await attempt('model_fit', describeServing, async () => settleServing(input.model, input.gpu, input, await factsOf(em, principal, input.model)));
+      await attempt('accepting', () => 'new deployments are being accepted', () => assertAccepting(em, principal));
+      const cluster = await attempt('placement', (c) => `placed on GPU cluster ${c.name} (${c.id}), which offers ${input.gpu}`, () => deps.placement.place(em, input.gpu));
+      const organization = await em.findOneOrFail(OrganizationSchema, principal.organizationId);
+      const capacity = { gpu: input.gpu, replicas: scaling?.replicas ?? input.replicas ?? 1, gpusPerReplica: serving?.gpusPerReplica ?? input.gpusPerReplica ?? 1 };
+      await attempt('credits', () => `the balance of ${organization.creditsCents} cents covers an hour (${hourlyCents(capacity)} cents)`, () => assertAffordable(organization.creditsCents, capacity));
+      const valid = checks.every((c) => c.passed);
+      let plan: DryRunPlan | null = null;
+      if (valid) {
+        const previewId = newId('pre');
+        const desired = desiredOf({ generation: 1, model: input.model, gpu: input.gpu, ...scaling!, ...serving!, running: true, restarts: 0, refreshes: 0, deleteRequested: false, forceDelete: false });
+        const started = Date.now();
+        const outcome = await deps.orchestrator.preview({ previewId, organizationId: principal.organizationId, name: input.name, desired, clusterId: cluster!.id });
+        plan = 'resources' in outcome
+          ? { resources: outcome.resources, previewMs: Date.now() - started, failure: null }
+          : { resources: [], previewMs: Date.now() - started, failure: outcome.failure };
+      }
+      const hourly = hourlyCents(capacity);
+      return {
+        valid: valid && plan?.failure === null,
+        checks,
+        deployment: {
+          name: input.name, model: input.model, runtime: input.runtime, gpu: input.gpu, ...(scaling ?? {}), ...(serving ?? {}),
+          cluster: cluster ? { id: cluster.id, name: cluster.name } : null,
+        },
+        cost: {
+          hourlyCents: hourly, dailyCents: hourly * 24, monthlyCents: hourly * 24 * 30, balanceCents: organization.creditsCents,
+          hoursCovered: hourly > 0 ? Math.floor((organization.creditsCents / hourly) * 10) / 10 : null,
+        },
+        plan,
+      };
+    },
+
     async list(em: EntityManager, principal: Principal, query: ListDeploymentsInput) {
       const ordering = query.sort.map(([field, dir]) => (dir === 'desc' ? '-' : '') + field).join(',');
       // Sort columns, then the id as tie-break: every row has a distinct position.
@@ -187,12 +303,10 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       assertLoadableModel(input.model);
       const scaling = resolveScaling(input, undefined);
       const serving = settleServing(input.model, input.gpu, input, await factsOf(em, principal, input.model));
-      if (await deps.flags.isEnabled(em, KNOWN_FLAGS.pauseNewDeployments, principal.organizationId)) {
-        throw new ServiceUnavailableError('New deployments are paused for maintenance; existing deployments keep running. Try again later', { flag: KNOWN_FLAGS.pauseNewDeployments });
-      }
+      await assertAccepting(em, principal);
       const organization = await em.findOneOrFail(OrganizationSchema, principal.organizationId);
       assertAffordable(organization.creditsCents, { gpu: input.gpu, ...scaling, ...serving });
-      if (await em.count(DeploymentSchema, { organization: organization.id, name: input.name, deletedAt: null })) throw nameTaken(input.name);
+      await assertNameFree(em, principal, input.name);
       const cluster = await deps.placement.place(em, input.gpu);
       const id = newId('dep');
       const deployment = em.create(DeploymentSchema, {

@@ -78,6 +78,8 @@ export async function startTestApi(testFile: string, overrides: TestApiOverrides
     config,
     host: '127.0.0.1',
     poolSize: 4,
+    // No worker runs beside a test API: a dry run's preview waits this long, then says no worker answered.
+    previewTimeoutMs: 2_000,
     overrides: {
       mail: overrides.mail,
       inference: { connectable: isLoopback, ...overrides.inference },

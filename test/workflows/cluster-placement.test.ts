@@ -13,7 +13,7 @@ import { createDesiredStateDelivery } from '../../control-plane/deployments/desi
 import { ROLE_PERMISSIONS } from '../../control-plane/core/permissions.ts';
 import anyTest, { type TestFn } from 'ava';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -62,6 +62,8 @@ interface Context {
   principal: Principal;
   clusters: ReturnType<typeof createClusterService>;
   deployments: ReturnType<typeof createDeploymentService>;
+  /** Pulumi's file backend and workspaces. */
+  pulumiDir: string;
 }
 const test = anyTest as TestFn<Context>;
 
@@ -100,7 +102,7 @@ test.before(async (t) => {
   };
   // The one cluster deployments can land on: the real local cluster, registered by its kubeconfig.
   await clusters.create(orm.em.fork(), { provider: 'kubernetes', name: 'local', kubeconfig: await readFile(gpu.kubeconfig, 'utf8') });
-  t.context = { env, orm, gpu, worker, running: worker.run(), principal, clusters, deployments };
+  t.context = { env, orm, gpu, worker, running: worker.run(), principal, clusters, deployments, pulumiDir: dir };
 });
 test.after.always(async (t) => {
   t.context.worker?.shutdown();
@@ -204,4 +206,32 @@ test.serial('an aws cluster\'s workflow runs the gpu-cluster stack and ends fail
   await clusters.remove(orm.em.fork(), created.id);
   t.like(await env.client.workflow.getHandle(created.id).result(), { status: 'deleted' });
   t.is((await orm.em.fork().findOneOrFail(GpuClusterSchema, created.id)).status, 'deleted');
+});
+
+test.serial('a dry run previews the deployment with the real Pulumi engine on the cluster it would be placed on, and creates nothing', async (t) => {
+  const { deployments, principal, orm, gpu } = t.context;
+  const before = await orm.em.fork().count(DeploymentSchema, {});
+  const dryRun = await deployments.dryRun(orm.em.fork(), principal, {
+    name: 'preview-me', model: 'meta-llama/Llama-3.1-8B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4', replicas: 2, contextLength: 8192,
+  });
+  t.true(dryRun.valid, JSON.stringify(dryRun.checks));
+  t.deepEqual(dryRun.checks.map((c) => c.check), ['name', 'model', 'replicas', 'model_fit', 'accepting', 'placement', 'credits']);
+  t.like(dryRun.deployment, { gpusPerReplica: 1, contextLength: 8192, replicas: 2, cluster: { name: 'local' } });
+  // Two L4s at 80 cents an hour each.
+  t.like(dryRun.cost, { hourlyCents: 160, dailyCents: 3840 });
+  // The objects the vllm-deployment component declares, each a create, as the engine planned them.
+  const planned = dryRun.plan!.resources.map((r) => `${r.operation} ${r.type} ${r.name}`).sort();
+  t.is(dryRun.plan!.failure, null);
+  t.true(planned.includes('create kubernetes:apps/v1:Deployment preview-me-deployment'), planned.join('\n'));
+  t.true(planned.includes('create kubernetes:core/v1:Service preview-me-service'), planned.join('\n'));
+  t.true(planned.includes('create kubernetes:policy/v1:PodDisruptionBudget preview-me-pdb'), planned.join('\n'));
+  t.true(dryRun.plan!.previewMs > 0);
+  // Nothing was created: no row, no object in the cluster, no stack left behind.
+  t.is(await orm.em.fork().count(DeploymentSchema, {}), before);
+  const namespace = namespaceOf(principal.organizationId);
+  const objects = await gpu.api.get<{ items: Array<{ metadata: { name: string } }> }>(`/apis/apps/v1/namespaces/${namespace}/deployments`).catch(() => ({ items: [] }));
+  t.false(objects.items.some((o) => o.metadata.name.startsWith('preview-me')));
+  const stacks = await readdir(join(t.context.pulumiDir, 'state', '.pulumi', 'stacks', 'kiln-deployment')).catch(() => [] as string[]);
+  // (The file backend keeps a .bak of a removed stack's last state: history, not a stack.)
+  t.false(stacks.some((file) => file.startsWith('pre_') && file.endsWith('.json')), stacks.join(', '));
 });

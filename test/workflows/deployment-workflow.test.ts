@@ -23,6 +23,9 @@ import { eventually } from '../support/eventually.ts';
 import { installTestRuntime, testBundleDir } from '../support/temporal.ts';
 import { pulumiSettingsIn } from '../support/pulumi.ts';
 
+/** The one cluster these tests' deployments run on (its kubeconfig is not read by the test programs). */
+const testCluster = { clusterId: 'clu_test', provider: 'kubernetes', kubeconfig: '' };
+
 installTestRuntime();
 
 interface Context {
@@ -54,7 +57,7 @@ function harness(t: { context: Context; title: string }, options: { applyDelayMs
     }),
     check: checkDeployment,
     // The cluster and its circuits are not what these tests look at (see cluster-placement.test.ts).
-    clusters: { accessFor: async () => ({ clusterId: 'clu_test', provider: 'kubernetes', kubeconfig: '' }) },
+    clusters: { accessFor: async () => testCluster, accessToCluster: async () => testCluster },
     namespaces: { ensure: async () => {} },
     circuits: { acquire: async () => undefined, recordSuccess: async () => {}, recordFailure: async () => {} },
     statuses: { record: async (update) => { statuses.push(update); } },

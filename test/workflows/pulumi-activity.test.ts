@@ -11,6 +11,9 @@ import type { PulumiSettings } from '../../workflows/pulumi/automation.ts';
 import type { TestProgramInput } from './fixtures/test-program.ts';
 import { testPulumiSettings } from '../support/pulumi.ts';
 
+/** The one cluster these tests' deployments run on (its kubeconfig is not read by the test programs). */
+const testCluster = { clusterId: 'clu_test', provider: 'kubernetes', kubeconfig: '' };
+
 const settings = (): Promise<PulumiSettings> => testPulumiSettings('kiln-activity');
 
 const program = (input: Partial<TestProgramInput>) => ({
@@ -24,7 +27,7 @@ function deploymentActivities(pulumi: PulumiSettings, input: Partial<TestProgram
   const activities = createDeploymentActivities({
     pulumi,
     programFor: () => program(input),
-    clusters: { accessFor: async () => ({ clusterId: 'clu_test', provider: 'kubernetes', kubeconfig: '' }) },
+    clusters: { accessFor: async () => testCluster, accessToCluster: async () => testCluster },
     namespaces: { ensure: async () => {} },
     circuits: { acquire: async () => undefined, recordSuccess: async () => {}, recordFailure: async (_, reason) => { failures.push(reason); } },
     statuses: { record: async () => {} },

@@ -84,3 +84,23 @@ export interface StackTarget {
   readonly name: string;
   readonly desired: DesiredDeployment;
 }
+
+/** The dry run's workflow: a `pulumi preview` of a deployment not created yet, answered to the API that waits on it. */
+export const PREVIEW_DEPLOYMENT_WORKFLOW = 'previewDeploymentWorkflow';
+
+export interface DeploymentPreviewInput {
+  /** Names the preview's own throwaway stack (and its workflow). */
+  readonly previewId: string;
+  readonly organizationId: string;
+  readonly name: string;
+  readonly desired: DesiredDeployment;
+  /** The cluster creation would place the deployment on. */
+  readonly clusterId: string;
+}
+
+/** One Kubernetes object the preview would create (or change), as the Pulumi engine planned it. */
+export interface PlannedResource {
+  readonly operation: string;
+  readonly type: string;
+  readonly name: string;
+}

@@ -2,9 +2,9 @@
 // can be tested on its own and the worker decides what they talk to.
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { CircuitKey } from '../../control-plane/recovery/circuits.ts';
-import type { DeploymentEventType, DeploymentLifecycleStatus, StackTarget } from '../contract/deployment.ts';
+import type { DeploymentEventType, DeploymentLifecycleStatus, DeploymentPreviewInput, StackTarget } from '../contract/deployment.ts';
 import { EMPTY_PROGRAM, refuseInvalid, runActivityOperation } from '../pulumi/activity.ts';
-import type { ProgramRef, PulumiSettings } from '../pulumi/automation.ts';
+import type { PlannedStep, ProgramRef, PulumiSettings } from '../pulumi/automation.ts';
 
 export interface StatusUpdate {
   readonly deploymentId: string;
@@ -51,8 +51,8 @@ export interface DeploymentActivityDeps {
   readonly programFor: (target: StackTarget, cluster: ClusterAccess) => ProgramRef;
   /** Checks a target against the stack's rules before Pulumi runs; what it throws is not worth a retry. */
   readonly check?: (target: StackTarget) => void;
-  /** The cluster serving a deployment, with its kubeconfig. */
-  readonly clusters: { accessFor(deploymentId: string): Promise<ServingCluster> };
+  /** The cluster serving a deployment, or a cluster by id (a dry run's, before any deployment exists), with its kubeconfig. */
+  readonly clusters: { accessFor(deploymentId: string): Promise<ServingCluster>; accessToCluster(clusterId: string): Promise<ServingCluster> };
   /**
    * Makes the organization's namespace on a cluster when it is missing. Every deployment of the organization
    * shares it, so no one deployment's stack may own it (a second stack's create would fail, a destroy would
@@ -101,6 +101,21 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps) {
       const serviceUrl = outputs.serviceUrl?.value;
       if (typeof serviceUrl !== 'string') throw ApplicationFailure.nonRetryable('the deployment stack did not output a serviceUrl', 'StackOutputMissing');
       return { serviceUrl };
+    },
+
+    /**
+     * `pulumi preview` of a deployment not created yet (the dry run): its program on the cluster it would be
+     * placed on, in a stack of its own that is removed afterwards; answers the resource steps the engine plans.
+     */
+    async previewStack(input: DeploymentPreviewInput): Promise<PlannedStep[]> {
+      const target: StackTarget = { deploymentId: input.previewId, organizationId: input.organizationId, name: input.name, desired: input.desired };
+      refuseInvalid(() => deps.check?.(target), 'InvalidDeployment');
+      const cluster = await deps.clusters.accessToCluster(input.clusterId);
+      const steps: PlannedStep[] = [];
+      await runActivityOperation(deps.pulumi, {
+        project: DEPLOYMENT_PROJECT, stackName: input.previewId, ephemeral: true, ...deps.programFor(target, cluster),
+      }, 'preview', (step) => steps.push(step));
+      return steps;
     },
 
     /** `pulumi refresh`: reads what really exists into the stack's state (recovery's refresh-and-retry). */

@@ -4,18 +4,27 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { DeploymentSchema } from '../../control-plane/deployments/deployment.entity.ts';
+import { GpuClusterSchema, type GpuClusterRecord } from '../../control-plane/clusters/gpu-cluster.entity.ts';
 import type { CircuitService } from '../../control-plane/recovery/circuits.ts';
 import type { ProvisioningCircuits, ServingCluster } from './activities.ts';
 
 export function clusterAccess(orm: MikroORM, kubeconfigs: SecretBox) {
+  // Waiting cannot give a deployment a cluster or a cluster a kubeconfig: fail for good, with the reason.
+  const access = (cluster: GpuClusterRecord): ServingCluster => {
+    if (!cluster.sealedKubeconfig) throw ApplicationFailure.nonRetryable(`GPU cluster ${cluster.name} (${cluster.id}) has no kubeconfig`, 'NoCluster');
+    return { clusterId: cluster.id, provider: cluster.provider, kubeconfig: kubeconfigs.open(cluster.sealedKubeconfig) };
+  };
   return {
     async accessFor(deploymentId: string): Promise<ServingCluster> {
       const deployment = await orm.em.fork().findOneOrFail(DeploymentSchema, { id: deploymentId }, { populate: ['cluster'] });
       const cluster = deployment.cluster?.getEntity();
-      // Waiting cannot give a deployment a cluster: fail for good, with the reason.
       if (!cluster) throw ApplicationFailure.nonRetryable(`deployment ${deploymentId} has no GPU cluster`, 'NoCluster');
-      if (!cluster.sealedKubeconfig) throw ApplicationFailure.nonRetryable(`GPU cluster ${cluster.name} (${cluster.id}) has no kubeconfig`, 'NoCluster');
-      return { clusterId: cluster.id, provider: cluster.provider, kubeconfig: kubeconfigs.open(cluster.sealedKubeconfig) };
+      return access(cluster);
+    },
+    async accessToCluster(clusterId: string): Promise<ServingCluster> {
+      const cluster = await orm.em.fork().findOne(GpuClusterSchema, { id: clusterId });
+      if (!cluster) throw ApplicationFailure.nonRetryable(`GPU cluster ${clusterId} does not exist`, 'NoCluster');
+      return access(cluster);
     },
   };
 }

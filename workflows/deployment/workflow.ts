@@ -12,8 +12,9 @@ import {
 import { KilnGpuType, KilnOrganizationId, KilnStatus } from '../contract/search-attributes.ts';
 import type { DeploymentActivities } from './activities.ts';
 
-// GPU clusters' workflows share the kiln-deployments queue (deployment/queue.ts), whose bundle starts here.
+// GPU clusters' workflows and the dry run's previews share the kiln-deployments queue (deployment/queue.ts), whose bundle starts here.
 export { clusterWorkflow } from '../cluster/workflow.ts';
+export { previewDeploymentWorkflow } from './preview-workflow.ts';
 
 const { recordStatus } = proxyActivities<DeploymentActivities>({
   startToCloseTimeout: '30 seconds',

@@ -2,7 +2,7 @@
 // of progress, a stop when Temporal cancels the activity, and failures mapped to what Temporal should do next.
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { OutputMap } from '@pulumi/pulumi/automation/index.js';
-import { runStackOperation, type IsolatedStackRequest, type ProgramRef, type PulumiSettings, type StackOperation } from './automation.ts';
+import { runStackOperation, type IsolatedStackRequest, type PlannedStep, type ProgramRef, type PulumiSettings, type StackOperation } from './automation.ts';
 
 /** Destroy needs a program only to open the stack; this one declares nothing. */
 export const EMPTY_PROGRAM: ProgramRef = { programModule: new URL('./empty-program.ts', import.meta.url).href, programExport: 'emptyProgram', programInput: null };
@@ -21,10 +21,12 @@ export function refuseInvalid(check: () => void, type: string): void {
  * was cancelled (no retry or failure follows); not worth a retry when a resource plugin is missing (retrying
  * cannot install it, and every failed deployment attempt counts against its provisioning circuit).
  */
-export async function runActivityOperation(settings: PulumiSettings, request: IsolatedStackRequest, operation: StackOperation): Promise<OutputMap> {
+export async function runActivityOperation(
+  settings: PulumiSettings, request: IsolatedStackRequest, operation: StackOperation, onStep?: (step: PlannedStep) => void,
+): Promise<OutputMap> {
   const context = Context.current();
   try {
-    return await runStackOperation(settings, request, operation, { signal: context.cancellationSignal, onProgress: (line) => context.heartbeat(line) });
+    return await runStackOperation(settings, request, operation, { signal: context.cancellationSignal, onProgress: (line) => context.heartbeat(line), onStep });
   } catch (error) {
     if (context.cancellationSignal.aborted) throw new CancelledFailure(`cancelled: ${String(context.cancellationSignal.reason)}`);
     const message = (error as Error).message;

@@ -36,6 +36,8 @@ export interface StackRequest {
   readonly program: PulumiFn;
   /** Stack configuration, `namespace:key` to value. */
   readonly config?: Readonly<Record<string, { value: string; secret?: boolean }>>;
+  /** A stack made for one `preview` (a dry run of something not created yet): removed once it has answered. */
+  readonly ephemeral?: boolean;
 }
 
 const commands = new Map<string | undefined, Promise<PulumiCommand>>();
@@ -68,6 +70,15 @@ export interface OperationHooks {
   readonly signal?: AbortSignal;
   /** Called with each line Pulumi prints, e.g. to heartbeat. */
   readonly onProgress?: (line: string) => void;
+  /** Called with each resource step the engine plans or takes (what a `preview` answers). */
+  readonly onStep?: (step: PlannedStep) => void;
+}
+
+/** One resource step of an operation: `create`, `update`, `replace`, `delete`, `same`..., on a resource type and name. */
+export interface PlannedStep {
+  readonly operation: string;
+  readonly type: string;
+  readonly name: string;
 }
 
 /** A program named by module and export, so another process can build it: `module[export](input)`. */
@@ -77,19 +88,20 @@ export interface ProgramRef {
   readonly programInput: unknown;
 }
 
-export type StackOperation = 'up' | 'refresh' | 'destroy';
+export type StackOperation = 'up' | 'refresh' | 'destroy' | 'preview';
 export type IsolatedStackRequest = Omit<StackRequest, 'program'> & ProgramRef;
 export interface OperationRequest { settings: PulumiSettings; request: IsolatedStackRequest; operation: StackOperation }
 export type OperationMessage =
   | { type: 'progress'; line: string }
+  | { type: 'step'; step: PlannedStep }
   | { type: 'done'; outputs: OutputMap }
   | { type: 'failed'; message: string; aborted: boolean };
 
 const OPERATION_PROCESS = new URL('./operation-process.ts', import.meta.url).pathname;
 
 /**
- * Runs `up` or `destroy` (which also removes the stack) in a child process of its own (see
- * operation-process.ts) and answers with the stack's outputs.
+ * Runs `up`, `refresh`, `preview` or `destroy` (which also removes the stack) in a child process of its own
+ * (see operation-process.ts) and answers with the stack's outputs (none for a preview: its steps go to onStep).
  */
 export function runStackOperation(settings: PulumiSettings, request: IsolatedStackRequest, operation: StackOperation, hooks: OperationHooks = {}): Promise<OutputMap> {
   return new Promise((resolve, reject) => {
@@ -101,6 +113,7 @@ export function runStackOperation(settings: PulumiSettings, request: IsolatedSta
     hooks.signal?.addEventListener('abort', onAbort, { once: true });
     child.on('message', (message: OperationMessage) => {
       if (message.type === 'progress') return hooks.onProgress?.(message.line);
+      if (message.type === 'step') return hooks.onStep?.(message.step);
       answered = true;
       if (message.type === 'done') resolve(message.outputs);
       else reject(new Error(pulumiErrorSummary(message.message)));
@@ -123,6 +136,21 @@ export async function runStackOperationHere(settings: PulumiSettings, request: S
   const options = { onOutput: hooks.onProgress, signal: hooks.signal };
   const run = async () => {
     if (operation === 'up') return (await stack.up(options)).outputs;
+    if (operation === 'preview') {
+      try {
+        await stack.preview({
+          ...options,
+          onEvent: (event) => {
+            const step = event.resourcePreEvent?.metadata;
+            // The stack itself is Pulumi's bookkeeping, not a resource of the program.
+            if (step && step.type !== 'pulumi:pulumi:Stack') hooks.onStep?.({ operation: step.op, type: step.type, name: step.urn.split('::').at(-1)! });
+          },
+        });
+      } finally {
+        if (request.ephemeral) await stack.workspace.removeStack(request.stackName, { force: true });
+      }
+      return {};
+    }
     if (operation === 'refresh') return (await stack.refresh(options), await stack.outputs());
     await stack.destroy(options);
     await stack.workspace.removeStack(request.stackName);
