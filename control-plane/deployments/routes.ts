@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { defineRoute, pageReply, type Route } from '../http/routes.ts';
 import type { DeploymentService } from './service.ts';
 import {
-  CreateDeploymentRequest, CreatedDeployment, DeletedDeployment, DeploymentActionRequest, DeploymentDryRun, DeploymentIdParams, DeploymentRules, DeploymentView,
+  CreateDeploymentRequest, CreatedDeployment, DeletedDeployment, DeploymentActionRequest, DeploymentDryRun, DryRunQuery, DeploymentIdParams, DeploymentRules, DeploymentView,
   ListDeploymentsQuery, ListDeploymentsV1Query,
   ReplaceDeploymentRequest, UpdateDeploymentRequest,
 } from './schemas.ts';
@@ -43,8 +43,8 @@ export function deploymentRoutes(deployments: DeploymentService): Route[] {
     defineRoute({
       ...common, permission: 'deployments:write', method: 'POST', path: '/v1/deployments/validate', operationId: 'validateDeploymentV1',
       summary: 'Dry run of a creation: every check with its reason, the cost, and the objects a real `pulumi preview` plans; creates nothing',
-      body: CreateDeploymentRequest, response: DeploymentDryRun, errors: [503],
-      handle: async ({ body, state }) => ({ data: await deployments.dryRun(state.em, state.principal!, body) }),
+      query: DryRunQuery, body: CreateDeploymentRequest, response: DeploymentDryRun, errors: [503],
+      handle: async ({ query, body, state }) => ({ data: await deployments.dryRun(state.em, state.principal!, body, query) }),
     }),
     defineRoute({
       ...common, permission: 'deployments:read', method: 'GET', path: '/api/deployments/{id}', operationId: 'getDeployment', summary: 'Read a deployment',

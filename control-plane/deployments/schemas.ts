@@ -83,6 +83,8 @@ export const DeploymentView = CreatedDeployment.extend({
   dtype: z.enum(DTYPES),
   vllmArgs: z.array(z.string()),
   failureReason: z.string().nullable().meta({ description: 'Why the last rollout failed; null unless status is failed.' }),
+  templateId: z.string().nullable().meta({ description: 'The template it was made from or follows (POST /v1/templates/{id}/deploy, share-as-template); null otherwise.' }),
+  templateVersion: z.number().int().nullable().meta({ description: 'That template\'s version it runs; PATCH templateVersion upgrades it.' }),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
 }).meta({ id: 'Deployment' });
@@ -119,9 +121,14 @@ export type UpdateDeploymentInput = z.infer<typeof UpdateDeploymentRequest>;
 export type ListDeploymentsInput = z.output<typeof ListDeploymentsQuery>;
 export type DeploymentViewBody = z.infer<typeof DeploymentView>;
 
+export const DryRunQuery = z.strictObject({
+  preview: z.enum(['true', 'false']).default('true').transform((v) => v === 'true')
+    .meta({ description: 'false: the checks and cost alone, answered at once (a form checking itself); the plan is then null.' }),
+});
+
 /** POST /v1/deployments/validate: a creation request, checked and previewed, nothing created. */
 export const DeploymentDryRun = z.object({
-  valid: z.boolean().meta({ description: 'Whether creation would succeed: every check passed and the preview planned the objects.' }),
+  valid: z.boolean().meta({ description: 'Whether creation would succeed: every check passed and the preview, when asked for, planned the objects.' }),
   checks: z.array(z.object({
     check: z.enum(['name', 'model', 'replicas', 'model_fit', 'accepting', 'placement', 'credits']),
     passed: z.boolean(),
@@ -149,7 +156,7 @@ export const DeploymentDryRun = z.object({
     })).meta({ description: 'What `pulumi preview` of the deployment\'s program plans, from the Pulumi engine.' }),
     previewMs: z.number().int(),
     failure: z.string().nullable().meta({ description: 'Why the preview gave no plan; null when it did.' }),
-  }).nullable().meta({ description: 'Present once every check passed (the preview runs on the cluster of the placement check).' }),
+  }).nullable().meta({ description: 'Present once every check passed and a preview was asked for (it runs on the cluster of the placement check).' }),
 }).meta({ id: 'DeploymentDryRun' });
 
 /** GET /v1/deployments/validate: the rules a creation request follows. */

@@ -64,7 +64,7 @@ interface DeploymentTable {
   id: string; organization_id: string; deleted_at: string | null; name: string; model: string; runtime: string; gpu: string;
   status: DeploymentStatus; endpoint: string; replicas: number; current_replicas: number; min_replicas: number; max_replicas: number;
   gpus_per_replica: number; context_length: number | null; dtype: Dtype; vllm_args: string[];
-  failure_reason: string | null; created_at: string | Date; updated_at: string | Date;
+  failure_reason: string | null; template_id: string | null; template_version: number | null; created_at: string | Date; updated_at: string | Date;
 }
 
 const COLUMNS = {
@@ -205,10 +205,10 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
 
     /**
      * The dry run (POST /v1/deployments/validate): every check creation makes, each reported with its reason
-     * instead of stopping at the first; then, if all pass, the plan of `pulumi preview` on the cluster creation
-     * would choose, and what the deployment would cost. Changes nothing.
+     * instead of stopping at the first; then, if all pass (and a preview is asked for), the plan of `pulumi preview`
+     * on the cluster creation would choose, and what the deployment would cost. Changes nothing.
      */
-    async dryRun(em: EntityManager, principal: Principal, input: CreateDeploymentInput) {
+    async dryRun(em: EntityManager, principal: Principal, input: CreateDeploymentInput, options: { preview: boolean } = { preview: true }) {
       const checks: DryRunCheck[] = [];
       /** Runs one of creation's checks; a failure becomes its reason. */
       const attempt = async <T>(check: DryRunCheck['check'], passed: (value: T) => string, run: () => T | Promise<T>): Promise<T | undefined> => {
@@ -233,7 +233,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       await attempt('credits', () => `the balance of ${organization.creditsCents} cents covers an hour (${hourlyCents(capacity)} cents)`, () => assertAffordable(organization.creditsCents, capacity));
       const valid = checks.every((c) => c.passed);
       let plan: DryRunPlan | null = null;
-      if (valid) {
+      if (valid && options.preview) {
         const previewId = newId('pre');
         const desired = desiredOf({ generation: 1, model: input.model, gpu: input.gpu, ...scaling!, ...serving!, running: true, restarts: 0, refreshes: 0, deleteRequested: false, forceDelete: false });
         const started = Date.now();
@@ -244,7 +244,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       }
       const hourly = hourlyCents(capacity);
       return {
-        valid: valid && plan?.failure === null,
+        valid: valid && (plan === null || plan.failure === null),
         checks,
         deployment: {
           name: input.name, model: input.model, runtime: input.runtime, gpu: input.gpu, ...(scaling ?? {}), ...(serving ?? {}),
@@ -268,7 +268,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       let select = em.getKysely<{ deployment: DeploymentTable }>().selectFrom('deployment')
         .select(['id', 'name', 'model', 'runtime', 'gpu', 'status', 'endpoint', 'replicas', 'current_replicas as currentReplicas',
           'min_replicas as minReplicas', 'max_replicas as maxReplicas', 'gpus_per_replica as gpusPerReplica', 'context_length as contextLength',
-          'dtype', 'vllm_args as vllmArgs', 'failure_reason as failureReason', 'created_at as createdAt',
+          'dtype', 'vllm_args as vllmArgs', 'failure_reason as failureReason', 'template_id as templateId', 'template_version as templateVersion', 'created_at as createdAt',
           'updated_at as updatedAt'])
         .where('organization_id', '=', principal.organizationId)
         .where('deleted_at', 'is', null);
@@ -488,7 +488,7 @@ function nameTaken(name: string): ConflictError {
 }
 
 type DeploymentFields = Pick<Deployment, 'id' | 'name' | 'model' | 'runtime' | 'gpu' | 'status' | 'endpoint' | 'replicas' | 'currentReplicas'
-  | 'minReplicas' | 'maxReplicas' | 'gpusPerReplica' | 'contextLength' | 'dtype' | 'vllmArgs' | 'failureReason' | 'createdAt' | 'updatedAt'>;
+  | 'minReplicas' | 'maxReplicas' | 'gpusPerReplica' | 'contextLength' | 'dtype' | 'vllmArgs' | 'failureReason' | 'templateId' | 'templateVersion' | 'createdAt' | 'updatedAt'>;
 
 function view(d: DeploymentFields): DeploymentViewBody {
   return {
@@ -496,7 +496,7 @@ function view(d: DeploymentFields): DeploymentViewBody {
     status: d.status, state: STATE_LABELS[d.status], endpoint: d.endpoint,
     replicas: d.replicas, currentReplicas: d.currentReplicas, minReplicas: d.minReplicas, maxReplicas: d.maxReplicas,
     gpusPerReplica: d.gpusPerReplica, contextLength: d.contextLength ?? null, dtype: d.dtype, vllmArgs: d.vllmArgs,
-    failureReason: d.failureReason ?? null,
+    failureReason: d.failureReason ?? null, templateId: d.templateId ?? null, templateVersion: d.templateVersion ?? null,
     createdAt: d.createdAt.toISOString(), updatedAt: d.updatedAt.toISOString(),
   };
 }

@@ -47,6 +47,11 @@ test('POST /v1/deployments/validate passes every check of a good request, with t
   t.like(res.body.plan, { resources: [], failure: 'no worker answered the preview within 2 s' });
   t.false(res.body.valid);
   t.is(await count(token, organizationId), 0);
+
+  // Without the preview (a form checking itself), the same checks answer at once, and pass.
+  const quick = await api.request('POST', '/v1/deployments/validate?preview=false', { token, body: { ...validDeployment(), replicas: 2 } });
+  t.like(quick.body, { valid: true, plan: null, cost: { hourlyCents: 160 } });
+  t.is((await api.request('POST', '/v1/deployments/validate?preview=maybe', { token, body: validDeployment() })).status, 400);
 });
 
 test('every failing check is reported with its reason, not only the first; no preview runs and nothing is created', async (t) => {
