@@ -252,11 +252,9 @@ test('POST /v1/templates/{id}/deploy creates the deployment as POST /v1/deployme
   t.like(res.body, { name: 'from-template', status: 'pending', templateId: id, templateVersion: 1 });
   t.regex(res.body.id, /^dep_/);
   const read = await api.request('GET', `/api/deployments/${res.body.id}`, { token: user.token });
-  t.like(read.body.data, { model: LLAMA_8B, gpu: 'nvidia-l4', gpusPerReplica: 1, maxReplicas: 2, vllmArgs: ['--enable-prefix-caching'] });
+  t.like(read.body.data, { model: LLAMA_8B, gpu: 'nvidia-l4', gpusPerReplica: 1, maxReplicas: 2, vllmArgs: ['--enable-prefix-caching'], templateId: id, templateVersion: 1 });
   const [sent] = await desiredStatesSent(api, res.body.id);
   t.like(sent, { model: LLAMA_8B, gpu: 'nvidia-l4', maxReplicas: 2, vllmArgs: ['--enable-prefix-caching'] });
-  const { rows: [row] } = await api.pool.query('SELECT template_id, template_version FROM deployment WHERE id = $1', [res.body.id]);
-  t.deepEqual(row, { template_id: id, template_version: 1 });
 
   // The deployments' own answers: a name taken, a bad name, no credits.
   const taken = await api.request('POST', `/v1/templates/${id}/deploy`, { token: user.token, body: { name: 'from-template' } });
@@ -306,13 +304,13 @@ test('outdated-templates lists deployments behind their template with what chang
   t.like(upgraded.body.data, { maxReplicas: 3, vllmArgs: ['--enable-chunked-prefill'] });
   t.is((await desiredStatesSent(api, deployed.id)).length, before + 1, 'the upgrade rolls through the workflow');
   t.deepEqual((await api.request('GET', '/v1/deployments/outdated-templates', { token: user.token })).body, []);
-  const { rows: [row] } = await api.pool.query('SELECT template_version FROM deployment WHERE id = $1', [deployed.id]);
-  t.is(row.template_version, 2);
+  t.like((await api.request('GET', `/api/deployments/${deployed.id}`, { token: user.token })).body.data, { templateId: id, templateVersion: 2 });
 
   const missing = await api.request('PATCH', `/api/deployments/${deployed.id}`, { token: user.token, body: { templateVersion: 7 } });
   t.is(missing.status, 422);
   t.is(missing.body.error.details.fields[0].field, 'templateVersion');
   const plain = (await api.request('POST', '/v1/deployments', { token: user.token, body: { name: 'plain', model: LLAMA_8B, runtime: 'vllm', gpu: 'nvidia-l4' } })).body;
+  t.like((await api.request('GET', `/api/deployments/${plain.id}`, { token: user.token })).body.data, { templateId: null, templateVersion: null });
   const notFromTemplate = await api.request('PATCH', `/api/deployments/${plain.id}`, { token: user.token, body: { templateVersion: 1 } });
   t.is(notFromTemplate.status, 422);
   t.is(notFromTemplate.body.error.details.fields[0].field, 'templateVersion');
@@ -335,6 +333,7 @@ test('share-as-template captures a deployment as a new template, or as a new ver
   t.is(again.status, 201);
   t.like(again.body, { templateId, version: 2, notes: 'more headroom', configuration: { maxReplicas: 4 } });
   t.deepEqual((await api.request('GET', '/v1/deployments/outdated-templates', { token: user.token })).body, [], 'the deployment follows the version it became');
+  t.like((await api.request('GET', `/api/deployments/${dep.id}`, { token: user.token })).body.data, { templateId, templateVersion: 2 });
 
   const noName = await api.request('POST', `/v1/deployments/${dep.id}/share-as-template`, { token: user.token, body: {} });
   t.is(noName.status, 422);
