@@ -298,6 +298,9 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
 
     get: async (em: EntityManager, principal: Principal, id: string) => view(await find(em, principal, id)),
 
+    /** How a deployment of `model` on `gpu` would be served, settled as creation settles it (with what the models service knows): templates store what they would deploy. */
+    serving: async (em: EntityManager, principal: Principal, model: string, gpu: string, want: ServingRequest) => settleServing(model, gpu, want, await factsOf(em, principal, model)),
+
     /** `from`: the template version it is made from (POST /v1/templates/{id}/deploy), which the row remembers. */
     async create(em: EntityManager, principal: Principal, input: CreateDeploymentInput, from?: { templateId: string; templateVersion: number }) {
       assertLoadableModel(input.model);

@@ -67,7 +67,7 @@ export function templateRoutes(templates: TemplateService): Route[] {
     defineRoute({
       ...common, permission: 'templates:write', method: 'POST', path: '/v1/templates/{id}/new-version', operationId: 'createTemplateVersion',
       summary: 'Add a version to a template your organization owns (fields left out keep the latest version\'s); its subscribers are notified',
-      params: TemplateIdParams, body: NewTemplateVersionRequest, response: TemplateVersionView, successStatus: 201, errors: [403, 404, 422],
+      params: TemplateIdParams, body: NewTemplateVersionRequest, response: TemplateVersionView, successStatus: 201, errors: [403, 404, 409, 422],
       handle: async ({ params, body, state }) => {
         state.resourceId = params.id;
         return { data: await templates.newVersion(state.em, state.principal!, params.id, body) };

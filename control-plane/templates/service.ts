@@ -11,7 +11,7 @@ import { ConflictError, DeploymentNotFoundError, ForbiddenError, NotFoundError, 
 import type { CursorCodec } from '../core/pagination.ts';
 import { bypassingRowLevelSecurity } from '../core/row-level-security.ts';
 import { DeploymentSchema } from '../deployments/deployment.entity.ts';
-import { hourlyCents, resolveScaling, settleServing, type DeploymentService } from '../deployments/service.ts';
+import { hourlyCents, resolveScaling, type DeploymentService } from '../deployments/service.ts';
 import { assertLoadableModel } from '../models/model-source.ts';
 import type { UserNotificationService } from '../notifications/user-notifications.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
@@ -35,7 +35,7 @@ export interface ConfigurationChange { field: string; from: unknown; to: unknown
 
 export interface TemplateServiceDeps {
   cursors: CursorCodec;
-  deployments: Pick<DeploymentService, 'create'>;
+  deployments: Pick<DeploymentService, 'create' | 'serving'>;
   userNotifications: UserNotificationService;
 }
 
@@ -56,9 +56,33 @@ const newTemplateId = () => `tpl_${randomString(20)}`;
 const newVersionId = () => `tpv_${randomString(20)}`;
 
 export function createTemplateService(deps: TemplateServiceDeps) {
+  /** The whole configuration a new template's first version stores: the deployment rules' defaults and sizing. */
+  async function settle(em: EntityManager, principal: Principal, input: TemplateConfigurationInput): Promise<TemplateConfigurationBody> {
+    assertLoadableModel(input.model);
+    const scaling = resolveScaling(input, undefined);
+    return { model: input.model, gpu: input.gpu, ...scaling, ...await deps.deployments.serving(em, principal, input.model, input.gpu, input) };
+  }
+
+  /** A new version from the latest and the fields given, as a deployment's update settles them: a new model or GPU type is sized afresh unless sized here. */
+  async function settleChange(em: EntityManager, principal: Principal, latest: TemplateConfigurationBody, change: TemplateConfigurationChangeInput): Promise<TemplateConfigurationBody> {
+    const model = change.model ?? latest.model;
+    const gpu = change.gpu ?? latest.gpu;
+    if (change.model !== undefined) assertLoadableModel(model);
+    const resized = model !== latest.model || gpu !== latest.gpu;
+    const scaling = resolveScaling(change, latest);
+    const serving = await deps.deployments.serving(em, principal, model, gpu, {
+      gpusPerReplica: change.gpusPerReplica ?? (resized ? undefined : latest.gpusPerReplica),
+      contextLength: change.contextLength ?? (resized ? undefined : latest.contextLength ?? undefined),
+      dtype: change.dtype ?? latest.dtype,
+      vllmArgs: change.vllmArgs ?? latest.vllmArgs,
+    });
+    return { model, gpu, ...scaling, ...serving };
+  }
+
   /** A template the caller may see (its organization's, or public), or 404. */
-  async function visible(em: EntityManager, principal: Principal, id: string): Promise<Template> {
-    const template = await em.findOne(TemplateSchema, { id, $or: [{ organization: principal.organizationId }, { visibility: 'public' }] });
+  async function visible(em: EntityManager, principal: Principal, id: string, lock = false): Promise<Template> {
+    const template = await em.findOne(TemplateSchema, { id, $or: [{ organization: principal.organizationId }, { visibility: 'public' }] },
+      lock ? { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } : {});
     if (!template) throw notFound(id);
     return template;
   }
@@ -66,9 +90,8 @@ export function createTemplateService(deps: TemplateServiceDeps) {
   /** A template the caller's organization owns: 404 when it may not see it, 403 when it is someone else's public one. */
   async function owned(em: EntityManager, principal: Principal, id: string, lock = false): Promise<Template> {
     if (findPreset(id)) throw new ForbiddenError(`Template ${id} is a catalog preset: it cannot be changed`);
-    const template = await visible(em, principal, id);
+    const template = await visible(em, principal, id, lock);
     if (template.organization.id !== principal.organizationId) throw new ForbiddenError(`Template ${id} belongs to another organization: only its owner may change it`);
-    if (lock) await em.lock(template, LockMode.PESSIMISTIC_WRITE);
     return template;
   }
 
@@ -119,16 +142,20 @@ export function createTemplateService(deps: TemplateServiceDeps) {
    * organization may not write, so the notifications are written outside row-level security, for this
    * template's subscribers alone.
    */
-  async function addVersion(em: EntityManager, principal: Principal, templateId: string, build: (template: Template, latest: TemplateVersion) => TemplateConfigurationBody, notes: string | undefined) {
-    const { template, previous, created } = await em.transactional(async (tx) => {
+  async function addVersion(em: EntityManager, principal: Principal, templateId: string, build: (latest: TemplateConfigurationBody) => Promise<TemplateConfigurationBody>, notes: string | undefined) {
+    // Settled before the lock (sizing may ask the Hub), then numbered under it: a version added meanwhile is a conflict, not overwritten.
+    const previous = await version(em, await owned(em, principal, templateId));
+    const configuration = await build(configurationOf(previous));
+    const { template, created } = await em.transactional(async (tx) => {
       const template = await owned(tx, principal, templateId, true);
-      const previous = await version(tx, template, template.latestVersion);
-      const configuration = build(template, previous);
+      if (template.latestVersion !== previous.version) {
+        throw new ConflictError(`Template ${templateId} gained version ${template.latestVersion} meanwhile: send the change again`, { field: 'id' });
+      }
       template.latestVersion += 1;
       const created = tx.create(TemplateVersionSchema, {
         id: newVersionId(), template, organization: template.organization, version: template.latestVersion, ...configuration, notes: notes ?? null, createdBy: principal.userId,
       });
-      return { template, previous, created };
+      return { template, created };
     });
     const payload = {
       templateId: template.id, templateName: template.name, version: created.version, previousVersion: previous.version,
@@ -157,7 +184,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
   }
 
   async function create(em: EntityManager, principal: Principal, input: CreateTemplateInput): Promise<TemplateViewBody> {
-    const configuration = settle(input.configuration);
+    const configuration = await settle(em, principal, input.configuration);
     if (await em.count(TemplateSchema, { organization: principal.organizationId, name: input.name })) throw nameTaken(input.name);
     const organization = em.getReference(OrganizationSchema, principal.organizationId);
     const template = em.create(TemplateSchema, {
@@ -250,7 +277,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
     },
 
     async newVersion(em: EntityManager, principal: Principal, id: string, input: NewTemplateVersionInput) {
-      return addVersion(em, principal, id, (_, latest) => settleChange(configurationOf(latest), input.configuration), input.notes);
+      return addVersion(em, principal, id, (latest) => settleChange(em, principal, latest, input.configuration), input.notes);
     },
 
     async preview(em: EntityManager, principal: Principal, id: string, number: number | undefined): Promise<TemplateDeployPreviewBody> {
@@ -289,7 +316,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
         for (const field of ['name', 'description', 'visibility'] as const) {
           if (input[field] !== undefined) throw invalidField(field, 'only for a new template: leave it out with templateId');
         }
-        const added = await addVersion(em, principal, input.templateId, () => configuration, input.notes);
+        const added = await addVersion(em, principal, input.templateId, async () => configuration, input.notes);
         shared = { ...added, templateName: (await visible(em, principal, input.templateId)).name };
       } else {
         if (input.name === undefined) throw invalidField('name', 'required without templateId');
@@ -349,29 +376,6 @@ export function createTemplateService(deps: TemplateServiceDeps) {
     },
 
   };
-}
-
-/** The whole configuration a new template's first version stores: the deployment rules' defaults and sizing. */
-function settle(input: TemplateConfigurationInput): TemplateConfigurationBody {
-  assertLoadableModel(input.model);
-  const scaling = resolveScaling(input, undefined);
-  return { model: input.model, gpu: input.gpu, ...scaling, ...settleServing(input.model, input.gpu, input) };
-}
-
-/** A new version from the latest and the fields given, as a deployment's update settles them: a new model or GPU type is sized afresh unless sized here. */
-function settleChange(latest: TemplateConfigurationBody, change: TemplateConfigurationChangeInput): TemplateConfigurationBody {
-  const model = change.model ?? latest.model;
-  const gpu = change.gpu ?? latest.gpu;
-  if (change.model !== undefined) assertLoadableModel(model);
-  const resized = model !== latest.model || gpu !== latest.gpu;
-  const scaling = resolveScaling(change, latest);
-  const serving = settleServing(model, gpu, {
-    gpusPerReplica: change.gpusPerReplica ?? (resized ? undefined : latest.gpusPerReplica),
-    contextLength: change.contextLength ?? (resized ? undefined : latest.contextLength ?? undefined),
-    dtype: change.dtype ?? latest.dtype,
-    vllmArgs: change.vllmArgs ?? latest.vllmArgs,
-  });
-  return { model, gpu, ...scaling, ...serving };
 }
 
 export function configurationOf(v: Pick<TemplateVersion, (typeof CONFIGURATION_FIELDS)[number]>): TemplateConfigurationBody {

@@ -6,12 +6,18 @@ import { GPU_TYPES, findGpuType } from '../../catalog/gpu-types.ts';
 import { smallestGpuCount } from '../../catalog/model-fit.ts';
 import { MODELS } from '../../catalog/models.ts';
 import { createApiKey, desiredStatesSent, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
+import { startHubRecordings, type HubRecordings } from '../support/hub-recordings.ts';
 
 let api: TestApi;
+let hub: HubRecordings;
 test.before(async () => {
-  api = await startTestApi(import.meta.filename);
+  hub = await startHubRecordings();
+  api = await startTestApi(import.meta.filename, { config: hub.hubConfig() });
 });
-test.after.always(() => api?.close());
+test.after.always(async () => {
+  await api?.close();
+  await hub?.close();
+});
 
 type User = Awaited<ReturnType<typeof signup>>;
 
@@ -98,6 +104,35 @@ test('bad template input: 400 for missing or mistyped fields, 422 for broken rul
   const taken = await post({ name: 'taken', configuration: configuration() });
   t.is(taken.status, 409);
   t.is(taken.body.code, 'RESOURCE_EXISTS');
+});
+
+// Serial, so the Hub stand-in answers within the API's short test timeout (a Hub that does not answer leaves the size to the request).
+test.serial('a model outside the catalog is sized with what the Hub says of it, as a deployment of it would be', async (t) => {
+  const user = await signup(api, 'hub-model');
+  const granite = await createTemplate(user, { name: 'granite', configuration: configuration({ model: 'ibm-granite/granite-3.1-8b-instruct' }) });
+  t.like(granite.configuration, { model: 'ibm-granite/granite-3.1-8b-instruct', gpusPerReplica: 1 });
+  t.true((granite.configuration.contextLength as number) >= 4096, 'the longest context one L4 holds, from the recorded config.json');
+  const deployed = await api.request('POST', `/v1/templates/${granite.id}/deploy`, { token: user.token, body: { name: 'granite' } });
+  t.is(deployed.status, 201);
+  const read = (await api.request('GET', `/api/deployments/${deployed.body.id}`, { token: user.token })).body.data;
+  t.like(read, { gpusPerReplica: 1, contextLength: granite.configuration.contextLength });
+  // A 42B mixture of experts: one 24 GB L4 cannot hold its weights.
+  const moe = await api.request('POST', '/v1/templates/deploy', { token: user.token, body: { name: 'moe', configuration: configuration({ model: 'microsoft/Phi-3.5-MoE-instruct', gpusPerReplica: 1 }) } });
+  t.is(moe.status, 422);
+  t.regex(moe.body.message, /^Invalid field gpusPerReplica: /);
+});
+
+test('versions added at once are numbered without gaps or twins: each is added, or 409 asking to send it again', async (t) => {
+  const user = await signup(api, 'race');
+  const { id } = await createTemplate(user);
+  const answers = await Promise.all([2, 3, 4, 5].map((maxReplicas) =>
+    api.request('POST', `/v1/templates/${id}/new-version`, { token: user.token, body: { configuration: { maxReplicas } } })));
+  t.true(answers.every((res) => res.status === 201 || res.status === 409), answers.map((res) => res.status).join());
+  const added = answers.filter((res) => res.status === 201);
+  t.true(added.length >= 1);
+  t.deepEqual(added.map((res) => res.body.version).sort(), added.map((_, i) => i + 2));
+  const versions = (await api.request('GET', `/v1/templates/${id}/versions?limit=100`, { token: user.token })).body.data.map((v: { version: number }) => v.version);
+  t.deepEqual(versions, Array.from({ length: added.length + 1 }, (_, i) => added.length + 1 - i));
 });
 
 test('a private template is invisible to another organization: every row answers 404, and its list leaves it out', async (t) => {
