@@ -36,6 +36,11 @@ await pool.query(`
          'vllm', 'nvidia-l4', 'running', 'https://bench.example', 1, 1, 1, 1
   FROM generate_series(1, $2::int) AS i`, [organizationId, ROWS]);
 await pool.query('ANALYZE deployment');
+// The organization's own models, which search reads beside the catalog: a large registry.
+await pool.query(`
+  INSERT INTO organization_model (id, created_at, updated_at, organization_id, reference, reference_key, default_vllm_args)
+  SELECT 'mdl_' || md5(i::text), now(), now(), $1, 's3://bench-models/qwen-ft-' || i, 's3://bench-models/qwen-ft-' || i, '[]'
+  FROM generate_series(1, 200) AS i`, [organizationId]);
 
 // A cursor ~90% of the way down, reached by walking pages as a client would.
 let deepCursor = '';

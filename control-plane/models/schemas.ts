@@ -37,7 +37,7 @@ export const ListModelsQuery = SearchModelsQuery.omit({ orgId: true }).meta({ id
 
 export const ModelDetailsQuery = z.strictObject({ ...orgIdQuery, contextLength: contextLength.optional() });
 
-const unknown = (schema: z.ZodType) => schema.nullable();
+const unknown = <T extends z.ZodType>(schema: T) => schema.nullable();
 
 export const ModelView = z.object({
   id: z.string().meta({ example: 'meta-llama/Llama-3.1-8B-Instruct', description: 'The reference (hf:// left out), as deployments take it.' }),
@@ -120,3 +120,4 @@ export const DeletedModel = z.object({ id: z.string(), deleted: z.literal(true) 
 export type SearchModelsInput = z.output<typeof ListModelsQuery>;
 export type ValidateModelInput = z.output<typeof ValidateModelRequest>;
 export type UpdateModelInput = z.output<typeof UpdateModelRequest>;
+export type ModelViewBody = z.infer<typeof ModelView>;
