@@ -192,6 +192,8 @@ test('new versions are numbered from the latest, keep what they do not change, a
   const listed = (await listAll(user)).find((item) => item.id === id);
   t.like(listed, { latestVersion: 3, configuration: { gpu: 'nvidia-h100-80gb' } });
 
+  t.is((await api.request('GET', `/v1/templates/${id}/versions?limit=101`, { token: user.token })).status, 400);
+  t.is((await api.request('GET', `/v1/templates/${id}/versions?cursor=forged`, { token: user.token })).status, 400);
   const bad = await api.request('POST', `/v1/templates/${id}/new-version`, { token: user.token, body: { configuration: { replicas: 9, maxReplicas: 2 } } });
   t.is(bad.status, 422);
   t.is((await api.request('POST', `/v1/templates/${id}/new-version`, { token: user.token, body: { configuration: { replicas: '2' } } })).status, 400);
@@ -219,6 +221,9 @@ test('stars: per user, counted across organizations, idempotent, and starred tem
   t.deepEqual((await api.request('DELETE', `/v1/templates/${id}/star`, { token: fan.token })).body, { templateId: id, starred: false, stars: 1 });
   t.is((await api.request('GET', `/v1/templates/${id}/star`, { token: fan.token })).status, 400, 'orgId is required');
   t.is((await api.request('GET', `/v1/templates/tpl_00000000000000000000/star?orgId=${fan.organizationId}`, { token: fan.token })).status, 404);
+  const unknownField = await api.request('POST', `/v1/templates/${id}/star`, { token: fan.token, body: { starred: true } });
+  t.is(unknownField.status, 400);
+  t.regex(unknownField.body.message, /starred/);
 });
 
 // Other tests add public templates meanwhile: the order is checked on the presets and the user's own.
