@@ -2,7 +2,17 @@
 // stand-in serving recorded Hub answers), s3/gs/pvc locations, joining the registry by validation, PATCH and
 // DELETE of the organization's entries (catalog models read-only, another organization's unseen), and a Hub
 // that fails being a 503 for its lookups alone.
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import test from 'ava';
+import type { Principal } from '../../control-plane/auth/principal.ts';
+import { loadConfig } from '../../control-plane/config.ts';
+import { InvalidModelError, NotFoundError, ServiceUnavailableError } from '../../control-plane/core/errors.ts';
+import { createCursorCodec } from '../../control-plane/core/pagination.ts';
+import { ROLE_PERMISSIONS } from '../../control-plane/core/permissions.ts';
+import { createHubClient } from '../../control-plane/models/hub.ts';
+import { createModelService } from '../../control-plane/models/service.ts';
 import { createApiKey, addMember, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
 import { RECORDED_HUB_TOKEN, startHubRecordings, type HubRecordings } from '../support/hub-recordings.ts';
 
@@ -215,7 +225,8 @@ test('no credential is 401; read-only and deployments-only keys and viewers may 
 
 test('a Hub that fails, hangs or cannot be reached is 503 for Hub lookups alone; the catalog and cached entries still answer', async (t) => {
   const flaky = await startHubRecordings();
-  const isolated = await startTestApi(`${import.meta.filename}-flaky`, { config: flaky.hubConfig() });
+  // A short timeout, so the Hub that never answers is given up on quickly.
+  const isolated = await startTestApi(`${import.meta.filename}-flaky`, { config: flaky.hubConfig(undefined, 3000) });
   t.teardown(async () => {
     await isolated.close();
     await flaky.close();
@@ -267,4 +278,40 @@ test('deploying a Hub model sizes it with the Hub\'s facts and adds it to the or
   const stored = await create({ name: 'stored', model: 'pvc://model-store/granite-ft', gpusPerReplica: 2 });
   t.is(stored.status, 201);
   t.like((await search(token, organizationId, 'granite-ft'))[0], { id: 'pvc://model-store/granite-ft', source: 'organization' });
+});
+
+test('facts() and remember(), as the deployments service calls them: catalog, registry, Hub, unknown, and 503 without a Hub', async (t) => {
+  const { organizationId, userId } = await signup(api);
+  const principal: Principal = {
+    kind: 'session', userId, organizationId, plan: 'free', role: 'owner', permissions: ROLE_PERMISSIONS.owner, scope: 'full_access', platformAdmin: false,
+  };
+  const cursors = createCursorCodec(randomBytes(32));
+  const models = createModelService({ cursors, hub: createHubClient(hub.hubConfig().hub) });
+  const em = () => api.orm.em.fork();
+  t.like(await models.facts(em(), principal, 'hf://meta-llama/llama-3.1-8b-instruct'), { id: 'meta-llama/Llama-3.1-8B-Instruct', layers: 32 });
+  t.like(await models.facts(em(), principal, `${GRANITE}@main`), { id: `${GRANITE}@main`, parametersBillion: 8.17, layers: 40, kvHeads: 8, headSize: 128, contextLength: 131072 });
+  t.is(await models.facts(em(), principal, 's3://acme-models/llama'), undefined);
+  t.is(await models.facts(em(), principal, LLAMA_3), undefined, 'a gated model\'s shape is unknown without a token');
+  await t.throwsAsync(models.facts(em(), principal, 'someone/unheard-of'), { instanceOf: NotFoundError });
+  await t.throwsAsync(models.facts(em(), principal, 'not a model'), { instanceOf: InvalidModelError });
+
+  // remember: idempotent, whatever the case of a Hub id, keeping the facts just looked up; the catalog's models join no registry.
+  await models.facts(em(), principal, GRANITE);
+  for (const model of [GRANITE, GRANITE.toUpperCase(), 'meta-llama/Llama-3.1-8B-Instruct', 's3://acme-models/llama']) await models.remember(em(), principal, model);
+  const { rows } = await api.pool.query(`select reference, facts is not null as "hasFacts" from organization_model where organization_id = $1 order by reference`, [organizationId]);
+  t.deepEqual(rows, [{ reference: GRANITE, hasFacts: true }, { reference: 's3://acme-models/llama', hasFacts: false }]);
+
+  // Without a Hub: the registry's cached facts still answer; a Hub model in no registry is 503.
+  const offline = createModelService({ cursors, hub: createHubClient({ endpoint: 'http://127.0.0.1:9', token: undefined, timeoutMs: 1000 }) });
+  t.like(await offline.facts(em(), principal, GRANITE), { layers: 40 });
+  await t.throwsAsync(offline.facts(em(), principal, PHI_MOE), { instanceOf: ServiceUnavailableError, message: /could not be reached/ });
+});
+
+test('KILN_HF_ENDPOINT, KILN_HF_TOKEN and KILN_HF_TIMEOUT_MS configure the Hub; the default is huggingface.co', async (t) => {
+  const dataDir = join(process.env.KILN_TEST_DATA_DIR ?? tmpdir(), 'hub-config');
+  t.deepEqual((await loadConfig('api', { DATA_DIR: dataDir })).hub, { endpoint: 'https://huggingface.co', token: undefined, timeoutMs: 5000 });
+  t.deepEqual((await loadConfig('api', { DATA_DIR: dataDir, KILN_HF_ENDPOINT: 'https://hub.example.com/', KILN_HF_TOKEN: 'hf_x', KILN_HF_TIMEOUT_MS: '2000' })).hub,
+    { endpoint: 'https://hub.example.com', token: 'hf_x', timeoutMs: 2000 });
+  await t.throwsAsync(loadConfig('api', { DATA_DIR: dataDir, KILN_HF_ENDPOINT: 'ftp://hub' }), { message: /KILN_HF_ENDPOINT/ });
+  await t.throwsAsync(loadConfig('api', { DATA_DIR: dataDir, KILN_HF_TIMEOUT_MS: '0' }), { message: /KILN_HF_TIMEOUT_MS/ });
 });

@@ -17,8 +17,8 @@ export const RECORDED_HUB_TOKEN = 'hf_recordingsStandInToken';
 export interface HubRecordings {
   /** Base URL, as KILN_HF_ENDPOINT takes it. */
   readonly url: string;
-  /** The config for startTestApi: this stand-in as the Hub, with a short timeout. */
-  hubConfig(token?: string): { hub: { endpoint: string; token: string | undefined; timeoutMs: number } };
+  /** The config for startTestApi: this stand-in as the Hub (a busy test machine may take a while to answer). */
+  hubConfig(token?: string, timeoutMs?: number): { hub: { endpoint: string; token: string | undefined; timeoutMs: number } };
   /** Every request path it received, in order. */
   readonly requests: string[];
   /** `answer`: recorded answers; `error`: 503 to everything; `silent`: never answers (a Hub that hangs). */
@@ -84,7 +84,7 @@ export async function startHubRecordings(): Promise<HubRecordings> {
     url: '',
     requests,
     mode: 'answer',
-    hubConfig: (token) => ({ hub: { endpoint: recordings.url, token, timeoutMs: 1000 } }),
+    hubConfig: (token, timeoutMs = 10_000) => ({ hub: { endpoint: recordings.url, token, timeoutMs } }),
     close: async () => {
       for (const res of held) res.destroy();
       server.closeAllConnections();
