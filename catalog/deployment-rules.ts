@@ -44,6 +44,35 @@ export function parseModelReference(model: string): ModelReference | undefined {
   return revision === undefined ? { kind: 'huggingface', repo } : { kind: 'huggingface', repo, revision };
 }
 
+/** Where the model server mounts a PersistentVolumeClaim a pvc:// model lives in (read-only), under the claim's name. */
+export const PVC_MODEL_ROOT = '/models';
+
+/** How vLLM loads a model: its `--model` (and `--revision`) arguments, and the claim to mount for a pvc:// one. */
+export interface VllmModelSource {
+  readonly args: readonly string[];
+  readonly claim?: { readonly name: string; readonly mountPath: string };
+}
+
+/**
+ * vLLM takes a Hub id with its revision as a separate flag (hf:// is Kiln's, not vLLM's), a pvc:// model as a
+ * path in the claim mounted at PVC_MODEL_ROOT/<claim>, and s3:// and gs:// locations as they are. When what
+ * vLLM loads is not the reference as written, it still serves the model under that reference
+ * (--served-model-name), the name inference requests carry.
+ */
+export function vllmModelSource(model: string): VllmModelSource {
+  const reference = parseModelReference(model);
+  const servedAs = (loaded: string) => (loaded === model ? [] : ['--served-model-name', model]);
+  if (reference?.kind === 'huggingface') {
+    return { args: ['--model', reference.repo, ...(reference.revision ? ['--revision', reference.revision] : []), ...servedAs(reference.repo)] };
+  }
+  if (reference?.kind === 'pvc') {
+    const mountPath = `${PVC_MODEL_ROOT}/${reference.claim}`;
+    const path = `${mountPath}/${reference.path}`;
+    return { args: ['--model', path, ...servedAs(path)], claim: { name: reference.claim, mountPath } };
+  }
+  return { args: ['--model', model] };
+}
+
 /** The autoscaler keeps at least one replica (a bound of 0 is refused); more than this is not one deployment's to take. */
 export const MIN_REPLICAS = 1;
 export const MAX_REPLICAS = 100;
@@ -87,7 +116,7 @@ export type Dtype = (typeof DTYPES)[number];
 export const MAX_CONTEXT_LENGTH = 10_000_000;
 
 /** Flags Kiln sets from the deployment's own fields: given again in vllmArgs they would contradict them. */
-export const MANAGED_VLLM_FLAGS = ['--model', '--port', '--host', '--tensor-parallel-size', '--max-model-len', '--dtype', '--served-model-name'] as const;
+export const MANAGED_VLLM_FLAGS = ['--model', '--revision', '--port', '--host', '--tensor-parallel-size', '--max-model-len', '--dtype', '--served-model-name'] as const;
 export const MAX_VLLM_ARGS = 32;
 const VLLM_ARG = /^[^\s]{1,256}$/;
 

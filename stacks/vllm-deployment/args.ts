@@ -1,5 +1,6 @@
 // What a vLLM deployment is made of: the component's arguments and their resolved, checked form.
 import * as pulumi from '@pulumi/pulumi';
+import { vllmModelSource } from '../../catalog/deployment-rules.ts';
 import { VLLM_PORT } from '../../catalog/model-server.ts';
 import { checkDtype, checkExtraArgs, checkGpusPerReplica, checkGpuType, checkMaxModelLen, checkModel, checkName, checkReplicaBounds } from './validate.ts';
 
@@ -56,6 +57,8 @@ export interface VllmSpec {
   readonly minReplicas: number;
   readonly maxReplicas: number;
   readonly serverArgs: string[];
+  /** The PersistentVolumeClaim a pvc:// model is read from, and where the container mounts it. */
+  readonly modelClaim: { readonly name: string; readonly mountPath: string } | undefined;
   readonly image: string;
   readonly modelCacheSize: string;
   readonly podAnnotations: Record<string, string>;
@@ -79,6 +82,7 @@ export function checkKnownArgs(args: VllmDeploymentArgs): void {
 
 export function vllmSpec(args: pulumi.Unwrap<VllmDeploymentArgs>): VllmSpec {
   const gpusPerReplica = checkGpusPerReplica(args.gpusPerReplica);
+  const source = vllmModelSource(checkModel(args.model));
   const bounds = checkReplicaBounds({
     replicas: args.replicas,
     minReplicas: args.minReplicas ?? args.replicas,
@@ -87,18 +91,19 @@ export function vllmSpec(args: pulumi.Unwrap<VllmDeploymentArgs>): VllmSpec {
   return {
     name: checkName(args.name),
     namespace: args.namespace ?? 'default',
-    model: checkModel(args.model),
+    model: args.model,
     gpuType: checkGpuType(args.gpuType),
     gpusPerReplica,
     ...bounds,
     serverArgs: [
-      '--model', args.model,
+      ...source.args,
       '--tensor-parallel-size', String(gpusPerReplica),
       '--port', String(VLLM_PORT),
       ...(args.maxModelLen === undefined ? [] : ['--max-model-len', String(checkMaxModelLen(args.maxModelLen))]),
       ...(args.dtype === undefined ? [] : ['--dtype', checkDtype(args.dtype)]),
       ...checkExtraArgs(args.extraArgs ?? []),
     ],
+    modelClaim: source.claim,
     image: args.image ?? DEFAULT_VLLM_IMAGE,
     modelCacheSize: args.modelCacheSize ?? DEFAULT_MODEL_CACHE_SIZE,
     podAnnotations: args.podAnnotations ?? {},

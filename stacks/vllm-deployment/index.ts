@@ -97,12 +97,15 @@ function podTemplate(s: VllmSpec): k8s.types.input.core.v1.PodTemplateSpec {
         volumeMounts: [
           { name: 'model-cache', mountPath: '/root/.cache/huggingface' },
           { name: 'shm', mountPath: '/dev/shm' },
+          ...(s.modelClaim ? [{ name: 'model-claim', mountPath: s.modelClaim.mountPath, readOnly: true }] : []),
         ],
       }],
       volumes: [
         { name: 'model-cache', emptyDir: { sizeLimit: s.modelCacheSize } },
         // Tensor-parallel workers exchange tensors through shared memory; the container default of 64Mi is too small.
         { name: 'shm', emptyDir: { medium: 'Memory' } },
+        // A pvc:// model's claim, read-only: replicas share it (ReadOnlyMany or ReadWriteMany).
+        ...(s.modelClaim ? [{ name: 'model-claim', persistentVolumeClaim: { claimName: s.modelClaim.name, readOnly: true } }] : []),
       ],
     },
   };
