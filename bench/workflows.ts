@@ -4,11 +4,14 @@
 //     the workflow's first Pulumi step (the applyStack activity, read from the workflow history);
 //  2. throughput: a batch created at once and deleted once each has settled; deployments per minute one
 //     worker drives from creation to running and back to deleted, with how each one settled (running or
-//     failed, and why).
+//     failed, and why);
+//  3. the dry run's preview: POST /v1/deployments/validate, the checks alone (?preview=false) as the baseline,
+//     then with the real `pulumi preview` the worker runs, one at a time: request time and the preview's own.
 import pg from 'pg';
 import { startBenchStack } from './support/bench-stack.ts';
 
 const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 10);
+const PREVIEW_SAMPLES = Number(process.env.BENCH_PREVIEW_SAMPLES ?? 5);
 const BATCH = Number(process.env.BENCH_BATCH ?? 20);
 const SETTLE_TIMEOUT_MS = 15 * 60_000;
 
@@ -93,6 +96,27 @@ try {
   console.log(`  created -> settled: ${((settledAt - startedAt) / 1000).toFixed(1)} s; delete -> deleted: ${((finishedAt - settledAt) / 1000).toFixed(1)} s`);
   console.log(`  ${(BATCH / minutes).toFixed(1)} deployments/minute from creation to deleted`);
   for (const [outcome, count] of outcomes) console.log(`  settled ${outcome}: ${count}`);
+
+  // 3. The dry run: the checks alone, then with the preview, one request at a time.
+  const dryRunToken = await newOrganization('dry-run');
+  const request = { name: 'preview', model: 'Qwen/Qwen2.5-0.5B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4' };
+  const dryRun = async (preview: boolean) => {
+    const sentAt = Date.now();
+    const res = await call('POST', `/v1/deployments/validate?preview=${preview}`, dryRunToken, request);
+    if (res.status !== 200 || !res.body.valid) throw new Error(`dry run failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return { ms: Date.now() - sentAt, previewMs: res.body.plan?.previewMs as number | undefined, resources: res.body.plan?.resources.length as number | undefined };
+  };
+  const checksOnly = [];
+  for (let i = 0; i < PREVIEW_SAMPLES * 4; i++) checksOnly.push((await dryRun(false)).ms);
+  const previews = [];
+  for (let i = 0; i < PREVIEW_SAMPLES; i++) previews.push(await dryRun(true));
+  const requestMs = previews.map((p) => p.ms);
+  const previewMs = previews.map((p) => p.previewMs!);
+  console.log('\nPOST /v1/deployments/validate (dry run)');
+  console.log(`  checks alone (?preview=false, the baseline): samples ${checksOnly.length}, p50 ${percentile(checksOnly, 50)} ms, p95 ${percentile(checksOnly, 95)} ms`);
+  console.log(`  with pulumi preview: samples ${previews.length}, request p50 ${percentile(requestMs, 50)} ms, p95 ${percentile(requestMs, 95)} ms; `
+    + `preview itself p50 ${percentile(previewMs, 50)} ms, p95 ${percentile(previewMs, 95)} ms; ${previews[0]!.resources} objects planned`);
+  console.log(`  the preview adds ${(percentile(requestMs, 50) / Math.max(1, percentile(checksOnly, 50))).toFixed(0)}x the checks' median`);
 } finally {
   await db.end();
   await stack.stop();
