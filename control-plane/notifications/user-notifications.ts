@@ -26,17 +26,19 @@ export function createUserNotificationService() {
 
     /**
      * Marks the recipient's notifications of `kind` read: those with the given ids (read ones stay as they
-     * were, so a retry changes nothing), or all. Answers the ids given that are none of the recipient's
-     * notifications of that kind, so the caller can name them.
+     * were, so a retry changes nothing), or all. When some given id is none of the recipient's notifications
+     * of that kind, nothing is marked and those ids are answered, so the caller can name them.
      */
     async markRead(em: EntityManager, recipient: Recipient, kind: UserNotificationKind, ids: readonly string[] | 'all'): Promise<string[]> {
       const where = { user: recipient.userId, organization: recipient.organizationId, kind, ...(ids === 'all' ? { readAt: null } : { id: { $in: [...ids] } }) };
       const found = await em.find(UserNotificationSchema, where);
+      const known = new Set(found.map((n) => n.id));
+      const unknown = ids === 'all' ? [] : ids.filter((id) => !known.has(id));
+      if (unknown.length) return unknown;
       const at = new Date();
       for (const notification of found) notification.readAt ??= at;
       await em.flush();
-      const marked = new Set(found.map((n) => n.id));
-      return ids === 'all' ? [] : ids.filter((id) => !marked.has(id));
+      return [];
     },
   };
 }

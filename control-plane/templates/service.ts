@@ -356,14 +356,11 @@ export function createTemplateService(deps: TemplateServiceDeps) {
 
     updates,
 
+    /** Checks every id first, so a request refused (422) changes nothing. */
     async changeUpdates(em: EntityManager, principal: Principal, input: UpdateTemplateUpdatesInput): Promise<TemplateUpdatesBody> {
       for (const [i, id] of (input.subscribe ?? []).entries()) {
         if (findPreset(id)) throw invalidField(`subscribe.${i}`, 'catalog presets never change: there is nothing to hear of');
         if (!await em.count(TemplateSchema, { id, $or: [{ organization: principal.organizationId }, { visibility: 'public' }] })) throw invalidField(`subscribe.${i}`, 'no such template');
-      }
-      for (const id of input.subscribe ?? []) await subscribe(em, principal, id, 'subscribed');
-      if (input.unsubscribe?.length) {
-        await em.nativeDelete(TemplateSubscriptionSchema, { user: principal.userId, organization: principal.organizationId, template: { $in: input.unsubscribe } });
       }
       if (input.seen !== undefined) {
         const unknown = await deps.userNotifications.markRead(em, recipient(principal), 'template.updated', input.seen);
@@ -371,6 +368,10 @@ export function createTemplateService(deps: TemplateServiceDeps) {
           const fields = unknown.map((id) => ({ field: `seen.${(input.seen as string[]).indexOf(id)}`, message: 'no such template update of yours' }));
           throw new ValidationError(`Invalid field ${fields[0]!.field}: no such template update of yours`, { fields });
         }
+      }
+      for (const id of input.subscribe ?? []) await subscribe(em, principal, id, 'subscribed');
+      if (input.unsubscribe?.length) {
+        await em.nativeDelete(TemplateSubscriptionSchema, { user: principal.userId, organization: principal.organizationId, template: { $in: input.unsubscribe } });
       }
       return updates(em, principal);
     },

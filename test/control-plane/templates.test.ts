@@ -453,6 +453,13 @@ test('template updates: bad input is 400 or 422 naming the field; another organi
   t.is(foreign.status, 422);
   t.is(foreign.body.message, 'Invalid field seen.0: no such template update of yours');
   t.is((await api.request('GET', '/v1/notifications/template-updates', { token: fan.token })).body.unseen.length, 1, 'still unseen');
+  // A request refused changes nothing of what it asked besides.
+  const mixed = await patch(fan, { seen: [update.id, 'unt_00000000000000000000'], unsubscribe: [shared.id] });
+  t.is(mixed.status, 422);
+  t.is(mixed.body.message, 'Invalid field seen.1: no such template update of yours');
+  const after = (await api.request('GET', '/v1/notifications/template-updates', { token: fan.token })).body;
+  t.is(after.unseen.length, 1);
+  t.deepEqual(after.subscriptions.map((s: { templateId: string }) => s.templateId), [shared.id]);
 });
 
 test('no credential is 401 on every template row', async (t) => {
