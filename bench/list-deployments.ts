@@ -1,6 +1,7 @@
 // `npm run bench`: seeds 100,000 deployments in one organization and measures authenticated
-// GET /api/deployments?limit=20 (first page, a page ~90,000 rows deep) and a model catalog search against a
-// bare Koa route running one indexed query of the same shape on the same database. Uses DATABASE_URL when set, else an
+// GET /api/deployments?limit=20 (first page, a page ~90,000 rows deep), a model catalog search and a dry run's
+// checks (POST /v1/deployments/validate?preview=false; the preview itself is timed by npm run bench:workflows,
+// which runs a worker) against a bare Koa route running one indexed query of the same shape on the same database. Uses DATABASE_URL when set, else an
 // embedded PostgreSQL under DATA_DIR/bench.
 import { startBenchApi } from './support/bench-api.ts';
 import type { AddressInfo } from 'node:net';
@@ -60,20 +61,32 @@ const bareServer = bare.listen(0, '127.0.0.1');
 await new Promise((resolve) => bareServer.once('listening', resolve));
 const bareUrl = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}/`;
 
-const scenarios: Array<[title: string, url: string, token?: string]> = [
+const dryRun = JSON.stringify({ name: 'form-check', model: 'meta-llama/Llama-3.1-8B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4', replicas: 2 });
+// A dry run places the deployment: a ready cluster offering L4s, as a registered one would (no worker runs here).
+await pool.query(`INSERT INTO gpu_cluster (id, created_at, updated_at, name, provider, status, gpus)
+  VALUES ('clu_bench', now(), now(), 'bench', 'kubernetes', 'ready', '[{"gpuType":"nvidia-l4","count":64}]')`);
+// A dry run is part of creating: a key that may create.
+const deployKey: string = (await call('POST', '/v1/settings/api-keys', session.access_token, { name: 'bench-deploy', scope: 'deployments_only' })).key;
+const checked = await call('POST', '/v1/deployments/validate?preview=false', deployKey, JSON.parse(dryRun));
+if (checked.valid !== true) throw new Error(`the dry run to measure does not pass its checks: ${JSON.stringify(checked)}`);
+const scenarios: Array<[title: string, url: string, token?: string, body?: string]> = [
   ['bare Koa, one indexed query (baseline)', bareUrl],
   ['GET /api/deployments?limit=20, first page (API key)', `${base}/api/deployments?limit=20`, apiKey],
   ['GET /api/deployments?limit=20, ~90,000 rows deep (API key)', `${base}/api/deployments?limit=20&cursor=${encodeURIComponent(deepCursor)}`, apiKey],
   ['GET /api/deployments?limit=20, first page (access token)', `${base}/api/deployments?limit=20`, session.access_token],
   ['GET /v1/models/search?q=qwen&fitsGpu=nvidia-l4&limit=20 (API key)', `${base}/v1/models/search?orgId=${organizationId}&q=qwen&fitsGpu=nvidia-l4&limit=20`, apiKey],
+  ['POST /v1/deployments/validate?preview=false (API key)', `${base}/v1/deployments/validate?preview=false`, deployKey, dryRun],
 ];
 
 // The machine may be busy with other work: scenarios take turns over several rounds and each reports its
 // median round, so a noisy moment does not decide a comparison.
 const rounds: Array<Array<{ rps: number; p99: number; errors: number }>> = scenarios.map(() => []);
 for (let round = 0; round < ROUNDS; round++) {
-  for (const [i, [, url, token]] of scenarios.entries()) {
-    const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_SECONDS, headers: token ? { authorization: `Bearer ${token}` } : {} });
+  for (const [i, [, url, token, body]] of scenarios.entries()) {
+    const result = await autocannon({
+      url, connections: CONNECTIONS, duration: DURATION_SECONDS, ...(body && { method: 'POST', body }),
+      headers: { ...(token && { authorization: `Bearer ${token}` }), ...(body && { 'content-type': 'application/json' }) },
+    });
     rounds[i]!.push({ rps: result.requests.average, p99: result.latency.p99, errors: result.non2xx + result.errors });
   }
 }
@@ -85,11 +98,12 @@ const results = scenarios.map(([title], i) => ({
   errors: rounds[i]!.reduce((sum, r) => sum + r.errors, 0),
 }));
 console.table(results);
-const [baseline, first, deep, token, search] = results as [typeof results[0], typeof results[0], typeof results[0], typeof results[0], typeof results[0]];
+const [baseline, first, deep, token, search, validate] = results as [typeof results[0], typeof results[0], typeof results[0], typeof results[0], typeof results[0], typeof results[0]];
 const share = (r: typeof baseline) => `${(r['req/s'] / baseline['req/s'] * 100).toFixed(0)}%`;
 console.log(`deep page / first page: p99 ${(deep['p99 ms'] / first['p99 ms']).toFixed(2)}x, req/s ${(deep['req/s'] / first['req/s']).toFixed(2)}x (aim: p99 <= 1.5x)`);
 console.log(`authenticated list throughput / baseline: API key ${share(first)}, access token ${share(token)} (aim >= 50%)`);
 console.log(`model search throughput / baseline: ${share(search)} (aim >= 60%)`);
+console.log(`dry-run checks throughput / baseline: ${share(validate)} (the preview's own time: npm run bench:workflows)`);
 
 await new Promise((resolve) => bareServer.close(resolve));
 await api.close();
