@@ -18,6 +18,7 @@ import { pythonToolBinary } from '../../infra/tools/paths.ts';
 import { PYTHON_TOOLS } from '../../infra/tools/versions.ts';
 import { signupAdmin } from '../support/admin.ts';
 import { signup, type TestApi } from '../support/control-plane.ts';
+import { startHubRecordings } from '../support/hub-recordings.ts';
 import { inviteByMail, startMailingApi, type TestSmtp } from '../support/smtp.ts';
 
 const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance'];
@@ -35,7 +36,17 @@ let api: TestApi;
 let smtp: TestSmtp;
 let close: () => Promise<void>;
 // The test API raises every plan's rate limit to 10,000 requests a minute, so no case is cut short by a 429.
-test.before(async () => { ({ api, smtp, close } = await startMailingApi(import.meta.filename)); });
+// Models outside the catalog are looked up on a Hub: the stand-in serving recorded answers (one it has no
+// recording of is 404, as on the Hub), since this machine cannot reach the real one.
+test.before(async () => {
+  const hub = await startHubRecordings();
+  const mailing = await startMailingApi(import.meta.filename, { config: hub.hubConfig() });
+  ({ api, smtp } = mailing);
+  close = async () => {
+    await mailing.close();
+    await hub.close();
+  };
+});
 test.after.always(() => close?.());
 
 /**

@@ -4,7 +4,7 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { createSmtpMailer } from '../../control-plane/mail/mailer.ts';
-import { startTestApi, type TestApi } from './control-plane.ts';
+import { startTestApi, type TestApi, type TestApiOverrides } from './control-plane.ts';
 
 export interface ReceivedMail {
   from: string;
@@ -67,9 +67,10 @@ export async function startTestSmtp(): Promise<TestSmtp> {
  * A test API for one test file that mails through a test SMTP server of its own (links in messages start at
  * https://kiln.example); `close` stops both.
  */
-export async function startMailingApi(filename: string): Promise<{ api: TestApi; smtp: TestSmtp; close(): Promise<void> }> {
+export async function startMailingApi(filename: string, overrides: TestApiOverrides = {}): Promise<{ api: TestApi; smtp: TestSmtp; close(): Promise<void> }> {
   const smtp = await startTestSmtp();
   const api = await startTestApi(filename, {
+    ...overrides,
     mail: { mailer: createSmtpMailer({ url: smtp.url, from: 'Kiln <no-reply@kiln.test>' }), publicUrl: 'https://kiln.example' },
   });
   return { api, smtp, close: async () => { await api.close(); await smtp.close(); } };
