@@ -10,6 +10,7 @@ import { auditTrail } from './http/audit.ts';
 import { authenticate } from './http/authenticate.ts';
 import type { AppState } from './http/context.ts';
 import { errorHandler } from './http/error-handler.ts';
+import { measureRequests } from './http/metrics.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { requestContext } from './http/request-context.ts';
 import { mountRoutes, type Route } from './http/routes.ts';
@@ -41,7 +42,12 @@ export function createApp(deps: AppDeps): KilnApp {
   // Every method Node accepts counts as implemented: a path that exists answers any method it lacks with
   // 405 and its Allow header (the router's default list would make the rest 501), and an unknown path 404.
   const router = new Router<AppState>({ methods: METHODS });
-  mountRoutes(router, routes, { idempotency: idempotency({ key: context.key('idempotency') }) });
+  mountRoutes(router, routes, { idempotency: idempotency({ key: context.key('idempotency') }), internalToken: deps.config.metricsToken });
+  // The declared path of whatever route the URL names, for requests answered before reaching it.
+  const routeOf = (method: string, path: string) => {
+    const declared = router.match(path, method).path[0]?.path;
+    return typeof declared === 'string' ? declared.replace(/:(\w+)/g, '{$1}') : undefined;
+  };
 
   const app = new Koa<AppState>({ proxy: deps.config.trustProxy });
   // Failures once an answer has started (a streamed body breaking off, a client leaving mid-download)
@@ -52,6 +58,7 @@ export function createApp(deps: AppDeps): KilnApp {
     else log.error({ err: error }, 'answer failed after it started');
   });
   app.use(requestContext({ log: deps.log, orm: deps.orm }));
+  app.use(measureRequests(services.metrics, routeOf));
   app.use(auditTrail(services.audit));
   app.use(errorHandler({ onUnhandled: (error, context) => services.errorTracker.capture(error, context) }));
   app.use(authenticate({ accessTokens: services.accessTokens, serviceKeys: services.serviceKeys, ...services.credentials.wrap(services) }));

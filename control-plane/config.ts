@@ -14,6 +14,8 @@ const Shared = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   TEMPORAL_ADDRESS: z.string().regex(/^[^\s/:]+:\d+$/, 'host:port').default('127.0.0.1:7233'),
+  // What a scraper sends (Bearer) for GET /metrics/internal of the API and the worker; unset, neither serves it.
+  KILN_METRICS_TOKEN: z.string().min(32).optional(),
 });
 
 const Sections = {
@@ -46,6 +48,8 @@ const Sections = {
     PULUMI_HOME: z.string().min(1).optional(),
     // The folder the Pulumi CLI is installed in (holding bin/pulumi); the pulumi on PATH when unset.
     KILN_PULUMI_CLI_ROOT: z.string().min(1).optional(),
+    // The worker's own /metrics/internal listener (with KILN_METRICS_TOKEN); 0 takes a free port.
+    KILN_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   }),
 };
 
@@ -60,6 +64,8 @@ export interface SharedConfig {
   readonly databaseUrl: string | undefined;
   /** host:port of the Temporal frontend. */
   readonly temporalAddress: string;
+  /** The bearer token GET /metrics/internal asks for; unset: Kiln's own metrics are not served. */
+  readonly metricsToken: string | undefined;
 }
 
 export interface ApiConfig extends SharedConfig {
@@ -90,6 +96,8 @@ export interface WorkerConfig extends SharedConfig {
   readonly pulumiCliRoot: string | undefined;
   /** Development delivers webhooks to loopback and private addresses; production refuses them. */
   readonly allowPrivateWebhookUrls: boolean;
+  /** Port of the worker's /metrics/internal listener (only with metricsToken); 0: a free one. */
+  readonly metricsPort: number;
 }
 
 interface RoleConfig { api: ApiConfig; worker: WorkerConfig }
@@ -129,6 +137,7 @@ async function sharedConfig(e: z.infer<typeof Shared>): Promise<SharedConfig> {
     logLevel: e.LOG_LEVEL,
     databaseUrl: e.DATABASE_URL,
     temporalAddress: e.TEMPORAL_ADDRESS,
+    metricsToken: e.KILN_METRICS_TOKEN,
   };
 }
 
@@ -163,6 +172,7 @@ async function workerConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.
     pulumiHome: e.PULUMI_HOME,
     pulumiCliRoot: e.KILN_PULUMI_CLI_ROOT,
     allowPrivateWebhookUrls: common.env !== 'production',
+    metricsPort: e.KILN_WORKER_METRICS_PORT,
   };
 }
 

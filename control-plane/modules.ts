@@ -15,6 +15,7 @@ import { inferenceModule } from './inference/module.ts';
 import { modelsModule } from './models/module.ts';
 import type { ApiModule } from './module.ts';
 import { notificationsModule } from './notifications/module.ts';
+import { observabilityModule } from './observability/module.ts';
 import { openApiModule } from './openapi/module.ts';
 import { organizationsModule } from './organizations/module.ts';
 import { recoveryModule } from './recovery/module.ts';
@@ -29,6 +30,7 @@ import { webhooksModule } from './webhooks/module.ts';
 
 export const API_MODULES: readonly ApiModule[] = [
   healthModule,
+  observabilityModule,
   organizationsModule,
   authModule,
   apiKeysModule,

@@ -8,6 +8,7 @@ import { pino, type Logger } from 'pino';
 import { exitOnConfigError, loadConfig, type WorkerConfig } from '../control-plane/config.ts';
 import { openDatabase } from '../control-plane/database/orm.ts';
 import { deploymentsQueue } from './deployment/queue.ts';
+import { serveWorkerMetrics, type MetricsListener } from './metrics.ts';
 import { createQueueWorker, type QueueModule, type WorkerDeps } from './queue.ts';
 import { reportsQueue } from './reports/queue.ts';
 import { webhooksQueue } from './webhooks/queue.ts';
@@ -16,6 +17,8 @@ import { webhooksQueue } from './webhooks/queue.ts';
 export const QUEUES: readonly QueueModule[] = [deploymentsQueue, webhooksQueue, reportsQueue];
 
 export interface RunningWorker {
+  /** Port of the worker's GET /metrics/internal; undefined without KILN_METRICS_TOKEN. */
+  readonly metricsPort: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -53,10 +56,18 @@ export async function startWorker(config: WorkerConfig, log: Logger = pino({ lev
   const bundleDir = join(config.dataDir, 'workflow-bundles');
   const workers: Worker[] = [];
   for (const queue of QUEUES) workers.push(await createQueueWorker(queue, { connection, bundleDir, activities: queue.activities(deps) }));
+  // Kiln's own metrics of this process, for a scraper holding the token; no token, no listener.
+  let metrics: MetricsListener | undefined;
+  if (config.metricsToken) {
+    metrics = await serveWorkerMetrics({ token: config.metricsToken, port: config.metricsPort });
+    log.info({ port: metrics.port }, 'worker metrics at /metrics/internal');
+  }
   const running = Promise.all(workers.map((worker) => worker.run()));
   log.info({ taskQueues: QUEUES.map((q) => q.taskQueue) }, 'worker polling');
   return {
+    metricsPort: metrics?.port,
     async stop() {
+      await metrics?.close();
       // On Ctrl-C the SDK has already begun shutting the workers down (it handles SIGINT itself).
       for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;

@@ -32,7 +32,12 @@ export interface Forget {
   organizationId?: string;
 }
 
-export function createCredentialCache() {
+export interface CredentialCacheOptions {
+  /** Told of each lookup: answered from the cache (hit) or loaded (miss), for Kiln's metrics. */
+  observe?(result: 'hit' | 'miss'): void;
+}
+
+export function createCredentialCache(options: CredentialCacheOptions = {}) {
   const entries = new Map<string, Entry>();
   // Bumped by every forget(): a lookup that started before a change must not store what it read.
   let generation = 0;
@@ -41,7 +46,11 @@ export function createCredentialCache() {
     key: string, describe: (value: NonNullable<T>) => Omit<Entry, 'expires' | 'value'>, load: () => Promise<T>,
   ): Promise<T> {
     const hit = entries.get(key);
-    if (hit && hit.expires > performance.now()) return hit.value as T;
+    if (hit && hit.expires > performance.now()) {
+      options.observe?.('hit');
+      return hit.value as T;
+    }
+    options.observe?.('miss');
     if (hit) entries.delete(key);
     const started = generation;
     const value = await load();

@@ -20,7 +20,7 @@ export const authModule = defineModule({
     const accessTokens = createAccessTokens(config.signingKey);
     return {
       accessTokens,
-      credentials: createCredentialCache(),
+      credentials: createCredentialCache({ observe: (result) => services.metrics.credentialLookup(result) }),
       auth: createAuthService({ accessTokens, organizations: services.organizations, signinFailures: signinFailureLimiter(pool) }),
     };
   },

@@ -15,7 +15,11 @@ export function isBuiltInRole(id: string): id is Role {
   return (ROLES as readonly string[]).includes(id);
 }
 
-/** Every permission a route may need. `public` needs no credential; `admin:*` needs a platform administrator. */
+/**
+ * Every permission a route may need. `public` needs no credential; `internal` needs Kiln's own metrics token
+ * (KILN_METRICS_TOKEN, checked by http/routes.ts), which no user credential replaces; `admin:*` needs a
+ * platform administrator.
+ */
 export const PERMISSIONS = [
   'deployments:read', 'deployments:write',
   // Calling a deployment's model: using it, not changing it, so a role or key may do one without the other.
@@ -36,7 +40,7 @@ export const PERMISSIONS = [
   'sso:read', 'sso:write',
   'admin:read', 'admin:write',
 ] as const;
-export type Permission = 'public' | (typeof PERMISSIONS)[number];
+export type Permission = 'public' | 'internal' | (typeof PERMISSIONS)[number];
 /** What an organization role, built-in or custom, may hold: everything but platform administration. */
 export type OrganizationPermission = Exclude<(typeof PERMISSIONS)[number], `admin:${string}`>;
 export const ORGANIZATION_PERMISSIONS = PERMISSIONS.filter((p): p is OrganizationPermission => !p.startsWith('admin:'));
@@ -67,6 +71,7 @@ export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly OrganizationPermis
 /** `granted` is the caller's role's permission set: ROLE_PERMISSIONS of a built-in role, or a custom role's. */
 export function isAllowed(permission: Permission, granted: readonly Permission[], scope: Scope, platformAdmin = false): boolean {
   if (permission === 'public') return true;
+  if (permission === 'internal') return false;
   if (!SCOPE_PERMISSIONS[scope].includes(permission)) return false;
   return permission.startsWith('admin:') ? platformAdmin : granted.includes(permission);
 }

@@ -18,6 +18,8 @@ export interface AppState {
   authError?: ApiError;
   /** Id of the resource the request acted on, for the audit record. */
   resourceId?: string;
+  /** The matched route's path as declared (`/api/deployments/{id}`), whatever the URL's ids. */
+  route?: string;
   /** Audit name of the matched route (its operationId). */
   action?: string;
   resourceType?: string;

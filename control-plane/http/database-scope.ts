@@ -10,10 +10,10 @@ import type { AppState } from './context.ts';
 export function databaseScope(permission: Permission): Middleware<AppState> {
   return async (ctx, next) => {
     const principal = ctx.state.principal;
-    // Bypasses row-level security: sign-in, sign-up and the other public routes (no organization yet),
-    // platform administration (every organization's rows), and the service role key, which the spec
-    // grants that bypass.
-    if (permission === 'public' || permission.startsWith('admin:') || !principal || principal.kind === 'service') return bypassingRowLevelSecurity(next);
+    // Bypasses row-level security: sign-in, sign-up and the other public routes (no organization yet), the
+    // internal metrics (no caller at all), platform administration (every organization's rows), and the
+    // service role key, which the spec grants that bypass.
+    if (permission === 'public' || permission === 'internal' || permission.startsWith('admin:') || !principal || principal.kind === 'service') return bypassingRowLevelSecurity(next);
     const { organizationId } = principal;
     await asOrganization(organizationId, next);
     // A streamed answer is read after the handler returned, outside its scope: each read (and the queries

@@ -9,9 +9,10 @@ import type { Middleware } from 'koa';
 import type { z } from 'zod';
 import type { AuditDetails } from '../audit/service.ts';
 import type { AppState } from './context.ts';
-import { BadRequestError, ClientClosedError, ForbiddenError, MalformedJsonError, PayloadTooLargeError, UnauthenticatedError, UnsupportedMediaTypeError } from '../core/errors.ts';
+import { BadRequestError, ClientClosedError, ForbiddenError, MalformedJsonError, PayloadTooLargeError, ServiceUnavailableError, UnauthenticatedError, UnsupportedMediaTypeError } from '../core/errors.ts';
 import { isAllowed, type Permission } from '../core/permissions.ts';
 import type { Page } from '../core/pagination.ts';
+import { metricsTokenMatches } from '../../lib/metrics.ts';
 import { databaseScope } from './database-scope.ts';
 import { successBody } from './surface.ts';
 import { parseInput } from './validate.ts';
@@ -56,7 +57,7 @@ export function pageReply(page: Page<unknown>): JsonReply {
 }
 
 export interface RouteSpec<Q extends z.ZodType | undefined, P extends z.ZodType | undefined, B extends z.ZodType | undefined> {
-  /** What the caller's role and credential scope must grant (core/permissions.ts); `public` needs no credential. */
+  /** What the caller's role and credential scope must grant (core/permissions.ts); `public` needs no credential, `internal` the metrics token. */
   permission: Permission;
   method: HttpMethod;
   /** OpenAPI form (`/api/deployments/{id}`); `/api/...` routes are also served under `/api/v1/...`. */
@@ -120,7 +121,15 @@ const parseJson = koaBody({
   },
 });
 
-function authorize(permission: Permission): Middleware<AppState> {
+function authorize(permission: Permission, internalToken: string | undefined): Middleware<AppState> {
+  if (permission === 'internal') {
+    // For scrapers, not users: the caller's credential, valid or not, plays no part.
+    return async (ctx, next) => {
+      if (internalToken === undefined) throw new ServiceUnavailableError('Kiln\'s internal metrics are off: KILN_METRICS_TOKEN is not set');
+      if (!metricsTokenMatches(ctx.get('Authorization'), internalToken)) throw new UnauthenticatedError('Invalid metrics token');
+      await next();
+    };
+  }
   return async (ctx, next) => {
     if (permission !== 'public') {
       if (ctx.state.authError) throw ctx.state.authError;
@@ -158,7 +167,13 @@ function clientGone(res: ServerResponse): AbortSignal {
 /** Per path segment, 0 for a literal and 1 for a parameter: ordering by it puts literals first. */
 const parameterMask = (path: string) => path.split('/').map((segment) => (segment.startsWith('{') ? '1' : '0')).join('');
 
-export function mountRoutes(router: Router<AppState>, routes: readonly Route[], extra: { idempotency: Middleware<AppState> }): void {
+export interface MountOptions {
+  idempotency: Middleware<AppState>;
+  /** KILN_METRICS_TOKEN: what `internal` routes ask for; unset, they answer 503. */
+  internalToken: string | undefined;
+}
+
+export function mountRoutes(router: Router<AppState>, routes: readonly Route[], extra: MountOptions): void {
   // The router answers with the first route that matches, so a literal segment must come before a parameter
   // in the same place (/v1/models/templates before /v1/models/{id}), whichever module declared its route
   // first; the sort is stable, so routes otherwise keep their modules' order.
@@ -169,7 +184,7 @@ export function mountRoutes(router: Router<AppState>, routes: readonly Route[], 
         ctx.state.resourceType = route.resourceType;
         await next();
       },
-      authorize(route.permission),
+      authorize(route.permission, extra.internalToken),
       databaseScope(route.permission),
     ];
     if (route.body) chain.push(requireJson, parseJson);
@@ -205,7 +220,12 @@ export function mountRoutes(router: Router<AppState>, routes: readonly Route[], 
       }
     });
     for (const path of servedPaths(route.path)) {
-      router.register(path.replace(/\{(\w+)\}/g, ':$1'), [route.method], chain);
+      // The path as declared, never the URL: metrics label requests by it (http/metrics.ts).
+      const named: Middleware<AppState> = async (ctx, next) => {
+        ctx.state.route = path;
+        await next();
+      };
+      router.register(path.replace(/\{(\w+)\}/g, ':$1'), [route.method], [named, ...chain]);
     }
   }
 }

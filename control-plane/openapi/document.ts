@@ -74,19 +74,21 @@ function creationLinks(route: Route, path: string, routes: readonly Route[]) {
 function operation(route: Route, path: string, routes: readonly Route[]): ZodOpenApiOperationObject {
   const platform = surfaceOf(path) === 'platform';
   const isPublic = route.permission === 'public';
+  // The metrics token answers for the route itself: a bad one is 401, and no credential is ever short of a permission (403).
+  const isInternal = route.permission === 'internal';
   const errorSchema = platform ? PlatformError : ReferenceError;
   // What any route may answer besides its own errors: malformed input (400), too many requests (429), a bad
   // or insufficient credential (401, 403), a body too large (413), not JSON (415) or breaking a rule (422),
   // and an Idempotency-Key used before with another request (409).
   const statuses = new Set([
-    400, 429, ...(isPublic ? [] : [401, 403]), ...(route.body ? [413, 415, 422] : []), ...(route.idempotent ? [409] : []), ...(route.errors ?? []),
+    400, 429, ...(isPublic ? [] : isInternal ? [401] : [401, 403]), ...(route.body ? [413, 415, 422] : []), ...(route.idempotent ? [409] : []), ...(route.errors ?? []),
   ]);
   const success = route.successStatus ?? 200;
   return {
     operationId: operationIdOf(route, path),
     summary: route.summary,
     tags: [route.tag],
-    security: isPublic ? [] : [{ bearer: [] }],
+    security: isPublic ? [] : isInternal ? [{ metricsToken: [] }] : [{ bearer: [] }],
     requestParams: {
       ...(route.query ? { query: route.query } : {}),
       ...(route.params ? { path: route.params } : {}),
@@ -127,7 +129,12 @@ export function buildOpenApiDocument(routes: readonly Route[]) {
       version: '1.0.0',
       description: 'Deploy and run AI models (vLLM) on GPU infrastructure. The reference API is under /v1; the web platform API under /api and /api/v1.',
     },
-    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key (sk_live_/sk_test_), an access token from login, or (server-to-server only, with X-Organization-ID) a service role key (srk_live_/srk_test_).' } } },
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'An API key (sk_live_/sk_test_), an access token from login, or (server-to-server only, with X-Organization-ID) a service role key (srk_live_/srk_test_).' },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'KILN_METRICS_TOKEN, the internal token of scrapers such as Prometheus (GET /metrics/internal); no user credential stands in for it.' },
+      },
+    },
     paths,
   });
 }

@@ -39,7 +39,7 @@ test('mail: unset SMTP_URL logs messages in development and stops a production s
 });
 
 test('invalid values stop start-up naming the variable', async (t) => {
-  for (const [name, value] of [['PORT', 'eighty'], ['KILN_ENV', 'staging'], ['DATABASE_URL', 'mysql://x'], ['KILN_SIGNING_KEY', 'short'], ['SMTP_URL', 'http://mail.example'], ['KILN_PUBLIC_URL', 'kiln.example']] as const) {
+  for (const [name, value] of [['PORT', 'eighty'], ['KILN_ENV', 'staging'], ['DATABASE_URL', 'mysql://x'], ['KILN_SIGNING_KEY', 'short'], ['SMTP_URL', 'http://mail.example'], ['KILN_PUBLIC_URL', 'kiln.example'], ['KILN_METRICS_TOKEN', 'shorter than 32 characters']] as const) {
     await t.throwsAsync(loadConfig('api', { DATA_DIR: await tempDir(), [name]: value }), { message: new RegExp(name) }, name);
   }
 });
@@ -59,12 +59,13 @@ test('worker: the Pulumi passphrase is required in production, generated and kep
   await t.throwsAsync(loadConfig('worker', { DATA_DIR: await tempDir(), ...PRODUCTION }), { message: 'invalid configuration: PULUMI_CONFIG_PASSPHRASE is required when KILN_ENV=production' });
   const dataDir = await tempDir();
   const development = await loadConfig('worker', { DATA_DIR: dataDir, DATABASE_URL: PRODUCTION.DATABASE_URL });
-  t.like(development, { temporalAddress: '127.0.0.1:7233', pulumiBackendUrl: `file://${join(dataDir, 'pulumi-state')}`, allowPrivateWebhookUrls: true });
+  t.like(development, { temporalAddress: '127.0.0.1:7233', pulumiBackendUrl: `file://${join(dataDir, 'pulumi-state')}`, allowPrivateWebhookUrls: true, metricsToken: undefined, metricsPort: 9464 });
   t.is((await readFile(join(dataDir, 'pulumi-passphrase'), 'utf8')).trim(), development.pulumiPassphrase);
   t.is((await loadConfig('worker', { DATA_DIR: dataDir, DATABASE_URL: PRODUCTION.DATABASE_URL })).pulumiPassphrase, development.pulumiPassphrase);
   t.is((await loadConfig('worker', { DATA_DIR: dataDir, DATABASE_URL: PRODUCTION.DATABASE_URL, PULUMI_BACKEND_URL: 's3://kiln-state' })).pulumiBackendUrl, 's3://kiln-state');
   await t.throwsAsync(loadConfig('worker', { DATA_DIR: dataDir }), { message: /DATABASE_URL is required by the worker/ });
-  for (const [name, value] of [['PULUMI_BACKEND_URL', 'kiln-state'], ['TEMPORAL_ADDRESS', 'http://temporal:7233']] as const) {
+  t.like(await loadConfig('worker', { DATA_DIR: dataDir, DATABASE_URL: PRODUCTION.DATABASE_URL, KILN_METRICS_TOKEN: 'm'.repeat(32), KILN_WORKER_METRICS_PORT: '0' }), { metricsToken: 'm'.repeat(32), metricsPort: 0 });
+  for (const [name, value] of [['PULUMI_BACKEND_URL', 'kiln-state'], ['TEMPORAL_ADDRESS', 'http://temporal:7233'], ['KILN_WORKER_METRICS_PORT', '70000']] as const) {
     await t.throwsAsync(loadConfig('worker', { DATA_DIR: dataDir, DATABASE_URL: PRODUCTION.DATABASE_URL, [name]: value }), { message: new RegExp(name) }, name);
   }
 });

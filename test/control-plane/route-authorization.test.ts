@@ -2,7 +2,8 @@
 // custom role, each with a login session and an API key of each scope, is refused (403) exactly when the
 // table says the role and the scope together do not allow it. A platform administrator (an owner listed in
 // KILN_ADMIN_EMAILS, not an organization role) walks them too: admin:* routes open to them alone. Requests carry no valid input, so what is
-// allowed fails validation or finds nothing (400, 404...) and changes nothing.
+// allowed fails validation or finds nothing (400, 404...) and changes nothing. An `internal` route (GET
+// /metrics/internal) takes Kiln's metrics token and no user credential: every one of them is 401 there.
 import test from 'ava';
 import {
   ROLE_PERMISSIONS, ROLES, SCOPE_PERMISSIONS, SCOPES, type OrganizationPermission, type Permission, type Scope,
@@ -12,7 +13,7 @@ import { addMember, routePermissions, signup, startTestApi, type TestApi } from 
 
 let api: TestApi;
 test.before(async () => {
-  api = await startTestApi(import.meta.filename);
+  api = await startTestApi(import.meta.filename, { config: { metricsToken: 'route-authorization-metrics-token-0123456789' } });
 });
 test.after.always(() => api?.close());
 
@@ -59,11 +60,16 @@ test('each role and scope is allowed exactly the routes their permissions grant 
     for (const [route, permission] of Object.entries(routePermissions(api.app.routes))) {
       const [method, path] = route.split(' ') as [string, string];
       const res = await api.request(method, path.replace(/\{\w+\}/g, 'unknown'), credential.options);
+      if (permission === 'internal') {
+        if (res.status !== 401) mismatches.push(`${credential.label}: ${route} answered ${res.status}, an internal route refuses every user credential (401)`);
+        continue;
+      }
       const held = permission.startsWith('admin:') ? credential.platformAdmin === true : credential.granted.includes(permission);
       const allowed = permission === 'public' || (SCOPE_PERMISSIONS[credential.scope].includes(permission) && held);
       if ((res.status === 403) === allowed) mismatches.push(`${credential.label}: ${route} answered ${res.status}, table says ${allowed ? 'allowed' : 'refused'}`);
     }
   }));
   t.deepEqual(mismatches, []);
+  t.deepEqual(Object.entries(routePermissions(api.app.routes)).filter(([, permission]) => permission === 'internal').map(([route]) => route), ['GET /metrics/internal']);
   t.is(credentials.length, (ROLES.length + 2) * (SCOPES.length + 1));
 });

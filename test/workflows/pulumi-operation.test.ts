@@ -5,6 +5,7 @@ import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pulumiErrorSummary, runStackOperation, type IsolatedStackRequest, type PulumiSettings } from '../../workflows/pulumi/automation.ts';
+import { workerMetrics } from '../../workflows/metrics.ts';
 import type { TestProgramInput } from './fixtures/test-program.ts';
 import { pulumiSettingsIn } from '../support/pulumi.ts';
 
@@ -35,6 +36,28 @@ test('up answers with the outputs and destroy removes the stack', async (t) => {
 
   await runStackOperation(settings, request('dep_up'), 'destroy');
   t.deepEqual(await stacksOf(settings), []);
+});
+
+/** How many operations the worker's histogram holds for these labels, and their summed seconds. */
+async function timed(operation: string, outcome: string) {
+  const values = (await workerMetrics().pulumiOperations.get()).values.filter((v) => v.labels.operation === operation && v.labels.outcome === outcome);
+  const of = (name: string) => values.find((v) => v.metricName === name)?.value ?? 0;
+  return { count: of('kiln_pulumi_operation_duration_seconds_count'), sum: of('kiln_pulumi_operation_duration_seconds_sum') };
+}
+
+// Alone (serial): the other tests' operations would move the process's histogram.
+test.serial('each operation\'s duration is measured by operation and outcome', async (t) => {
+  const settings = await world();
+  const before = { up: await timed('up', 'succeeded'), failed: await timed('up', 'failed'), destroy: await timed('destroy', 'succeeded') };
+  await runStackOperation(settings, request('dep_timed'), 'up');
+  await t.throwsAsync(runStackOperation(settings, request('dep_timed', { failWith: 'the API server refused the Deployment' }), 'up'));
+  await runStackOperation(settings, request('dep_timed'), 'destroy');
+  const up = await timed('up', 'succeeded');
+  t.is(up.count - before.up.count, 1);
+  // At least the time Pulumi takes to start an engine.
+  t.true(up.sum - before.up.sum > 0.1, `${up.sum - before.up.sum} s`);
+  t.is((await timed('up', 'failed')).count - before.failed.count, 1);
+  t.is((await timed('destroy', 'succeeded')).count - before.destroy.count, 1);
 });
 
 test('a lock left by a worker that died mid-update is cleared and the update runs', async (t) => {

@@ -11,6 +11,7 @@ import { createWebhookActivities, post, signer, type WebhookAttempt } from '../.
 import { isPrivateAddress, PrivateUrlError } from '../../lib/network-guard.ts';
 import { createQueueWorker } from '../../workflows/queue.ts';
 import { webhooksQueue } from '../../workflows/webhooks/queue.ts';
+import { serveWorkerMetrics, workerMetrics } from '../../workflows/metrics.ts';
 import { installTestRuntime, testBundleDir } from '../support/temporal.ts';
 
 installTestRuntime();
@@ -67,6 +68,43 @@ test('a delivery is signed with the Standard Webhooks scheme and recorded', asyn
   t.deepEqual(result, { delivered: true, attempts: 1 });
   t.deepEqual(r.verified, [PAYLOAD]);
   t.like(attempts, [{ attempt: 1, statusCode: 204, subscriptionId: 'whs_1', eventId: 'evt_1' }]);
+});
+
+// Alone (serial): the deliveries of other tests would move the process's counts.
+test.serial('each attempt\'s outcome and each activity\'s are counted, and the worker serves them to the holder of the metrics token', async (t) => {
+  const token = 'worker-metrics-token-0123456789abcdefghij';
+  const listener = await serveWorkerMetrics({ token, port: 0, host: '127.0.0.1' });
+  t.teardown(() => listener.close());
+  const scrape = async (authorization?: string) => {
+    const res = await fetch(`http://127.0.0.1:${listener.port}/metrics/internal`, { headers: authorization ? { authorization } : {} });
+    return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
+  };
+  const deliveries = async (outcome: string) => (await workerMetrics().webhookDeliveries.get()).values.find((v) => v.labels.outcome === outcome)?.value ?? 0;
+  const before = { delivered: await deliveries('delivered'), failed: await deliveries('failed'), refused: await deliveries('refused') };
+
+  const r = await receiver([503, 204]);
+  t.teardown(r.close);
+  t.deepEqual((await deliver(t, r.url)).result, { delivered: true, attempts: 2 });
+  t.is(await deliveries('delivered') - before.delivered, 1);
+  t.is(await deliveries('failed') - before.failed, 1);
+  t.is(await deliveries('refused') - before.refused, 0);
+
+  const res = await scrape(`Bearer ${token}`);
+  t.is(res.status, 200);
+  t.is(res.type, 'text/plain; version=0.0.4; charset=utf-8');
+  t.regex(res.text, new RegExp(`^kiln_webhook_deliveries_total\\{outcome="delivered"\\} ${before.delivered + 1}$`, 'm'));
+  // This test's own task queue: the failed attempt, then the one that delivered.
+  const queue = `webhooks-${t.title.replace(/\W+/g, '-').slice(0, 40)}`;
+  t.regex(res.text, new RegExp(`^kiln_workflow_activity_outcomes_total\\{task_queue="${queue}",activity="sendWebhook",outcome="failed"\\} 1$`, 'm'));
+  t.regex(res.text, new RegExp(`^kiln_workflow_activity_outcomes_total\\{task_queue="${queue}",activity="sendWebhook",outcome="completed"\\} 1$`, 'm'));
+  t.regex(res.text, /^process_resident_memory_bytes \d/m);
+
+  for (const authorization of [undefined, `Bearer ${token}x`, token]) {
+    const refused = await scrape(authorization);
+    t.is(refused.status, 401, String(authorization));
+    t.deepEqual(JSON.parse(refused.text), { error: 'Unauthorized', message: 'Invalid metrics token', code: 'INVALID_API_KEY', statusCode: 401 });
+  }
+  t.is((await fetch(`http://127.0.0.1:${listener.port}/metrics`)).status, 404);
 });
 
 test('a failing receiver sees retries with backoff until it accepts', async (t) => {

@@ -4,6 +4,7 @@ import { fork } from 'node:child_process';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConcurrentUpdateError, LocalWorkspace, PulumiCommand, type OutputMap, type PulumiFn, type Stack } from '@pulumi/pulumi/automation/index.js';
+import { workerMetrics, type PulumiOutcome } from '../metrics.ts';
 
 export interface PulumiSettings {
   /** State backend, e.g. `file:///var/lib/kiln/pulumi-state` or `s3://bucket`. */
@@ -102,8 +103,21 @@ const OPERATION_PROCESS = new URL('./operation-process.ts', import.meta.url).pat
 /**
  * Runs `up`, `refresh`, `preview` or `destroy` (which also removes the stack) in a child process of its own
  * (see operation-process.ts) and answers with the stack's outputs (none for a preview: its steps go to onStep).
+ * Its duration and outcome go to the worker's metrics (kiln_pulumi_operation_duration_seconds).
  */
-export function runStackOperation(settings: PulumiSettings, request: IsolatedStackRequest, operation: StackOperation, hooks: OperationHooks = {}): Promise<OutputMap> {
+export async function runStackOperation(settings: PulumiSettings, request: IsolatedStackRequest, operation: StackOperation, hooks: OperationHooks = {}): Promise<OutputMap> {
+  const done = workerMetrics().pulumiOperations.startTimer({ operation });
+  try {
+    const outputs = await runInProcess(settings, request, operation, hooks);
+    done({ outcome: 'succeeded' });
+    return outputs;
+  } catch (error) {
+    done({ outcome: (hooks.signal?.aborted ? 'aborted' : 'failed') satisfies PulumiOutcome });
+    throw error;
+  }
+}
+
+function runInProcess(settings: PulumiSettings, request: IsolatedStackRequest, operation: StackOperation, hooks: OperationHooks): Promise<OutputMap> {
   return new Promise((resolve, reject) => {
     const child = fork(OPERATION_PROCESS, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
     let stderr = '';

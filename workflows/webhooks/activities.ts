@@ -6,6 +6,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookDeliveryInput } from '../contract/webhooks.ts';
 import { assertPublicUrl, PrivateUrlError, publicOnlyLookup } from '../../lib/network-guard.ts';
+import { workerMetrics, type WebhookOutcome } from '../metrics.ts';
 
 export interface WebhookAttempt {
   readonly deliveryId: string;
@@ -32,8 +33,12 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   return {
     async sendWebhook(input: WebhookDeliveryInput): Promise<{ attempt: number }> {
       const attempt = Context.current().info.attempt;
+      const counted = (outcome: WebhookOutcome) => workerMetrics().webhookDeliveries.inc({ outcome });
       const subscription = await deps.subscriptions.find(input.subscriptionId);
-      if (!subscription) throw ApplicationFailure.create({ message: 'the subscription was deleted', type: 'SubscriptionGone', details: [{ attempt }] });
+      if (!subscription) {
+        counted('gone');
+        throw ApplicationFailure.create({ message: 'the subscription was deleted', type: 'SubscriptionGone', details: [{ attempt }] });
+      }
       const body = JSON.stringify(await deps.events.payload(input.eventId));
       const started = Date.now();
       const record = (result: { statusCode?: number; error?: string }) =>
@@ -54,11 +59,14 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         const message = (error as Error).message;
         await record({ error: message });
         const type = error instanceof PrivateUrlError ? 'UrlNotAllowed' : 'DeliveryFailed';
+        counted(type === 'UrlNotAllowed' ? 'blocked' : 'failed');
         throw ApplicationFailure.create({ message: `delivery failed: ${message}`, type, details: [{ attempt }] });
       }
       await record({ statusCode: status });
-      if (status >= 200 && status < 300) return { attempt };
+      const delivered = status >= 200 && status < 300;
       const refused = status >= 400 && status < 500 && status !== 408 && status !== 429;
+      counted(delivered ? 'delivered' : refused ? 'refused' : 'failed');
+      if (delivered) return { attempt };
       throw ApplicationFailure.create({ message: `the receiver answered ${status}`, type: refused ? 'ReceiverRefused' : 'DeliveryFailed', details: [{ attempt }] });
     },
   };
