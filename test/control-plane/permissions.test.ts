@@ -3,13 +3,17 @@ import test from 'ava';
 import { isAllowed, ROLE_PERMISSIONS, ROLES, SCOPES, type Permission } from '../../control-plane/core/permissions.ts';
 import { routePermissions, startTestApi, type TestApi } from '../support/control-plane.ts';
 
-// The permissions the routes of the app declare.
+// The permissions the routes of the app declare; `internal` ones (Kiln's metrics token, no user credential)
+// are checked apart.
 let api: TestApi;
 let routes: [string, Permission][];
+let internalRoutes: [string, Permission][];
 let writes: [string, Permission][];
 test.before(async () => {
   api = await startTestApi(import.meta.filename);
-  routes = Object.entries(routePermissions(api.app.routes));
+  const all = Object.entries(routePermissions(api.app.routes));
+  routes = all.filter(([, p]) => p !== 'internal');
+  internalRoutes = all.filter(([, p]) => p === 'internal');
   writes = routes.filter(([route]) => !route.startsWith('GET '));
 });
 test.after.always(() => api?.close());
@@ -23,6 +27,11 @@ test('public routes are only the credential-free ones: health, OpenAPI, the sign
     'POST /api/auth/login', 'POST /api/auth/refresh', 'POST /v1/auth/signin', 'POST /v1/auth/signup',
     'POST /v1/team/invite/{token}/accept', 'POST /v1/team/invite/{token}/decline',
   ]);
+});
+
+test('internal routes are Kiln\'s own metrics alone, which no role or scope is allowed, platform administrators included', (t) => {
+  t.deepEqual(internalRoutes.map(([route]) => route), ['GET /metrics/internal']);
+  for (const role of ROLES) for (const scope of SCOPES) t.false(isAllowed('internal', ROLE_PERMISSIONS[role], scope, true), `${role} ${scope}`);
 });
 
 // Scopes are checked for an owner who is also a platform administrator, so admin routes count too.
