@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { deriveKey } from '../lib/keys.ts';
 import { createSecretBox } from '../lib/secret-box.ts';
 import { syncKubernetesCluster } from '../control-plane/clusters/service.ts';
-import { exitOnConfigError, loadConfig } from '../control-plane/config.ts';
+import { developmentSecret, exitOnConfigError, loadConfig } from '../control-plane/config.ts';
 import { openDatabase } from '../control-plane/database/orm.ts';
 import { startApi } from '../control-plane/server.ts';
 import { startWorker } from '../workflows/worker.ts';
@@ -26,6 +26,10 @@ const say = (line: string) => log.info(line);
 
 async function main(): Promise<void> {
   say(`data folder ${dataDir}`);
+
+  // Kiln's own metrics (GET /metrics/internal of the API and of the worker): scrapers send this token, generated
+  // once into DATA_DIR/metrics-token unless KILN_METRICS_TOKEN gives one.
+  const metricsToken = config.metricsToken ?? await developmentSecret(dataDir, 'metrics-token');
 
   const postgres = config.databaseUrl
     ? externalPostgres(config.databaseUrl)
@@ -53,12 +57,13 @@ async function main(): Promise<void> {
 
   for (const plugin of describePulumiPlugins()) say(`Pulumi plugin ${plugin}`);
 
-  const worker = await startWorker(await loadConfig('worker', { ...pulumiToolsEnv(), ...process.env, DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporal.address }), log);
+  const worker = await startWorker(await loadConfig('worker', { ...pulumiToolsEnv(), ...process.env, KILN_METRICS_TOKEN: metricsToken, DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporal.address }), log);
   stops.push(() => worker.stop());
 
-  const api = await startApi({ config: { ...config, databaseUrl: postgres.url, temporalAddress: temporal.address }, log });
+  const api = await startApi({ config: { ...config, metricsToken, databaseUrl: postgres.url, temporalAddress: temporal.address }, log });
   stops.push(() => api.close());
   say(`API: ${api.url} (reference API under /v1, platform API under /api)`);
+  say(`Kiln's own metrics: ${api.url}/metrics/internal (API), http://127.0.0.1:${worker.metricsPort}/metrics/internal (worker), Bearer token in ${config.metricsToken ? 'KILN_METRICS_TOKEN' : join(dataDir, 'metrics-token')}`);
 
   // Deployments are placed on registered clusters: the one started (or named by KUBECONFIG) is `local`.
   // A cluster Kiln cannot read (e.g. a kubeconfig that signs in through a command) leaves the rest running:
