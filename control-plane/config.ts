@@ -38,6 +38,8 @@ const Sections = {
     KILN_HF_TOKEN: z.string().min(1).optional(),
     // A lookup waits no longer than this, so a Hub that hangs answers 503 quickly.
     KILN_HF_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+    // The Prometheus whose HTTP API the metric routes query (npm start runs one on 9090).
+    PROMETHEUS_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:9090'),
   }),
   worker: z.object({
     // Pulumi's state backend (file://, s3://, https://api.pulumi.com ...); a file backend under DATA_DIR when unset.
@@ -80,6 +82,8 @@ export interface ApiConfig extends SharedConfig {
   readonly publicUrl: string;
   /** The Hugging Face Hub (or a mirror) model facts are read from, its token and how long a lookup may take. */
   readonly hub: { readonly endpoint: string; readonly token: string | undefined; readonly timeoutMs: number };
+  /** Base URL of the Prometheus the metric routes query. */
+  readonly prometheusUrl: string;
 }
 
 /** The API's configuration, as app.ts takes it. */
@@ -156,6 +160,7 @@ async function apiConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.api
     mailFrom: e.MAIL_FROM,
     publicUrl: e.KILN_PUBLIC_URL.replace(/\/+$/, ''),
     hub: { endpoint: e.KILN_HF_ENDPOINT.replace(/\/+$/, ''), token: e.KILN_HF_TOKEN, timeoutMs: e.KILN_HF_TIMEOUT_MS },
+    prometheusUrl: e.PROMETHEUS_URL.replace(/\/+$/, ''),
   };
 }
 

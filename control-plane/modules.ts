@@ -12,6 +12,7 @@ import { gpuTypesModule } from './gpu-types/module.ts';
 import { healthModule } from './health/module.ts';
 import { idempotencyModule } from './idempotency/module.ts';
 import { inferenceModule } from './inference/module.ts';
+import { monitoringModule } from './monitoring/module.ts';
 import { modelsModule } from './models/module.ts';
 import type { ApiModule } from './module.ts';
 import { notificationsModule } from './notifications/module.ts';
@@ -45,6 +46,7 @@ export const API_MODULES: readonly ApiModule[] = [
   modelsModule,
   deploymentsModule,
   inferenceModule,
+  monitoringModule,
   webhooksModule,
   ssoModule,
   settingsModule,

@@ -14,6 +14,7 @@ import { startWorker } from '../workflows/worker.ts';
 import { DEV_POSTGRES_PORT, externalPostgres, startPostgres } from './servers/postgres.ts';
 import { externalTemporal, startTemporal } from './servers/temporal.ts';
 import { startGpuCluster } from './servers/gpu-cluster.ts';
+import { externalPrometheus, startPrometheus } from './servers/prometheus.ts';
 import { pulumiToolsEnv } from './tools/paths.ts';
 import { describePulumiPlugins } from './tools/pulumi-plugins.ts';
 
@@ -56,6 +57,14 @@ async function main(): Promise<void> {
   }
 
   for (const plugin of describePulumiPlugins()) say(`Pulumi plugin ${plugin}`);
+
+  // Unset, PROMETHEUS_URL means a Prometheus of npm start's own (on the address the configuration defaults to),
+  // scraping the cluster's model servers.
+  const prometheus = process.env.PROMETHEUS_URL
+    ? externalPrometheus(config.prometheusUrl)
+    : await startPrometheus({ dataDir: join(dataDir, 'prometheus'), port: 9090, kubeconfigs: [kubeconfig] });
+  stops.push(() => prometheus.stop());
+  say(`Prometheus: ${prometheus.url}${process.env.PROMETHEUS_URL ? ' (PROMETHEUS_URL)' : ', scraping the model servers by pod discovery'}`);
 
   const worker = await startWorker(await loadConfig('worker', { ...pulumiToolsEnv(), ...process.env, KILN_METRICS_TOKEN: metricsToken, DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporal.address }), log);
   stops.push(() => worker.stop());

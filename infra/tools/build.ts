@@ -78,8 +78,9 @@ async function goBuild(name: ToolName, spec: ToolSpec, staging: string): Promise
       throw new ToolError(name, `go ${args[0]} failed:\n${tail(`${e.stderr ?? ''}${e.stdout ?? ''}` || e.message)}`);
     });
 
+  const version = go.moduleVersion ?? spec.version;
   if (go.mode === 'install') {
-    for (const pkg of go.packages) await goRun(['install', ...buildFlags, `${pkg}@${spec.version}`]);
+    for (const pkg of go.packages) await goRun(['install', ...buildFlags, `${pkg}@${version}`]);
     return;
   }
 
@@ -87,7 +88,7 @@ async function goBuild(name: ToolName, spec: ToolSpec, staging: string): Promise
   const wrapper = join(staging, 'module');
   await mkdir(wrapper);
   await writeFile(join(wrapper, 'go.mod'), 'module kiln.local/tools\n');
-  const { stdout } = await goRun(['mod', 'download', '-json', `${go.module}@${spec.version}`], wrapper);
+  const { stdout } = await goRun(['mod', 'download', '-json', `${go.module}@${version}`], wrapper);
   const info = JSON.parse(stdout) as { GoMod: string; Error?: string };
   if (info.Error) throw new ToolError(name, info.Error);
   const upstream = await readFile(info.GoMod, 'utf8');
@@ -98,7 +99,7 @@ async function goBuild(name: ToolName, spec: ToolSpec, staging: string): Promise
     return version ? [`replace ${r.from} => ${r.from} ${version}`] : [];
   });
   await writeFile(join(wrapper, 'go.mod'), ['module kiln.local/tools', '', `go ${goLine}`, '', ...lines, ''].join('\n'));
-  await goRun(['get', ...go.packages.map((p) => `${p}@${spec.version}`)], wrapper);
+  await goRun(['get', ...go.packages.map((p) => `${p}@${version}`)], wrapper);
   await goRun(['build', ...buildFlags, '-o', `${bin}/`, ...go.packages], wrapper);
   await rm(wrapper, { recursive: true, force: true });
   for (const [built, wanted] of Object.entries(go.rename ?? {})) await rename(join(bin, built), join(bin, wanted));

@@ -20,6 +20,8 @@ export interface GoBuild {
   readonly ldflags?: readonly string[];
   /** Binaries whose default name (the package path's last element) is not the tool's name. */
   readonly rename?: Readonly<Record<string, string>>;
+  /** The module's version when it is not the release's (Prometheus publishes release 3.x.y as v0.3xx.y); the tool's version when absent. */
+  readonly moduleVersion?: string;
 }
 
 export interface ToolSpec {
@@ -123,6 +125,22 @@ export const TOOLS = {
       ldflags: ['sigs.k8s.io/kwok/pkg/consts.Version=v0.8.0'],
     },
     download: (v) => ({ url: `https://github.com/kubernetes-sigs/kwok/releases/download/${v}/kwok-linux-amd64`, paths: { kwok: 'kwok' } }),
+  },
+  prometheus: {
+    version: 'v3.16.0',
+    binaries: { prometheus: ['--version'] },
+    go: {
+      module: 'github.com/prometheus/prometheus',
+      packages: ['github.com/prometheus/prometheus/cmd/prometheus'],
+      mode: 'install',
+      moduleVersion: 'v0.316.0',
+      // Built without the web UI's assets (a Node build of their own): the HTTP API Kiln queries is all there.
+      ldflags: ['github.com/prometheus/common/version.Version=3.16.0'],
+    },
+    download: (v) => ({
+      url: `https://github.com/prometheus/prometheus/releases/download/${v}/prometheus-${bare(v)}.linux-amd64.tar.gz`,
+      paths: { prometheus: `prometheus-${bare(v)}.linux-amd64/prometheus` },
+    }),
   },
 } satisfies Record<string, ToolSpec>;
 

@@ -161,6 +161,28 @@ test.serial('inference through Kiln reaches each deployment\'s model server, who
   t.true(probe.body.tokens.completion > 0);
 });
 
+test.serial('load through Kiln shows in GET /v1/deployments/{id}/metrics, read from Prometheus scraping the model servers', async (t) => {
+  const { kiln, tenant } = t.context;
+  const list = await kiln.request('GET', '/api/deployments?limit=20', { token: tenant.key });
+  const chat = list.body.data.find((d: { name: string }) => d.name === 'chat');
+  const ask = () => kiln.request('POST', '/v1/inference', { token: tenant.key, body: { deployment: 'chat', messages: [{ role: 'user', content: 'Hello' }], max_tokens: 8 } });
+  for (let i = 0; i < 30; i++) t.is((await ask()).status, 200);
+  const latest = (points: Array<[number, number | null]>) => points.filter(([, v]) => v !== null).at(-1)?.[1] ?? null;
+  // Prometheus scrapes each second; the rate needs two scrapes after the load.
+  const metrics = await eventually('the load in the metrics', async () => {
+    const res = await kiln.request('GET', `/v1/deployments/${chat.id}/metrics?orgId=${tenant.organizationId}&step=5`, { token: tenant.key });
+    if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
+    // Three replicas were scaled up before: each is found and answers its scrape.
+    return (latest(res.body.series.generationTokensPerSecond) ?? 0) > 0 && (latest(res.body.series.requestsPerSecond) ?? 0) > 0
+      && latest(res.body.series.readyReplicas) === 3 && res.body;
+  }, 60_000);
+  t.true((latest(metrics.series.timeToFirstTokenSeconds.p95) ?? 0) > 0);
+  t.is(metrics.stepSeconds, 5);
+  // Another organization does not see it.
+  const other = await newTenant(kiln, 'metrics-other');
+  t.is((await kiln.request('GET', `/v1/deployments/${chat.id}/metrics?orgId=${other.organizationId}`, { token: other.key })).status, 404);
+});
+
 test.serial('pods that cannot be placed fail the deployment with the scheduler\'s reason; a retry after capacity is added runs it', async (t) => {
   const { kiln, tenant } = t.context;
   // Three of the four L4 GPUs are taken by `chat`: two more replicas leave one pod unschedulable.

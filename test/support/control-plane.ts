@@ -70,6 +70,8 @@ export async function startTestApi(testFile: string, overrides: TestApiOverrides
       KILN_ADMIN_EMAILS: 'admin@kiln.test', KILN_PUBLIC_URL: 'http://kiln.test',
       // No Hub unless a test gives one (test/support/hub-recordings.ts): a closed port, refused at once.
       KILN_HF_ENDPOINT: 'http://127.0.0.1:9',
+      // No Prometheus unless a test gives one: the metric routes answer 503.
+      PROMETHEUS_URL: 'http://127.0.0.1:9',
     }),
     ...overrides.config,
     databaseUrl,

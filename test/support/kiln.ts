@@ -14,6 +14,7 @@ import { openDatabase } from '../../control-plane/database/orm.ts';
 import type { GpuCluster, GpuNodePool } from '../../infra/servers/gpu-cluster.ts';
 import { freePort, startProcess, waitUntilReady, type ServerProcess } from '../../infra/servers/process.ts';
 import { startTemporal, type TemporalServer } from '../../infra/servers/temporal.ts';
+import { startPrometheus, type PrometheusServer } from '../../infra/servers/prometheus.ts';
 import { createTestDatabase } from './database.ts';
 import { eventually } from './eventually.ts';
 import { startTestGpuCluster } from './gpu-cluster.ts';
@@ -55,11 +56,15 @@ export async function startKiln(testFile: string, options: { nodePools?: readonl
   const temporalPorts = { port: await freePort(), uiPort: await freePort() };
   const apiPort = await freePort();
   let temporal: TemporalServer = await startTemporal({ dataDir: join(dataDir, 'temporal'), ...temporalPorts });
+  // This file's own Prometheus, scraping the cluster's model servers each second (the metric routes read it).
+  const prometheus: PrometheusServer = await startPrometheus({
+    dataDir: join(dataDir, 'prometheus'), port: await freePort(), kubeconfigs: [cluster.kubeconfig], scrapeIntervalSeconds: 1,
+  });
 
   const env = {
     ...pulumiToolsEnv(), ...process.env,
     DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address, DATA_DIR: dataDir, KILN_SIGNING_KEY: SIGNING_KEY,
-    PULUMI_CONFIG_PASSPHRASE: 'e2e', PORT: String(apiPort), LOG_LEVEL: 'warn',
+    PULUMI_CONFIG_PASSPHRASE: 'e2e', PORT: String(apiPort), LOG_LEVEL: 'warn', PROMETHEUS_URL: prometheus.url,
   };
   const start = (role: 'api' | 'worker') => startProcess(`kiln ${role}`, process.execPath,
     [join(ROOT, role === 'api' ? 'control-plane/main.ts' : 'workflows/worker.ts')],
@@ -120,6 +125,7 @@ export async function startKiln(testFile: string, options: { nodePools?: readonl
       await api.stop();
       await orm.close();
       await temporal.stop();
+      await prometheus.stop();
       await cluster.stop();
     },
   };

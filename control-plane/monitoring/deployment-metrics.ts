@@ -1,0 +1,40 @@
+// What GET /v1/deployments/{id}/metrics shows, as PromQL over vLLM's own metrics (the names a real vLLM and
+// the local simulator both expose), selected by the labels Prometheus gives a model server's series from its
+// pod (infra/servers/prometheus.ts): the organization's namespace and the deployment's name.
+
+export interface SeriesSelector {
+  readonly namespace: string;
+  readonly deployment: string;
+}
+
+/** A rate needs two scrapes in its window: at least 4 scrape intervals (5 s each), and no less than a step. */
+export function rateWindowSeconds(stepSeconds: number): number {
+  return Math.max(20, stepSeconds);
+}
+
+const QUANTILES = { p50: 0.5, p95: 0.95, p99: 0.99 } as const;
+export type Quantile = keyof typeof QUANTILES;
+
+/** Names and label values here are DNS labels (namespaces, deployment names): nothing to escape. */
+const selector = (s: SeriesSelector, extra = '') => `{namespace="${s.namespace}",deployment="${s.deployment}"${extra}}`;
+
+export function deploymentQueries(s: SeriesSelector, stepSeconds: number) {
+  const window = `${rateWindowSeconds(stepSeconds)}s`;
+  const rate = (metric: string, extra = '') => `sum(rate(${metric}${selector(s, extra)}[${window}]))`;
+  const quantiles = (histogram: string) => Object.fromEntries(Object.entries(QUANTILES).map(([name, q]) =>
+    [name, `histogram_quantile(${q}, sum by (le) (rate(${histogram}_bucket${selector(s)}[${window}])))`])) as Record<Quantile, string>;
+  return {
+    requestsPerSecond: rate('vllm:request_success_total'),
+    // vLLM counts a request that ends without finishing (a client gone, an engine error) as an abort.
+    errorsPerSecond: rate('vllm:request_success_total', ',finished_reason="abort"'),
+    promptTokensPerSecond: rate('vllm:prompt_tokens_total'),
+    generationTokensPerSecond: rate('vllm:generation_tokens_total'),
+    timeToFirstTokenSeconds: quantiles('vllm:time_to_first_token_seconds'),
+    e2eLatencySeconds: quantiles('vllm:e2e_request_latency_seconds'),
+    requestsRunning: `sum(vllm:num_requests_running${selector(s)})`,
+    requestsWaiting: `sum(vllm:num_requests_waiting${selector(s)})`,
+    kvCacheUsage: `avg(vllm:kv_cache_usage_perc${selector(s)})`,
+    // Replicas whose model server answered its last scrape.
+    readyReplicas: `sum(up${selector(s)})`,
+  };
+}

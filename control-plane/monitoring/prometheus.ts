@@ -1,0 +1,51 @@
+// Kiln's door to Prometheus's HTTP API (/api/v1/query_range): the metric routes are PromQL queries, and
+// Prometheus keeps the time series. A store that cannot be reached, or answers an error, is a 503 for that
+// request, never a 500.
+import { ServiceUnavailableError } from '../core/errors.ts';
+
+/** One series of a range query: its labels, and [unix seconds, value] points (NaN where PromQL has none). */
+export interface RangeSeries {
+  readonly labels: Readonly<Record<string, string>>;
+  readonly points: ReadonlyArray<readonly [number, number]>;
+}
+
+export interface RangeQuery {
+  readonly start: Date;
+  readonly end: Date;
+  readonly stepSeconds: number;
+}
+
+interface PrometheusAnswer {
+  status: 'success' | 'error';
+  error?: string;
+  data?: { resultType: string; result: Array<{ metric: Record<string, string>; values?: Array<[number, string]> }> };
+}
+
+export function createPrometheusClient(baseUrl: string, timeoutMs = 10_000) {
+  return {
+    async queryRange(promql: string, range: RangeQuery): Promise<RangeSeries[]> {
+      const params = new URLSearchParams({
+        query: promql, start: String(range.start.getTime() / 1000), end: String(range.end.getTime() / 1000), step: String(range.stepSeconds),
+      });
+      let answer: PrometheusAnswer;
+      try {
+        const response = await fetch(`${baseUrl}/api/v1/query_range`, {
+          method: 'POST', body: params, signal: AbortSignal.timeout(timeoutMs),
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        });
+        answer = await response.json() as PrometheusAnswer;
+      } catch {
+        throw new ServiceUnavailableError('The metrics store (Prometheus) is unavailable: try again shortly', {}, { 'Retry-After': '10' });
+      }
+      if (answer.status !== 'success' || !answer.data) {
+        throw new ServiceUnavailableError(`The metrics store (Prometheus) refused the query: ${answer.error ?? 'no data'}`, {}, { 'Retry-After': '10' });
+      }
+      return answer.data.result.map((series) => ({
+        labels: series.metric,
+        points: (series.values ?? []).map(([time, value]) => [time, Number(value)] as const),
+      }));
+    },
+  };
+}
+
+export type PrometheusClient = ReturnType<typeof createPrometheusClient>;
