@@ -58,13 +58,6 @@ async function main(): Promise<void> {
 
   for (const plugin of describePulumiPlugins()) say(`Pulumi plugin ${plugin}`);
 
-  // Unset, PROMETHEUS_URL means a Prometheus of npm start's own (on the address the configuration defaults to),
-  // scraping the cluster's model servers.
-  const prometheus = process.env.PROMETHEUS_URL
-    ? externalPrometheus(config.prometheusUrl)
-    : await startPrometheus({ dataDir: join(dataDir, 'prometheus'), port: 9090, kubeconfigs: [kubeconfig] });
-  stops.push(() => prometheus.stop());
-  say(`Prometheus: ${prometheus.url}${process.env.PROMETHEUS_URL ? ' (PROMETHEUS_URL)' : ', scraping the model servers by pod discovery'}`);
 
   const worker = await startWorker(await loadConfig('worker', { ...pulumiToolsEnv(), ...process.env, KILN_METRICS_TOKEN: metricsToken, DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporal.address }), log);
   stops.push(() => worker.stop());
@@ -73,6 +66,17 @@ async function main(): Promise<void> {
   stops.push(() => api.close());
   say(`API: ${api.url} (reference API under /v1, platform API under /api)`);
   say(`Kiln's own metrics: ${api.url}/metrics/internal (API), http://127.0.0.1:${worker.metricsPort}/metrics/internal (worker), Bearer token in ${config.metricsToken ? 'KILN_METRICS_TOKEN' : join(dataDir, 'metrics-token')}`);
+
+  // Unset, PROMETHEUS_URL means a Prometheus of npm start's own (on the address the configuration defaults to),
+  // scraping the cluster's model servers and the API's and worker's own metrics.
+  const prometheus = process.env.PROMETHEUS_URL
+    ? externalPrometheus(config.prometheusUrl)
+    : await startPrometheus({
+      dataDir: join(dataDir, 'prometheus'), port: 9090, kubeconfigs: [kubeconfig],
+      kiln: { targets: [new URL(api.url).host, `127.0.0.1:${worker.metricsPort}`], token: metricsToken },
+    });
+  stops.push(() => prometheus.stop());
+  say(`Prometheus: ${prometheus.url}${process.env.PROMETHEUS_URL ? ' (PROMETHEUS_URL)' : ', scraping the model servers by pod discovery and Kiln\'s own metrics'}`);
 
   // Deployments are placed on registered clusters: the one started (or named by KUBECONFIG) is `local`.
   // A cluster Kiln cannot read (e.g. a kubeconfig that signs in through a command) leaves the rest running:
