@@ -80,7 +80,7 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': restrict(...WORKFLOWS) },
   },
   {
-    files: ['workflows/**/workflow.ts', 'test/**/*.workflow.ts'],
+    files: ['workflows/**/workflow.ts', 'workflows/workflow-interceptors.ts', 'test/**/*.workflow.ts'],
     rules: {
       'no-restricted-imports': restrict(...WORKFLOWS, {
         group: ['node:*', 'fs', 'path', 'child_process', 'http', 'https', 'net', 'crypto', 'os'],

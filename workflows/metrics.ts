@@ -1,14 +1,16 @@
 // The worker process's own metrics: Pulumi operation durations (pulumi/automation.ts), webhook delivery results
-// (webhooks/activities.ts) and every activity's outcome (an interceptor queue.ts gives each worker), on one
+// (webhooks/activities.ts), every activity's outcome (an interceptor queue.ts gives each worker) and every
+// workflow run's (reported from the sandbox through a sink, workflow-interceptors.ts), on one
 // registry per process, made on first use, so Pulumi's operation processes, which import the same files,
 // make none. The worker serves them on a small listener of its own (serveWorkerMetrics, started by worker.ts
 // when KILN_METRICS_TOKEN is set). Workflow code never counts: it must stay deterministic and free of I/O.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CancelledFailure, type Context } from '@temporalio/activity';
-import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { createMetricsRegistry, METRICS_CONTENT_TYPE, metricsTokenMatches } from '../lib/metrics.ts';
+import type { OutcomeSinks } from './workflow-interceptors.ts';
 
 /** From a preview of a few seconds to a cluster's creation of half an hour. */
 const PULUMI_BUCKETS = [1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1200, 2400];
@@ -30,6 +32,10 @@ function createWorkerMetrics() {
     webhookDeliveries: new Counter({
       name: 'kiln_webhook_deliveries_total', help: 'Webhook delivery attempts, by outcome (delivered, refused, failed, blocked, gone).',
       labelNames: ['outcome'] as const, registers,
+    }),
+    workflows: new Counter({
+      name: 'kiln_workflow_outcomes_total', help: 'Workflow runs ended on this worker, by task queue, workflow and outcome (completed, failed, cancelled, continued_as_new; task_failed per failed workflow task).',
+      labelNames: ['task_queue', 'workflow', 'outcome'] as const, registers,
     }),
     activities: new Counter({
       name: 'kiln_workflow_activity_outcomes_total', help: 'Activity executions of Kiln\'s workflows, by task queue, activity and outcome (completed, failed, cancelled).',
@@ -63,6 +69,16 @@ export const activityOutcomes: ActivityInterceptorsFactory = (context: Context) 
     },
   },
 });
+
+/** The worker's side of workflow-interceptors.ts: each run's outcome, counted; never again on replay. */
+export const workflowOutcomes: InjectedSinks<OutcomeSinks> = {
+  outcomes: {
+    ended: {
+      fn: (info, outcome) => workerMetrics().workflows.inc({ task_queue: info.taskQueue, workflow: info.workflowType, outcome }),
+      callDuringReplay: false,
+    },
+  },
+};
 
 export interface MetricsListener {
   readonly port: number;

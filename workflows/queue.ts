@@ -4,7 +4,7 @@
 import type { Client } from '@temporalio/client';
 import { Runtime, Worker, type NativeConnection } from '@temporalio/worker';
 import type { Orm } from '../control-plane/database/orm.ts';
-import { activityOutcomes } from './metrics.ts';
+import { activityOutcomes, workflowOutcomes } from './metrics.ts';
 import type { PulumiSettings } from './pulumi/automation.ts';
 import { workflowBundle } from './workflow-bundle.ts';
 
@@ -42,7 +42,8 @@ export async function createQueueWorker(queue: QueueModule, options: QueueWorker
     taskQueue: options.taskQueue ?? queue.taskQueue,
     workflowBundle: { codePath: await workflowBundle(queue.workflowsPath, options.bundleDir, Runtime.instance().logger) },
     activities: options.activities,
-    // Each activity's outcome is counted in the worker's metrics (workflows/metrics.ts).
+    // Each activity's and each workflow run's outcome is counted in the worker's metrics (workflows/metrics.ts).
     interceptors: { activity: [activityOutcomes] },
+    sinks: workflowOutcomes,
   });
 }

@@ -10,6 +10,9 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 
 const sdkVersion = (name: string): string => (createRequire(import.meta.url)(`${name}/package.json`) as { version: string }).version;
 
+/** Bundled with every queue's workflows: the run's outcome, reported to the worker's metrics. */
+const WORKFLOW_INTERCEPTORS = new URL('./workflow-interceptors.ts', import.meta.url).pathname;
+
 /** Bundles being built by this process: workers created at once share one build. */
 const building = new Map<string, Promise<string>>();
 
@@ -28,7 +31,7 @@ async function build(workflowsPath: string, name: string, file: string, logger: 
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  const { code } = await bundleWorkflowCode({ workflowsPath, logger });
+  const { code } = await bundleWorkflowCode({ workflowsPath, logger, workflowInterceptorModules: [WORKFLOW_INTERCEPTORS] });
   const dir = dirname(file);
   await mkdir(dir, { recursive: true });
   // Written aside then renamed: another process starting at the same time never reads half a bundle.
@@ -42,8 +45,8 @@ async function build(workflowsPath: string, name: string, file: string, logger: 
 }
 
 /**
- * What the bundle is built from: the workflow file, every file it imports by relative path (type-only imports
- * bring no code in, so changing an activity does not rebuild it), and the SDK.
+ * What the bundle is built from: the workflow file and the interceptors, every file they import by relative
+ * path (type-only imports bring no code in, so changing an activity does not rebuild it), and the SDK.
  */
 async function sourceHash(workflowsPath: string): Promise<string> {
   const hash = createHash('sha256').update(`${sdkVersion('@temporalio/workflow')} ${sdkVersion('@temporalio/worker')}\n`);
@@ -58,5 +61,6 @@ async function sourceHash(workflowsPath: string): Promise<string> {
     }
   };
   await visit(resolve(workflowsPath));
+  await visit(WORKFLOW_INTERCEPTORS);
   return hash.digest('hex').slice(0, 16);
 }

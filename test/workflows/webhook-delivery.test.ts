@@ -71,7 +71,7 @@ test('a delivery is signed with the Standard Webhooks scheme and recorded', asyn
 });
 
 // Alone (serial): the deliveries of other tests would move the process's counts.
-test.serial('each attempt\'s outcome and each activity\'s are counted, and the worker serves them to the holder of the metrics token', async (t) => {
+test.serial('each attempt\'s outcome, each activity\'s and the workflow\'s are counted, and the worker serves them to the holder of the metrics token', async (t) => {
   const token = 'worker-metrics-token-0123456789abcdefghij';
   const listener = await serveWorkerMetrics({ token, port: 0, host: '127.0.0.1' });
   t.teardown(() => listener.close());
@@ -97,6 +97,7 @@ test.serial('each attempt\'s outcome and each activity\'s are counted, and the w
   const queue = `webhooks-${t.title.replace(/\W+/g, '-').slice(0, 40)}`;
   t.regex(res.text, new RegExp(`^kiln_workflow_activity_outcomes_total\\{task_queue="${queue}",activity="sendWebhook",outcome="failed"\\} 1$`, 'm'));
   t.regex(res.text, new RegExp(`^kiln_workflow_activity_outcomes_total\\{task_queue="${queue}",activity="sendWebhook",outcome="completed"\\} 1$`, 'm'));
+  t.regex(res.text, new RegExp(`^kiln_workflow_outcomes_total\\{task_queue="${queue}",workflow="${WEBHOOK_DELIVERY_WORKFLOW}",outcome="completed"\\} 1$`, 'm'));
   t.regex(res.text, /^process_resident_memory_bytes \d/m);
 
   for (const authorization of [undefined, `Bearer ${token}x`, token]) {
