@@ -5,6 +5,7 @@ import { METHODS } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { deriveKey } from '../lib/keys.ts';
+import { metricsTokenMatches } from '../lib/metrics.ts';
 import { createCursorCodec } from './core/pagination.ts';
 import { auditTrail } from './http/audit.ts';
 import { authenticate } from './http/authenticate.ts';
@@ -62,7 +63,11 @@ export function createApp(deps: AppDeps): KilnApp {
   app.use(auditTrail(services.audit));
   app.use(errorHandler({ onUnhandled: (error, context) => services.errorTracker.capture(error, context) }));
   app.use(authenticate({ accessTokens: services.accessTokens, serviceKeys: services.serviceKeys, ...services.credentials.wrap(services) }));
-  app.use(rateLimit({ pool: deps.pool, limits: deps.rateLimits }));
+  const { metricsToken } = deps.config;
+  app.use(rateLimit({
+    pool: deps.pool, limits: deps.rateLimits,
+    isScraper: metricsToken === undefined ? undefined : (authorization) => metricsTokenMatches(authorization, metricsToken),
+  }));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return Object.assign(app, {

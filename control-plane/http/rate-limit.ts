@@ -77,12 +77,23 @@ async function countInMemory(limiter: BurstyRateLimiter, subjects: string[]): Pr
   )));
 }
 
-export function rateLimit(deps: { pool: pg.Pool; limits?: Readonly<Record<Plan, PlanLimit>> }): Middleware<AppState> {
+export interface RateLimitDeps {
+  pool: pg.Pool;
+  limits?: Readonly<Record<Plan, PlanLimit>>;
+  /**
+   * Whether a request without a user's credential is a scraper holding KILN_METRICS_TOKEN: it is no user, and
+   * a Prometheus scraping every replica from one address would use up that address's budget.
+   */
+  isScraper?: (authorization: string) => boolean;
+}
+
+export function rateLimit(deps: RateLimitDeps): Middleware<AppState> {
   const limits = deps.limits ?? PLAN_RATE_LIMITS;
   const inMemory = memoryLimiters(limits);
 
   return async (ctx, next) => {
     const principal = ctx.state.principal;
+    if (!principal && deps.isScraper?.(ctx.get('Authorization'))) return next();
     const plan: Plan = principal?.plan ?? 'free';
     const subjects = principal
       ? [principal.apiKeyId ? `key:${principal.apiKeyId}` : `user:${principal.userId}`, `org:${principal.organizationId}`]

@@ -109,6 +109,18 @@ test('an API without KILN_METRICS_TOKEN answers 503, whatever the caller sends',
   }
 });
 
+test('a scraper holding the token is not rate limited; a caller with a wrong one is', async (t) => {
+  // One request a minute without a credential (two with the burst), as seen from one address; on a database
+  // of its own, whose counters no other test moves.
+  const tight = { perMinute: 1, burst: 2 };
+  const limited = await startTestApi(import.meta.filename, { config: { metricsToken: TOKEN }, rateLimits: { free: tight, startup: tight, growth: tight, enterprise: tight } });
+  t.teardown(() => limited.close());
+  for (let i = 0; i < 5; i++) t.is((await limited.request('GET', '/metrics/internal', { token: TOKEN })).status, 200, `scrape ${i + 1}`);
+  const guesses = [];
+  for (let i = 0; i < 4; i++) guesses.push((await limited.request('GET', '/metrics/internal', { token: `${TOKEN}${i}` })).status);
+  t.deepEqual(guesses, [401, 401, 429, 429]);
+});
+
 test('the OpenAPI document shows the route behind its own token, answering text', async (t) => {
   const doc = (await api.request('GET', '/v1/openapi')).body;
   const op = doc.paths['/metrics/internal'].get;
