@@ -1,10 +1,12 @@
-// What GET /v1/deployments/{id}/metrics shows, as PromQL over vLLM's own metrics (the names a real vLLM and
-// the local simulator both expose), selected by the labels Prometheus gives a model server's series from its
-// pod (infra/servers/prometheus.ts): the organization's namespace and the deployment's name.
+// What the metric routes show, as PromQL over vLLM's own metrics (the names a real vLLM and the local
+// simulator both expose), selected by the labels Prometheus gives a model server's series from its pod
+// (infra/servers/prometheus.ts): the organization's namespace and the deployment's name. Every query is
+// aggregated by deployment, so one query serves one deployment or a whole organization.
 
-export interface SeriesSelector {
+export interface SeriesScope {
   readonly namespace: string;
-  readonly deployment: string;
+  /** One deployment; all of the namespace's when absent. */
+  readonly deployment?: string;
 }
 
 /** A rate needs two scrapes in its window: at least 4 scrape intervals (5 s each), and no less than a step. */
@@ -12,17 +14,24 @@ export function rateWindowSeconds(stepSeconds: number): number {
   return Math.max(20, stepSeconds);
 }
 
-const QUANTILES = { p50: 0.5, p95: 0.95, p99: 0.99 } as const;
+export const QUANTILES = { p50: 0.5, p95: 0.95, p99: 0.99 } as const;
 export type Quantile = keyof typeof QUANTILES;
 
-/** Names and label values here are DNS labels (namespaces, deployment names): nothing to escape. */
-const selector = (s: SeriesSelector, extra = '') => `{namespace="${s.namespace}",deployment="${s.deployment}"${extra}}`;
+export const METRICS = [
+  'requestsPerSecond', 'errorsPerSecond', 'promptTokensPerSecond', 'generationTokensPerSecond', 'requestsRunning', 'requestsWaiting', 'kvCacheUsage', 'readyReplicas',
+] as const;
+export const LATENCIES = ['timeToFirstTokenSeconds', 'e2eLatencySeconds'] as const;
+export type MetricName = (typeof METRICS)[number];
+export type LatencyName = (typeof LATENCIES)[number];
 
-export function deploymentQueries(s: SeriesSelector, stepSeconds: number) {
-  const window = `${rateWindowSeconds(stepSeconds)}s`;
-  const rate = (metric: string, extra = '') => `sum(rate(${metric}${selector(s, extra)}[${window}]))`;
+/** Names and label values here are DNS labels (namespaces, deployment names): nothing to escape. */
+const selector = (s: SeriesScope, extra = '') => `{namespace="${s.namespace}"${s.deployment ? `,deployment="${s.deployment}"` : ''}${extra}}`;
+
+export function metricQueries(s: SeriesScope, windowSeconds: number): Record<MetricName, string> & Record<LatencyName, Record<Quantile, string>> {
+  const window = `${windowSeconds}s`;
+  const rate = (metric: string, extra = '') => `sum by (deployment) (rate(${metric}${selector(s, extra)}[${window}]))`;
   const quantiles = (histogram: string) => Object.fromEntries(Object.entries(QUANTILES).map(([name, q]) =>
-    [name, `histogram_quantile(${q}, sum by (le) (rate(${histogram}_bucket${selector(s)}[${window}])))`])) as Record<Quantile, string>;
+    [name, `histogram_quantile(${q}, sum by (le, deployment) (rate(${histogram}_bucket${selector(s)}[${window}])))`])) as Record<Quantile, string>;
   return {
     requestsPerSecond: rate('vllm:request_success_total'),
     // vLLM counts a request that ends without finishing (a client gone, an engine error) as an abort.
@@ -31,10 +40,10 @@ export function deploymentQueries(s: SeriesSelector, stepSeconds: number) {
     generationTokensPerSecond: rate('vllm:generation_tokens_total'),
     timeToFirstTokenSeconds: quantiles('vllm:time_to_first_token_seconds'),
     e2eLatencySeconds: quantiles('vllm:e2e_request_latency_seconds'),
-    requestsRunning: `sum(vllm:num_requests_running${selector(s)})`,
-    requestsWaiting: `sum(vllm:num_requests_waiting${selector(s)})`,
-    kvCacheUsage: `avg(vllm:kv_cache_usage_perc${selector(s)})`,
+    requestsRunning: `sum by (deployment) (vllm:num_requests_running${selector(s)})`,
+    requestsWaiting: `sum by (deployment) (vllm:num_requests_waiting${selector(s)})`,
+    kvCacheUsage: `avg by (deployment) (vllm:kv_cache_usage_perc${selector(s)})`,
     // Replicas whose model server answered its last scrape.
-    readyReplicas: `sum(up${selector(s)})`,
+    readyReplicas: `sum by (deployment) (up${selector(s)})`,
   };
 }

@@ -1,17 +1,30 @@
-// GET /v1/deployments/{id}/metrics: a deployment's load, speed and health over a range, from Prometheus.
+// The metric routes, read from Prometheus: one deployment's series, every deployment's series, and the
+// organization's figures now.
 import { defineRoute, type Route } from '../http/routes.ts';
 import { DeploymentIdParams } from '../deployments/schemas.ts';
-import { DeploymentMetrics, DeploymentMetricsQuery } from './schemas.ts';
+import { CurrentMetrics, CurrentMetricsQuery, DeploymentMetrics, MetricsRangeQuery, OrganizationMetrics } from './schemas.ts';
 import type { MonitoringService } from './service.ts';
 
 export function monitoringRoutes(monitoring: MonitoringService): Route[] {
+  const common = { tag: 'Monitoring', permission: 'deployments:read' } as const;
   return [
     defineRoute({
-      tag: 'Monitoring', resourceType: 'deployment', permission: 'deployments:read', method: 'GET', path: '/v1/deployments/{id}/metrics',
-      operationId: 'getDeploymentMetricsV1',
+      ...common, resourceType: 'deployment', method: 'GET', path: '/v1/deployments/{id}/metrics', operationId: 'getDeploymentMetricsV1',
       summary: 'A deployment\'s requests/s, tokens/s, time to first token and latency percentiles, queue, KV cache, ready replicas and errors over a range',
-      params: DeploymentIdParams, query: DeploymentMetricsQuery, response: DeploymentMetrics, errors: [404, 503],
+      params: DeploymentIdParams, query: MetricsRangeQuery, response: DeploymentMetrics, errors: [404, 503],
       handle: async ({ params, query, state }) => ({ data: await monitoring.deploymentMetrics(state.em, state.principal!, params.id, query) }),
+    }),
+    defineRoute({
+      ...common, resourceType: 'metrics', method: 'GET', path: '/v1/monitoring/metrics', operationId: 'getOrganizationMetricsV1',
+      summary: 'The same series for each of the organization\'s live deployments over a range',
+      query: MetricsRangeQuery, response: OrganizationMetrics, errors: [503],
+      handle: async ({ query, state }) => ({ data: await monitoring.organizationMetrics(state.em, state.principal!, query) }),
+    }),
+    defineRoute({
+      ...common, resourceType: 'metrics', method: 'GET', path: '/v1/metrics', operationId: 'getCurrentMetricsV1',
+      summary: 'The organization\'s figures now (rates over the last minute): totals, and each live deployment\'s',
+      query: CurrentMetricsQuery, response: CurrentMetrics, errors: [503],
+      handle: async ({ state }) => ({ data: await monitoring.currentMetrics(state.em, state.principal!) }),
     }),
   ];
 }

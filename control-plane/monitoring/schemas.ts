@@ -8,7 +8,8 @@ const MAX_RANGE_DAYS = 31;
 
 const instant = z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601 timestamp.' });
 
-export const DeploymentMetricsQuery = z.strictObject({
+/** A range of series: GET /v1/deployments/{id}/metrics and GET /v1/monitoring/metrics. */
+export const MetricsRangeQuery = z.strictObject({
   ...orgIdQuery,
   from: instant.optional().meta({ description: 'Start of the range; an hour before `to` when absent.' }),
   to: instant.optional().meta({ description: 'End of the range; now when absent.' }),
@@ -25,27 +26,50 @@ export const DeploymentMetricsQuery = z.strictObject({
   return { orgId: q.orgId, from, to, stepSeconds };
 });
 
+export const CurrentMetricsQuery = z.strictObject({ ...orgIdQuery });
+
 const points = z.array(z.tuple([z.number(), z.number().nullable()]))
   .meta({ description: '[unix seconds, value] pairs; null where there is no sample (no replica was serving).' });
 const percentiles = z.object({ p50: points, p95: points, p99: points });
 
-export const DeploymentMetrics = z.object({
-  deploymentId: z.string(),
-  from: z.iso.datetime(),
-  to: z.iso.datetime(),
-  stepSeconds: z.number().int(),
-  series: z.object({
-    requestsPerSecond: points,
-    errorsPerSecond: points.meta({ description: 'Requests that ended without finishing (aborted).' }),
-    promptTokensPerSecond: points,
-    generationTokensPerSecond: points,
-    timeToFirstTokenSeconds: percentiles,
-    e2eLatencySeconds: percentiles,
-    requestsRunning: points,
-    requestsWaiting: points,
-    kvCacheUsage: points.meta({ description: 'Share of the KV cache in use, 0 to 1, averaged over replicas.' }),
-    readyReplicas: points.meta({ description: 'Replicas whose model server answered its last scrape.' }),
-  }),
-}).meta({ id: 'DeploymentMetrics' });
+const seriesShape = z.object({
+  requestsPerSecond: points,
+  errorsPerSecond: points.meta({ description: 'Requests that ended without finishing (aborted).' }),
+  promptTokensPerSecond: points,
+  generationTokensPerSecond: points,
+  timeToFirstTokenSeconds: percentiles,
+  e2eLatencySeconds: percentiles,
+  requestsRunning: points,
+  requestsWaiting: points,
+  kvCacheUsage: points.meta({ description: 'Share of the KV cache in use, 0 to 1, averaged over replicas.' }),
+  readyReplicas: points.meta({ description: 'Replicas whose model server answered its last scrape.' }),
+});
 
-export type DeploymentMetricsInput = z.output<typeof DeploymentMetricsQuery>;
+const range = { from: z.iso.datetime(), to: z.iso.datetime(), stepSeconds: z.number().int() };
+
+export const DeploymentMetrics = z.object({ deploymentId: z.string(), ...range, series: seriesShape }).meta({ id: 'DeploymentMetrics' });
+
+export const OrganizationMetrics = z.object({
+  ...range,
+  deployments: z.array(z.object({ deploymentId: z.string(), name: z.string(), status: z.string(), series: seriesShape })),
+}).meta({ id: 'OrganizationMetrics' });
+
+const figure = z.number().nullable();
+const figures = {
+  requestsPerSecond: figure, errorsPerSecond: figure, promptTokensPerSecond: figure, generationTokensPerSecond: figure,
+  timeToFirstTokenSeconds: z.object({ p50: figure, p95: figure, p99: figure }), e2eLatencySeconds: z.object({ p50: figure, p95: figure, p99: figure }),
+  requestsRunning: figure, requestsWaiting: figure, kvCacheUsage: figure, readyReplicas: figure,
+};
+
+export const CurrentMetrics = z.object({
+  at: z.iso.datetime(),
+  windowSeconds: z.number().int().meta({ description: 'Rates and percentiles are over this many seconds before `at`.' }),
+  totals: z.object({
+    deployments: z.number().int(), requestsPerSecond: z.number(), errorsPerSecond: z.number(), promptTokensPerSecond: z.number(),
+    generationTokensPerSecond: z.number(), requestsRunning: z.number(), requestsWaiting: z.number(), readyReplicas: z.number(),
+  }),
+  deployments: z.array(z.object({ deploymentId: z.string(), name: z.string(), status: z.string(), ...figures })
+    .meta({ description: 'null: no sample (no replica serving).' })),
+}).meta({ id: 'CurrentMetrics' });
+
+export type MetricsRangeInput = z.output<typeof MetricsRangeQuery>;

@@ -19,6 +19,8 @@ import { PYTHON_TOOLS } from '../../infra/tools/versions.ts';
 import { signupAdmin } from '../support/admin.ts';
 import { signup, type TestApi } from '../support/control-plane.ts';
 import { startHubRecordings } from '../support/hub-recordings.ts';
+import { startPrometheus } from '../../infra/servers/prometheus.ts';
+import { freePort } from '../../infra/servers/process.ts';
 import { inviteByMail, startMailingApi, type TestSmtp } from '../support/smtp.ts';
 
 const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance'];
@@ -38,13 +40,16 @@ let close: () => Promise<void>;
 // The test API raises every plan's rate limit to 10,000 requests a minute, so no case is cut short by a 429.
 // Models outside the catalog are looked up on a Hub: the stand-in serving recorded answers (one it has no
 // recording of is 404, as on the Hub), since this machine cannot reach the real one.
+// The metric routes read a real Prometheus of this file's own (nothing to scrape: their series are empty).
 test.before(async () => {
   const hub = await startHubRecordings();
-  const mailing = await startMailingApi(import.meta.filename, { config: hub.hubConfig() });
+  const prometheus = await startPrometheus({ dataDir: join(reportRoot, 'prometheus'), port: await freePort(), kubeconfigs: [] });
+  const mailing = await startMailingApi(import.meta.filename, { config: { ...hub.hubConfig(), prometheusUrl: prometheus.url } });
   ({ api, smtp } = mailing);
   close = async () => {
     await mailing.close();
     await hub.close();
+    await prometheus.stop();
   };
 });
 test.after.always(() => close?.());

@@ -178,6 +178,16 @@ test.serial('load through Kiln shows in GET /v1/deployments/{id}/metrics, read f
   }, 60_000);
   t.true((latest(metrics.series.timeToFirstTokenSeconds.p95) ?? 0) > 0);
   t.is(metrics.stepSeconds, 5);
+  // The organization's view: every live deployment's series, and its figures now.
+  const all = await kiln.request('GET', `/v1/monitoring/metrics?orgId=${tenant.organizationId}&step=5`, { token: tenant.key });
+  t.is(all.status, 200);
+  t.deepEqual(all.body.deployments.map((d: { name: string }) => d.name).sort(), ['chat', 'coder']);
+  t.is(latest(all.body.deployments.find((d: { name: string }) => d.name === 'chat').series.readyReplicas), 3);
+  const now = await kiln.request('GET', `/v1/metrics?orgId=${tenant.organizationId}`, { token: tenant.key });
+  t.is(now.status, 200);
+  t.like(now.body, { windowSeconds: 60, totals: { deployments: 2, readyReplicas: 4 } });
+  t.true(now.body.totals.requestsPerSecond > 0);
+  t.true(now.body.deployments.find((d: { name: string }) => d.name === 'chat').generationTokensPerSecond > 0);
   // Another organization does not see it.
   const other = await newTenant(kiln, 'metrics-other');
   t.is((await kiln.request('GET', `/v1/deployments/${chat.id}/metrics?orgId=${other.organizationId}`, { token: other.key })).status, 404);
