@@ -28,8 +28,8 @@ export const MetricsRangeQuery = z.strictObject({
 
 export const CurrentMetricsQuery = z.strictObject({ ...orgIdQuery });
 
-const points = z.array(z.tuple([z.number(), z.number().nullable()]))
-  .meta({ description: '[unix seconds, value] pairs; null where there is no sample (no replica was serving).' });
+const points = z.array(z.object({ time: z.number().int().meta({ description: 'Unix seconds.' }), value: z.number().nullable() }))
+  .meta({ description: 'One point a step; value null where there is no sample (no replica was serving).' });
 const percentiles = z.object({ p50: points, p95: points, p99: points });
 
 const seriesShape = z.object({

@@ -9,7 +9,7 @@ import { LATENCIES, METRICS, metricQueries, QUANTILES, rateWindowSeconds, type L
 import type { PrometheusClient, RangeQuery } from './prometheus.ts';
 import type { MetricsRangeInput } from './schemas.ts';
 
-type Points = Array<[number, number | null]>;
+type Points = Array<{ time: number; value: number | null }>;
 type Series = Record<MetricName, Points> & Record<LatencyName, Record<Quantile, Points>>;
 type Current = Record<MetricName, number | null> & Record<LatencyName, Record<Quantile, number | null>>;
 
@@ -38,7 +38,7 @@ export function createMonitoringService(deps: { prometheus: PrometheusClient }) 
       const found = new Map(results[i]!.map((s) => [s.labels.deployment ?? '', new Map(s.points.map(([t, v]) => [t, finite(v)]))]));
       for (const [name, series] of byName) {
         const values = found.get(name);
-        const points: Points = grid.map((t) => [t, values?.get(t) ?? null]);
+        const points: Points = grid.map((time) => ({ time, value: values?.get(time) ?? null }));
         if (key.length === 1) series[key[0]] = points;
         else series[key[0]][key[1]] = points;
       }

@@ -167,7 +167,7 @@ test.serial('load through Kiln shows in GET /v1/deployments/{id}/metrics, read f
   const chat = list.body.data.find((d: { name: string }) => d.name === 'chat');
   const ask = () => kiln.request('POST', '/v1/inference', { token: tenant.key, body: { deployment: 'chat', messages: [{ role: 'user', content: 'Hello' }], max_tokens: 8 } });
   for (let i = 0; i < 30; i++) t.is((await ask()).status, 200);
-  const latest = (points: Array<[number, number | null]>) => points.filter(([, v]) => v !== null).at(-1)?.[1] ?? null;
+  const latest = (points: Array<{ time: number; value: number | null }>) => points.filter((p) => p.value !== null).at(-1)?.value ?? null;
   // Prometheus scrapes each second; the rate needs two scrapes after the load.
   const metrics = await eventually('the load in the metrics', async () => {
     const res = await kiln.request('GET', `/v1/deployments/${chat.id}/metrics?orgId=${tenant.organizationId}&step=5`, { token: tenant.key });
