@@ -8,8 +8,9 @@ const PHASES = [
   { name: 'end-to-end', args: ['--config', 'ava.e2e.config.js'] },
 ];
 
-// ava's closing lines: "455 tests passed", "1 test failed", "2 tests skipped", "1 known failure", "1 test todo".
-const COUNT_LINES = { passed: /(\d+) tests? passed/, failed: /(\d+) tests? failed/, skipped: /(\d+) tests? skipped/, todo: /(\d+) tests? todo/ };
+// ava's line per test (its default reporter when not on a terminal): "  ✔ title", "  ✘ [fail]: title",
+// "  - [skip] title", "  - [todo] title". Counted per line: on failure ava's closing lines leave out the passes.
+const COUNT_LINES = { passed: /^ {2}✔ /gm, failed: /^ {2}✘ \[fail\]: /gm, skipped: /^ {2}- \[skip\] /gm, todo: /^ {2}- \[todo\] /gm };
 type Counts = Record<keyof typeof COUNT_LINES, number>;
 
 async function runAva(args: string[]): Promise<{ code: number; counts: Counts }> {
@@ -25,7 +26,7 @@ async function runAva(args: string[]): Promise<{ code: number; counts: Counts }>
   const code = await new Promise<number>((resolve) => child.on('exit', (c, s) => resolve(c ?? (s ? 1 : 0))));
   const plain = output.replace(/\x1b\[[0-9;]*m/g, ''); // eslint-disable-line no-control-regex -- ANSI colours
   const counts = Object.fromEntries(
-    Object.entries(COUNT_LINES).map(([key, pattern]) => [key, Number(pattern.exec(plain)?.[1] ?? 0)]),
+    Object.entries(COUNT_LINES).map(([key, pattern]) => [key, plain.match(pattern)?.length ?? 0]),
   ) as Counts;
   return { code, counts };
 }
