@@ -5,6 +5,7 @@ import { apiKeysModule } from './api-keys/module.ts';
 import { auditModule } from './audit/module.ts';
 import { authModule } from './auth/module.ts';
 import { clustersModule } from './clusters/module.ts';
+import { deploymentLogsModule } from './deployment-logs/module.ts';
 import { deploymentsModule } from './deployments/module.ts';
 import { errorTrackerModule } from './error-tracker/module.ts';
 import { featureFlagsModule } from './feature-flags/module.ts';
@@ -47,6 +48,7 @@ export const API_MODULES: readonly ApiModule[] = [
   deploymentsModule,
   inferenceModule,
   monitoringModule,
+  deploymentLogsModule,
   webhooksModule,
   ssoModule,
   settingsModule,

@@ -5,7 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { nodeGroupsProblem, type NodeGroup } from '../../catalog/node-groups.ts';
-import { kubeApi, parseKubeconfig } from '../../lib/kubernetes/api.ts';
+import { kubeApi, kubeApiFromKubeconfig, parseKubeconfig, type KubeApi } from '../../lib/kubernetes/api.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { newId } from '../../lib/ids.ts';
 import { DeploymentSchema } from '../deployments/deployment.entity.ts';
@@ -54,6 +54,9 @@ export function createClusterService(deps: ClusterServiceDeps) {
       throw error;
     });
   }
+
+  /** Unsealed; null for a cluster that has none yet. */
+  const kubeconfigOf = (cluster: GpuClusterRecord): string | null => (cluster.sealedKubeconfig ? deps.secrets.open(cluster.sealedKubeconfig) : null);
 
   return {
     async list(em: EntityManager) {
@@ -130,11 +133,16 @@ export function createClusterService(deps: ClusterServiceDeps) {
 
     /** How inference reaches a cluster's deployments: through the gateway it names, else to the pods found with its kubeconfig. */
     inferenceAccess(cluster: GpuClusterRecord): ClusterInferenceAccess {
-      return {
-        clusterId: cluster.id,
-        gatewayUrl: cluster.gatewayUrl ?? null,
-        kubeconfig: cluster.sealedKubeconfig ? deps.secrets.open(cluster.sealedKubeconfig) : null,
-      };
+      return { clusterId: cluster.id, gatewayUrl: cluster.gatewayUrl ?? null, kubeconfig: kubeconfigOf(cluster) };
+    },
+
+    /**
+     * The cluster's Kubernetes API, reached with its kubeconfig (pods' logs); null while it has none (an aws
+     * cluster still provisioning). Throws when the stored kubeconfig cannot be read.
+     */
+    kubernetesApi(cluster: GpuClusterRecord, options: { timeoutMs?: number } = {}): KubeApi | null {
+      const kubeconfig = kubeconfigOf(cluster);
+      return kubeconfig === null ? null : kubeApiFromKubeconfig(kubeconfig, { ...options, source: `the kubeconfig of GPU cluster ${cluster.name}` });
     },
 
     /** GPU types some serving cluster offers (GET /v1/gpu-types `available`). */

@@ -4,7 +4,7 @@
 // request has asked for it for a while: requests never poll the API server.
 import type { Logger } from 'pino';
 import { DEPLOYMENT_LABEL, VLLM_PODS_SELECTOR, VLLM_PORT, VLLM_PORT_NAME } from '../../catalog/model-server.ts';
-import { kubeApi, parseKubeconfig } from '../../lib/kubernetes/api.ts';
+import { kubeApiFromKubeconfig } from '../../lib/kubernetes/api.ts';
 import { watchCollection, type KubeObject } from '../../lib/kubernetes/watch.ts';
 
 /** One Ready pod of a deployment: where its model server listens. */
@@ -68,7 +68,7 @@ export function createReplicaDirectory(deps: { log: Pick<Logger, 'warn'>; option
     const controller = new AbortController();
     const pods: NamespaceWatch['pods'] = new Map();
     const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods?labelSelector=${encodeURIComponent(VLLM_PODS_SELECTOR)}`;
-    const { synced } = watchCollection<Pod>(kubeApi(parseKubeconfig(cluster.kubeconfig)), path, ({ type, object }) => {
+    const { synced } = watchCollection<Pod>(kubeApiFromKubeconfig(cluster.kubeconfig), path, ({ type, object }) => {
       const name = object.metadata?.name;
       const deployment = object.metadata?.labels?.[DEPLOYMENT_LABEL];
       if (!name) return;

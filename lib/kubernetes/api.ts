@@ -1,6 +1,6 @@
-// Kiln's Kubernetes API client, used by the API (cluster registration, inference pod discovery), the worker
-// (namespaces, readiness), the provider stand-in and the local cluster: JSON over HTTPS with the cluster's CA
-// and the credentials of a kubeconfig (a token, a client certificate, or `aws eks get-token`).
+// Kiln's Kubernetes API client, used by the API (cluster registration, inference pod discovery, pod logs), the
+// worker (namespaces, readiness), the provider stand-in and the local cluster: JSON over HTTPS with the
+// cluster's CA and the credentials of a kubeconfig (a token, a client certificate, or `aws eks get-token`).
 import { execFile } from 'node:child_process';
 import type { IncomingMessage } from 'node:http';
 import { request } from 'node:https';
@@ -117,6 +117,11 @@ export function kubeApi(credentials: KubeCredentials, options: { timeoutMs?: num
       });
     },
   };
+}
+
+/** The API of the cluster a kubeconfig (YAML) names, with its current context's credentials; throws as parseKubeconfig does. */
+export function kubeApiFromKubeconfig(yaml: string, options: { timeoutMs?: number; source?: string } = {}): KubeApi {
+  return kubeApi(parseKubeconfig(yaml, options.source), options);
 }
 
 /** Reads the server, CA and credentials of a kubeconfig file's current context. */

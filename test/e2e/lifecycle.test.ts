@@ -193,6 +193,78 @@ test.serial('load through Kiln shows in GET /v1/deployments/{id}/metrics, read f
   t.is((await kiln.request('GET', `/v1/deployments/${chat.id}/metrics?orgId=${other.organizationId}`, { token: other.key })).status, 404);
 });
 
+test.serial('GET /v1/deployments/{id}/logs reads the pods\' vLLM lines from the cluster\'s pod-log API; pod narrows; follow streams new lines until the client leaves', async (t) => {
+  const { kiln, tenant } = t.context;
+  const list = await kiln.request('GET', '/api/deployments?limit=20', { token: tenant.key });
+  const chat = list.body.data.find((d: { name: string }) => d.name === 'chat');
+  const path = (query: string) => `/v1/deployments/${chat.id}/logs?orgId=${tenant.organizationId}${query}`;
+  type Line = { pod: string; time: string; line: string };
+  const logs = async (query = '') => {
+    const res = await kiln.request('GET', path(query), { token: tenant.key });
+    t.is(res.status, 200, JSON.stringify(res.body));
+    return res.body as Line[];
+  };
+  // uvicorn's access line of an inference request, as vLLM's server writes it.
+  const access = /^INFO: +[\d.]+:\d+ - "POST \/v1\/chat\/completions HTTP\/1\.1" 200 OK$/;
+  const ask = () => kiln.request('POST', '/v1/inference', { token: tenant.key, body: { deployment: 'chat', messages: [{ role: 'user', content: 'Hello' }], max_tokens: 4 } });
+  const pods = (await clusterView(t).pods('chat')).map((p) => p.metadata.name).sort();
+  t.is(pods.length, 3);
+  for (let i = 0; i < 3; i++) t.is((await ask()).status, 200);
+
+  const all = await logs('&tail=10000');
+  t.deepEqual([...new Set(all.map((l) => l.pod))].sort(), pods, 'lines from each of the three pods');
+  for (const pod of pods) {
+    const mine = all.filter((l) => l.pod === pod).map((l) => l.line);
+    t.true(mine.some((l) => /^INFO \d\d-\d\d \d\d:\d\d:\d\d \[api_server\.py:\d+\] vLLM API server version /.test(l)), `${pod}: vLLM's start-up line`);
+    t.true(mine.includes('INFO:     Application startup complete.'), `${pod}: uvicorn's start-up line`);
+  }
+  t.true(all.filter((l) => access.test(l.line)).length >= 3, 'the inference requests\' access lines');
+  const times = all.map((l) => Date.parse(l.time));
+  t.deepEqual(times, [...times].sort((a, b) => a - b), 'oldest first across the pods');
+
+  t.is((await logs('&tail=5')).length, 5);
+  const one = await logs(`&pod=${pods[1]}`);
+  t.true(one.length > 0 && one.length <= 100);
+  t.true(one.every((l) => l.pod === pods[1]));
+  const unknown = await kiln.request('GET', path('&pod=chat-nosuchpod'), { token: tenant.key });
+  t.is(unknown.status, 422);
+  t.is(unknown.body.code, 'VALIDATION_ERROR');
+  const since = new Date(Date.parse(all.at(-1)!.time) - 2000);
+  t.true((await logs(`&since=${since.toISOString()}&tail=10000`)).every((l) => Date.parse(l.time) >= since.getTime()));
+
+  // Follow: the stream opens, then a new request's access line arrives on it.
+  const client = new AbortController();
+  const stream = await fetch(kiln.url() + path('&follow=true&tail=1'), { headers: { authorization: `Bearer ${tenant.key}` }, signal: client.signal });
+  t.is(stream.status, 200);
+  t.regex(stream.headers.get('content-type') ?? '', /^text\/event-stream/);
+  const sent = Date.now();
+  const asked = await ask();
+  t.is(asked.status, 200);
+  const replica = asked.headers.get('x-kiln-replica') ?? 'no X-Kiln-Replica';
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let found: Line | undefined;
+  const deadline = setTimeout(() => client.abort(), 30_000);
+  try {
+    for await (const chunk of stream.body!) {
+      buffer += decoder.decode(chunk, { stream: true });
+      const events = buffer.split('\n\n');
+      buffer = events.pop()!;
+      found = events.filter((e) => e.startsWith('data: ')).map((e) => JSON.parse(e.slice(6)) as Line)
+        .find((l) => access.test(l.line) && Date.parse(l.time) >= sent);
+      if (found) break;
+    }
+  } finally {
+    clearTimeout(deadline);
+    client.abort();
+  }
+  t.truthy(found, 'the new request\'s access line, streamed');
+  t.is(found!.pod, replica, 'from the pod that answered it');
+  // Another organization does not see the logs.
+  const other = await newTenant(kiln, 'logs-other');
+  t.is((await kiln.request('GET', `/v1/deployments/${chat.id}/logs?orgId=${other.organizationId}`, { token: other.key })).status, 404);
+});
+
 test.serial('pods that cannot be placed fail the deployment with the scheduler\'s reason; a retry after capacity is added runs it', async (t) => {
   const { kiln, tenant } = t.context;
   // Three of the four L4 GPUs are taken by `chat`: two more replicas leave one pod unschedulable.
