@@ -14,6 +14,7 @@ import { healthModule } from './health/module.ts';
 import { idempotencyModule } from './idempotency/module.ts';
 import { inferenceModule } from './inference/module.ts';
 import { monitoringModule } from './monitoring/module.ts';
+import { costsModule } from './costs/module.ts';
 import { modelsModule } from './models/module.ts';
 import type { ApiModule } from './module.ts';
 import { notificationsModule } from './notifications/module.ts';
@@ -48,6 +49,7 @@ export const API_MODULES: readonly ApiModule[] = [
   deploymentsModule,
   inferenceModule,
   monitoringModule,
+  costsModule,
   deploymentLogsModule,
   webhooksModule,
   ssoModule,

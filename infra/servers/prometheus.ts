@@ -71,6 +71,8 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
     `--config.file=${configFile}`,
     `--storage.tsdb.path=${join(options.dataDir, 'tsdb')}`,
     `--web.listen-address=127.0.0.1:${options.port}`,
+    // A month's spend is read back from it (GET /v1/deployments/{id}/pricing): keep more than a month.
+    '--storage.tsdb.retention.time=40d',
     '--log.level=warn',
   ], { logFile: join(options.dataDir, 'prometheus.log') });
   await waitUntilReady(server, async () => (await fetch(`${url}/-/ready`)).ok);

@@ -1,4 +1,4 @@
-// GET /v1/deployments/{id}/metrics, GET /v1/monitoring/metrics and GET /v1/metrics over HTTP, without a metrics store: the range rules, another organization's
+// GET /v1/deployments/{id}/metrics and /pricing, GET /v1/monitoring/metrics and GET /v1/metrics over HTTP, without a metrics store: the range rules, another organization's
 // deployment, credentials, and a Prometheus that cannot be reached (503 with Retry-After, never a 500). The
 // series themselves, read from a real Prometheus scraping the model servers, are tested end to end
 // (test/e2e/lifecycle.test.ts).
@@ -23,7 +23,7 @@ test('a Prometheus that cannot be reached is 503 with Retry-After, in the refere
   t.is(res.status, 503);
   t.is(res.headers.get('retry-after'), '10');
   t.like(res.body, { code: 'SERVICE_UNAVAILABLE', message: 'The metrics store (Prometheus) is unavailable: try again shortly', statusCode: 503 });
-  for (const path of [`/v1/monitoring/metrics?orgId=${organizationId}`, `/v1/metrics?orgId=${organizationId}`]) {
+  for (const path of [`/v1/monitoring/metrics?orgId=${organizationId}`, `/v1/metrics?orgId=${organizationId}`, `/v1/deployments/${id}/pricing?orgId=${organizationId}`]) {
     const other = await api.request('GET', path, { token });
     t.is(other.status, 503, path);
     t.is(other.headers.get('retry-after'), '10');
@@ -60,6 +60,9 @@ test('another organization\'s deployment is 404; no credential 401; a read-only 
   const owner = await deployment();
   const other = await signup(api);
   t.is((await api.request('GET', `/v1/deployments/${owner.id}/metrics?orgId=${other.organizationId}`, { token: other.token })).status, 404);
+  t.is((await api.request('GET', `/v1/deployments/${owner.id}/pricing?orgId=${other.organizationId}`, { token: other.token })).status, 404);
+  t.is((await api.request('GET', `/v1/deployments/${owner.id}/pricing`, { token: owner.token })).body.message, 'Invalid query parameter orgId: required');
+  t.is((await api.request('GET', `/v1/deployments/${owner.id}/pricing?orgId=${owner.organizationId}&month=2026-11`, { token: owner.token })).status, 400);
   t.is((await api.request('GET', `/v1/deployments/${owner.id}/metrics?orgId=${owner.organizationId}`)).status, 401);
   const readOnly = await createApiKey(api, owner.token, 'read_only');
   // Authorized, then the store is away: 503, not 403.

@@ -183,11 +183,23 @@ test.serial('load through Kiln shows in GET /v1/deployments/{id}/metrics, read f
   t.is(all.status, 200);
   t.deepEqual(all.body.deployments.map((d: { name: string }) => d.name).sort(), ['chat', 'coder']);
   t.is(latest(all.body.deployments.find((d: { name: string }) => d.name === 'chat').series.readyReplicas), 3);
-  const now = await kiln.request('GET', `/v1/metrics?orgId=${tenant.organizationId}`, { token: tenant.key });
-  t.is(now.status, 200);
+  // Both deployments' four replicas, once the last of them has been scraped.
+  const now = await eventually('four replicas in the figures now', async () => {
+    const res = await kiln.request('GET', `/v1/metrics?orgId=${tenant.organizationId}`, { token: tenant.key });
+    return res.status === 200 && res.body.totals.readyReplicas === 4 && res;
+  }, 30_000);
   t.like(now.body, { windowSeconds: 60, totals: { deployments: 2, readyReplicas: 4 } });
   t.true(now.body.totals.requestsPerSecond > 0);
   t.true(now.body.deployments.find((d: { name: string }) => d.name === 'chat').generationTokensPerSecond > 0);
+
+  // What it costs: three L4 replicas at 80 cents an hour each; replica-hours measured since the month began;
+  // a cost per million tokens from the measured throughput; on an H100 one GPU a replica would hold it.
+  const pricing = await kiln.request('GET', `/v1/deployments/${chat.id}/pricing?orgId=${tenant.organizationId}`, { token: tenant.key });
+  t.is(pricing.status, 200);
+  t.like(pricing.body, { gpu: 'nvidia-l4', gpusPerReplica: 1, replicas: 3, hourlyCents: 240 });
+  t.true(pricing.body.month.replicaHours > 0 && pricing.body.month.projectedCents >= pricing.body.month.spentCents);
+  t.true(pricing.body.throughput.costPerMillionTokensCents > 0);
+  t.like(pricing.body.alternatives.find((a: { gpu: string }) => a.gpu === 'nvidia-h100-80gb'), { fits: true, gpusPerReplica: 1, hourlyCents: 1350, savingCents: -1110 });
   // Another organization does not see it.
   const other = await newTenant(kiln, 'metrics-other');
   t.is((await kiln.request('GET', `/v1/deployments/${chat.id}/metrics?orgId=${other.organizationId}`, { token: other.key })).status, 404);

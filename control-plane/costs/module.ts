@@ -1,0 +1,15 @@
+// Costs: what deployments cost, from the catalog's prices and what Prometheus measured.
+import { defineModule } from '../module.ts';
+import { createPrometheusClient } from '../monitoring/prometheus.ts';
+import { costRoutes } from './routes.ts';
+import { createCostService, type CostService } from './service.ts';
+
+declare module '../module.ts' {
+  interface Services { costs: CostService }
+}
+
+export const costsModule = defineModule({
+  name: 'costs',
+  services: ({ config, services }) => ({ costs: createCostService({ prometheus: createPrometheusClient(config.prometheusUrl), models: services.models }) }),
+  routes: ({ services }) => costRoutes(services.costs),
+});

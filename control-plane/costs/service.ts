@@ -1,0 +1,91 @@
+// What a deployment costs: now (the catalog's GPU prices), this month (replica-hours measured by Prometheus),
+// per million tokens (measured throughput), and on every other GPU type that fits (the model fit rules).
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { GPUS_PER_REPLICA_CHOICES, type Dtype } from '../../catalog/deployment-rules.ts';
+import { findGpuType, GPU_TYPES, type GpuType } from '../../catalog/gpu-types.ts';
+import { choosePlacement } from '../../catalog/model-fit.ts';
+import type { CatalogModel } from '../../catalog/models.ts';
+import type { Principal } from '../auth/principal.ts';
+import { DeploymentNotFoundError, ServiceUnavailableError } from '../core/errors.ts';
+import { DeploymentSchema, type Deployment } from '../deployments/deployment.entity.ts';
+import { hourlyCents } from '../deployments/service.ts';
+import type { ModelService } from '../models/service.ts';
+import type { PrometheusClient } from '../monitoring/prometheus.ts';
+import { namespaceOf } from '../../workflows/contract/deployment.ts';
+
+/** How finely this month's ready replicas are sampled to add up replica-hours (a replica up for less goes unseen). */
+const SPEND_RESOLUTION_SECONDS = 15;
+
+/** Statuses in which a deployment holds its GPUs. */
+const HOLDING = new Set(['deploying', 'running', 'scaling', 'updating']);
+
+export function createCostService(deps: { prometheus: PrometheusClient; models: Pick<ModelService, 'facts'> }) {
+  /** The same model, context and dtype on another GPU type: the fewest GPUs that hold it, by the fit rules or, without figures, by memory. */
+  function alternative(deployment: Deployment, facts: CatalogModel | undefined, gpu: GpuType, replicas: number, now: number) {
+    let gpusPerReplica: number | undefined;
+    let reason: string;
+    if (facts) {
+      const choice = choosePlacement(facts, gpu, { contextLength: deployment.contextLength ?? undefined, dtype: deployment.dtype as Dtype });
+      if ('problem' in choice) reason = choice.problem.message;
+      else {
+        gpusPerReplica = choice.gpusPerReplica;
+        reason = `${gpusPerReplica} GPU(s) hold ${facts.id} with ${choice.contextLength} tokens of context`;
+      }
+    } else {
+      // No figures for the model: as much GPU memory per replica as it has now.
+      const needed = findGpuType(deployment.gpu)!.memoryGb * deployment.gpusPerReplica;
+      gpusPerReplica = GPUS_PER_REPLICA_CHOICES.find((n) => n * gpu.memoryGb >= needed);
+      reason = gpusPerReplica
+        ? `${gpusPerReplica} GPU(s) give the ${needed} GB per replica it has now (Kiln has no figures for this model)`
+        : `even ${GPUS_PER_REPLICA_CHOICES.at(-1)} GPUs give less than the ${needed} GB per replica it has now`;
+    }
+    const cost = gpusPerReplica ? hourlyCents({ gpu: gpu.id, replicas, gpusPerReplica }) : null;
+    return { gpu: gpu.id, fits: gpusPerReplica !== undefined, gpusPerReplica: gpusPerReplica ?? null, hourlyCents: cost, savingCents: cost === null ? null : now - cost, reason };
+  }
+
+  return {
+    async deploymentPricing(em: EntityManager, principal: Principal, id: string) {
+      const deployment = await em.findOne(DeploymentSchema, { id, organization: principal.organizationId, deletedAt: null });
+      if (!deployment) throw new DeploymentNotFoundError(`Deployment ${id} not found`);
+      const holding = HOLDING.has(deployment.status) ? deployment.replicas : 0;
+      const now = hourlyCents({ gpu: deployment.gpu, replicas: holding, gpusPerReplica: deployment.gpusPerReplica });
+
+      const at = new Date();
+      const monthStart = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
+      const monthEnd = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
+      const selector = `{namespace="${namespaceOf(principal.organizationId)}",deployment="${deployment.name}"}`;
+      const sinceMonthStart = Math.max(60, Math.floor((at.getTime() - monthStart.getTime()) / 1000));
+      const [replicaSamples, tokens] = await Promise.all([
+        // Ready replicas sampled every SPEND_RESOLUTION_SECONDS since the month began.
+        deps.prometheus.query(`sum_over_time(sum(up${selector})[${sinceMonthStart}s:${SPEND_RESOLUTION_SECONDS}s])`, at),
+        deps.prometheus.query(`sum(rate(vllm:generation_tokens_total${selector}[1h]))`, at),
+      ]);
+      const replicaHours = Math.round((((replicaSamples[0]?.value ?? 0) * SPEND_RESOLUTION_SECONDS) / 3600) * 1000) / 1000;
+      const spent = Math.ceil(findGpuType(deployment.gpu)!.hourlyPriceUsd * 100 * deployment.gpusPerReplica * replicaHours);
+      const tokensPerSecond = tokens[0] && Number.isFinite(tokens[0].value) && tokens[0].value > 0 ? tokens[0].value : null;
+
+      let facts: CatalogModel | undefined;
+      try {
+        facts = await deps.models.facts(em, principal, deployment.model);
+      } catch (error) {
+        // A Hub that cannot answer leaves the figures unknown: memory decides instead.
+        if (!(error instanceof ServiceUnavailableError)) throw error;
+      }
+      return {
+        deploymentId: id, gpu: deployment.gpu, gpusPerReplica: deployment.gpusPerReplica, replicas: holding, hourlyCents: now,
+        month: {
+          start: monthStart.toISOString(), replicaHours, spentCents: spent,
+          projectedCents: spent + Math.ceil(now * ((monthEnd.getTime() - at.getTime()) / 3_600_000)),
+        },
+        throughput: {
+          generationTokensPerSecond: tokensPerSecond === null ? null : Math.round(tokensPerSecond * 100) / 100,
+          costPerMillionTokensCents: tokensPerSecond === null || now === 0 ? null : Math.round((now / (tokensPerSecond * 3600)) * 1e6 * 100) / 100,
+        },
+        alternatives: GPU_TYPES.filter((g) => g.id !== deployment.gpu)
+          .map((gpu) => alternative(deployment, facts, gpu, Math.max(holding, deployment.replicas), now)),
+      };
+    },
+  };
+}
+
+export type CostService = ReturnType<typeof createCostService>;
