@@ -15,6 +15,7 @@ import { idempotencyModule } from './idempotency/module.ts';
 import { inferenceModule } from './inference/module.ts';
 import { monitoringModule } from './monitoring/module.ts';
 import { costsModule } from './costs/module.ts';
+import { dashboardModule } from './dashboard/module.ts';
 import { modelsModule } from './models/module.ts';
 import type { ApiModule } from './module.ts';
 import { notificationsModule } from './notifications/module.ts';
@@ -50,6 +51,7 @@ export const API_MODULES: readonly ApiModule[] = [
   inferenceModule,
   monitoringModule,
   costsModule,
+  dashboardModule,
   deploymentLogsModule,
   webhooksModule,
   ssoModule,

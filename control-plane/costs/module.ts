@@ -1,6 +1,5 @@
 // Costs: what deployments cost, from the catalog's prices and what Prometheus measured.
 import { defineModule } from '../module.ts';
-import { createPrometheusClient } from '../monitoring/prometheus.ts';
 import { costRoutes } from './routes.ts';
 import { createCostService, type CostService } from './service.ts';
 
@@ -10,6 +9,6 @@ declare module '../module.ts' {
 
 export const costsModule = defineModule({
   name: 'costs',
-  services: ({ config, services }) => ({ costs: createCostService({ prometheus: createPrometheusClient(config.prometheusUrl), models: services.models }) }),
+  services: ({ services }) => ({ costs: createCostService({ prometheus: services.prometheus, models: services.models }) }),
   routes: ({ services }) => costRoutes(services.costs),
 });

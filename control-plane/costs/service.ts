@@ -16,6 +16,10 @@ import { namespaceOf } from '../../workflows/contract/deployment.ts';
 /** How finely this month's ready replicas are sampled to add up replica-hours (a replica up for less goes unseen). */
 const SPEND_RESOLUTION_SECONDS = 15;
 
+/** What `replicaHours` of a deployment's replicas cost, in cents. */
+const spentCents = (d: Pick<Deployment, 'gpu' | 'gpusPerReplica'>, replicaHours: number) =>
+  Math.ceil(findGpuType(d.gpu)!.hourlyPriceUsd * 100 * d.gpusPerReplica * replicaHours);
+
 /** Statuses in which a deployment holds its GPUs. */
 const HOLDING = new Set(['deploying', 'running', 'scaling', 'updating']);
 
@@ -43,7 +47,27 @@ export function createCostService(deps: { prometheus: PrometheusClient; models: 
     return { gpu: gpu.id, fits: gpusPerReplica !== undefined, gpusPerReplica: gpusPerReplica ?? null, hourlyCents: cost, savingCents: cost === null ? null : now - cost, reason };
   }
 
+  /**
+   * Replica-hours each deployment served from `since` to `at`, by name: its ready replicas sampled every
+   * SPEND_RESOLUTION_SECONDS. One deployment's, or (without a name) every deployment's of the organization.
+   */
+  async function replicaHoursSince(organizationId: string, name: string | undefined, since: Date, at: Date): Promise<Map<string, number>> {
+    const selector = `{namespace="${namespaceOf(organizationId)}"${name ? `,deployment="${name}"` : ''}}`;
+    const seconds = Math.max(SPEND_RESOLUTION_SECONDS, Math.floor((at.getTime() - since.getTime()) / 1000));
+    const samples = await deps.prometheus.query(`sum_over_time(sum by (deployment) (up${selector})[${seconds}s:${SPEND_RESOLUTION_SECONDS}s])`, at);
+    return new Map(samples.map((s) => [s.labels.deployment ?? '', Math.round(((s.value * SPEND_RESOLUTION_SECONDS) / 3600) * 1000) / 1000]));
+  }
+
   return {
+    /** What each live deployment of the organization spent from `since` to `at` (GET /v1/dashboard/metrics). */
+    async organizationSpend(em: EntityManager, principal: Principal, since: Date, at: Date) {
+      const [deployments, hours] = await Promise.all([
+        em.find(DeploymentSchema, { organization: principal.organizationId, deletedAt: null }, { fields: ['id', 'name', 'gpu', 'gpusPerReplica'] }),
+        replicaHoursSince(principal.organizationId, undefined, since, at),
+      ]);
+      return deployments.map((d) => ({ deploymentId: d.id, name: d.name, replicaHours: hours.get(d.name) ?? 0, spentCents: spentCents(d, hours.get(d.name) ?? 0) }));
+    },
+
     async deploymentPricing(em: EntityManager, principal: Principal, id: string) {
       const deployment = await em.findOne(DeploymentSchema, { id, organization: principal.organizationId, deletedAt: null });
       if (!deployment) throw new DeploymentNotFoundError(`Deployment ${id} not found`);
@@ -54,14 +78,12 @@ export function createCostService(deps: { prometheus: PrometheusClient; models: 
       const monthStart = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
       const monthEnd = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
       const selector = `{namespace="${namespaceOf(principal.organizationId)}",deployment="${deployment.name}"}`;
-      const sinceMonthStart = Math.max(60, Math.floor((at.getTime() - monthStart.getTime()) / 1000));
-      const [replicaSamples, tokens] = await Promise.all([
-        // Ready replicas sampled every SPEND_RESOLUTION_SECONDS since the month began.
-        deps.prometheus.query(`sum_over_time(sum(up${selector})[${sinceMonthStart}s:${SPEND_RESOLUTION_SECONDS}s])`, at),
+      const [hours, tokens] = await Promise.all([
+        replicaHoursSince(principal.organizationId, deployment.name, monthStart, at),
         deps.prometheus.query(`sum(rate(vllm:generation_tokens_total${selector}[1h]))`, at),
       ]);
-      const replicaHours = Math.round((((replicaSamples[0]?.value ?? 0) * SPEND_RESOLUTION_SECONDS) / 3600) * 1000) / 1000;
-      const spent = Math.ceil(findGpuType(deployment.gpu)!.hourlyPriceUsd * 100 * deployment.gpusPerReplica * replicaHours);
+      const replicaHours = hours.get(deployment.name) ?? 0;
+      const spent = spentCents(deployment, replicaHours);
       const tokensPerSecond = tokens[0] && Number.isFinite(tokens[0].value) && tokens[0].value > 0 ? tokens[0].value : null;
 
       let facts: CatalogModel | undefined;

@@ -1,4 +1,4 @@
-// GET /v1/deployments/{id}/metrics and /pricing, GET /v1/monitoring/metrics and GET /v1/metrics over HTTP, without a metrics store: the range rules, another organization's
+// GET /v1/deployments/{id}/metrics and /pricing, GET /v1/monitoring/metrics, GET /v1/metrics and GET /v1/dashboard/metrics over HTTP, without a metrics store: the range rules, another organization's
 // deployment, credentials, and a Prometheus that cannot be reached (503 with Retry-After, never a 500). The
 // series themselves, read from a real Prometheus scraping the model servers, are tested end to end
 // (test/e2e/lifecycle.test.ts).
@@ -23,7 +23,7 @@ test('a Prometheus that cannot be reached is 503 with Retry-After, in the refere
   t.is(res.status, 503);
   t.is(res.headers.get('retry-after'), '10');
   t.like(res.body, { code: 'SERVICE_UNAVAILABLE', message: 'The metrics store (Prometheus) is unavailable: try again shortly', statusCode: 503 });
-  for (const path of [`/v1/monitoring/metrics?orgId=${organizationId}`, `/v1/metrics?orgId=${organizationId}`, `/v1/deployments/${id}/pricing?orgId=${organizationId}`]) {
+  for (const path of [`/v1/monitoring/metrics?orgId=${organizationId}`, `/v1/metrics?orgId=${organizationId}`, `/v1/deployments/${id}/pricing?orgId=${organizationId}`, `/v1/dashboard/metrics?orgId=${organizationId}`]) {
     const other = await api.request('GET', path, { token });
     t.is(other.status, 503, path);
     t.is(other.headers.get('retry-after'), '10');
@@ -35,6 +35,9 @@ test('the organization-wide routes: orgId required, the range checked, no creden
   const other = await signup(api);
   t.is((await api.request('GET', '/v1/monitoring/metrics', { token })).body.message, 'Invalid query parameter orgId: required');
   t.is((await api.request('GET', '/v1/metrics', { token })).body.message, 'Invalid query parameter orgId: required');
+  t.is((await api.request('GET', '/v1/dashboard/metrics', { token })).body.message, 'Invalid query parameter orgId: required');
+  t.is((await api.request('GET', `/v1/dashboard/metrics?orgId=${organizationId}`)).status, 401);
+  t.is((await api.request('GET', `/v1/dashboard/metrics?orgId=${organizationId}`, { token: other.token })).status, 403);
   t.is((await api.request('GET', `/v1/monitoring/metrics?orgId=${organizationId}&step=-5`, { token })).status, 400);
   t.is((await api.request('GET', `/v1/metrics?orgId=${organizationId}&step=5`, { token })).status, 400, 'GET /v1/metrics takes no range');
   t.is((await api.request('GET', `/v1/metrics?orgId=${organizationId}`)).status, 401);

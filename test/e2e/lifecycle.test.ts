@@ -161,7 +161,7 @@ test.serial('inference through Kiln reaches each deployment\'s model server, who
   t.true(probe.body.tokens.completion > 0);
 });
 
-test.serial('load through Kiln shows in GET /v1/deployments/{id}/metrics, read from Prometheus scraping the model servers', async (t) => {
+test.serial('load through Kiln shows in the metric, pricing and dashboard routes, read from Prometheus scraping the model servers', async (t) => {
   const { kiln, tenant } = t.context;
   const list = await kiln.request('GET', '/api/deployments?limit=20', { token: tenant.key });
   const chat = list.body.data.find((d: { name: string }) => d.name === 'chat');
@@ -200,6 +200,14 @@ test.serial('load through Kiln shows in GET /v1/deployments/{id}/metrics, read f
   t.true(pricing.body.month.replicaHours > 0 && pricing.body.month.projectedCents >= pricing.body.month.spentCents);
   t.true(pricing.body.throughput.costPerMillionTokensCents > 0);
   t.like(pricing.body.alternatives.find((a: { gpu: string }) => a.gpu === 'nvidia-h100-80gb'), { fits: true, gpusPerReplica: 1, hourlyCents: 1350, savingCents: -1110 });
+
+  // The dashboard's first screen: both running, some spend and today's tokens, chat among the slowest.
+  const dashboard = await kiln.request('GET', `/v1/dashboard/metrics?orgId=${tenant.organizationId}`, { token: tenant.key });
+  t.is(dashboard.status, 200);
+  t.deepEqual(dashboard.body.deploymentsByStatus, { running: 2 });
+  t.true(dashboard.body.spend.todayCents > 0 && dashboard.body.spend.monthCents >= dashboard.body.spend.todayCents);
+  t.true(dashboard.body.tokensToday.generation >= 30 * 8, 'at least the 30 requests of 8 tokens');
+  t.true(dashboard.body.slowest.some((d: { name: string; deploymentId: string }) => d.name === 'chat' && d.deploymentId === chat.id));
   // Another organization does not see it.
   const other = await newTenant(kiln, 'metrics-other');
   t.is((await kiln.request('GET', `/v1/deployments/${chat.id}/metrics?orgId=${other.organizationId}`, { token: other.key })).status, 404);
