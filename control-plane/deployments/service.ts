@@ -56,7 +56,7 @@ export interface DeploymentServiceDeps {
   placement: Pick<ClusterService, 'place' | 'assertOffers' | 'offeredGpuTypes'>;
   flags: Pick<FeatureFlags, 'isEnabled'>;
   /** What is known of a model (the catalog, the organization's models, the Hub), and the registry deployed models join. */
-  models: Pick<ModelService, 'facts' | 'remember'>;
+  models: Pick<ModelService, 'facts' | 'remember' | 'servingDefaults'>;
 }
 
 /** The deployment table's columns the list reads, as Kysely sees them. */
@@ -143,6 +143,16 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
     }
   }
 
+  /**
+   * How a deployment of `model` on `gpu` is served: what the request leaves out takes the organization's defaults
+   * for the model (its registry entry), then the fit check sizes the rest with what the models service knows.
+   */
+  async function settle(em: EntityManager, principal: Principal, model: string, gpu: string, want: ServingRequest): Promise<Serving> {
+    const defaults = await deps.models.servingDefaults(em, principal, model);
+    const asked = { ...want, contextLength: want.contextLength ?? defaults.contextLength, vllmArgs: want.vllmArgs ?? defaults.vllmArgs };
+    return settleServing(model, gpu, asked, await factsOf(em, principal, model));
+  }
+
   async function find(em: EntityManager, principal: Principal, id: string, lock = false): Promise<Deployment> {
     const deployment = await em.findOne(DeploymentSchema, { id, organization: principal.organizationId, deletedAt: null }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
     if (!deployment) throw new DeploymentNotFoundError(`Deployment ${id} not found`);
@@ -225,7 +235,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       await attempt('name', () => `no live deployment of the organization is named ${input.name}`, () => assertNameFree(em, principal, input.name));
       await attempt('model', () => `${input.model} is a model reference Kiln can load`, () => assertLoadableModel(input.model));
       const scaling = await attempt('replicas', (r) => `${r.replicas} replica(s), between ${r.minReplicas} and ${r.maxReplicas}`, () => resolveScaling(input, undefined));
-      const serving = await attempt('model_fit', describeServing, async () => settleServing(input.model, input.gpu, input, await factsOf(em, principal, input.model)));
+      const serving = await attempt('model_fit', describeServing, () => settle(em, principal, input.model, input.gpu, input));
       await attempt('accepting', () => 'new deployments are being accepted', () => assertAccepting(em, principal));
       const cluster = await attempt('placement', (c) => `placed on GPU cluster ${c.name} (${c.id}), which offers ${input.gpu}`, () => deps.placement.place(em, input.gpu));
       const organization = await em.findOneOrFail(OrganizationSchema, principal.organizationId);
@@ -299,13 +309,13 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
     get: async (em: EntityManager, principal: Principal, id: string) => view(await find(em, principal, id)),
 
     /** How a deployment of `model` on `gpu` would be served, settled as creation settles it (with what the models service knows): templates store what they would deploy. */
-    serving: async (em: EntityManager, principal: Principal, model: string, gpu: string, want: ServingRequest) => settleServing(model, gpu, want, await factsOf(em, principal, model)),
+    serving: (em: EntityManager, principal: Principal, model: string, gpu: string, want: ServingRequest) => settle(em, principal, model, gpu, want),
 
     /** `from`: the template version it is made from (POST /v1/templates/{id}/deploy), which the row remembers. */
     async create(em: EntityManager, principal: Principal, input: CreateDeploymentInput, from?: { templateId: string; templateVersion: number }) {
       assertLoadableModel(input.model);
       const scaling = resolveScaling(input, undefined);
-      const serving = settleServing(input.model, input.gpu, input, await factsOf(em, principal, input.model));
+      const serving = await settle(em, principal, input.model, input.gpu, input);
       await assertAccepting(em, principal);
       const organization = await em.findOneOrFail(OrganizationSchema, principal.organizationId);
       assertAffordable(organization.creditsCents, { gpu: input.gpu, ...scaling, ...serving });
@@ -340,12 +350,12 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         const model = input.model ?? deployment.model;
         // A new model or GPU type is sized afresh unless the request sizes it; otherwise the rest is kept.
         const resized = replace || model !== deployment.model || gpu !== deployment.gpu;
-        const serving = settleServing(model, gpu, {
+        const serving = await settle(tx, principal, model, gpu, {
           gpusPerReplica: input.gpusPerReplica ?? (resized ? undefined : deployment.gpusPerReplica),
           contextLength: input.contextLength ?? (resized ? undefined : deployment.contextLength ?? undefined),
           dtype: input.dtype ?? (replace ? undefined : deployment.dtype),
           vllmArgs: input.vllmArgs ?? (replace ? undefined : deployment.vllmArgs),
-        }, await factsOf(tx, principal, model));
+        });
         const next = { gpu, ...scaling, ...serving };
         if (hourlyCents(next) > hourlyCents(deployment)) await assertBalanceCovers(tx, principal, next);
         if (model !== deployment.model) await deps.models.remember(tx, principal, model);

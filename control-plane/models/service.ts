@@ -253,6 +253,18 @@ export function createModelService(deps: { cursors: CursorCodec; hub: HubClient 
 
     remember,
 
+    /**
+     * What the organization set for the model (PATCH /v1/models/{id}): the vLLM arguments and context length a
+     * deployment of it gets when its request leaves them out. None for models outside its registry.
+     */
+    async servingDefaults(em: EntityManager, principal: Principal, model: string): Promise<{ vllmArgs?: string[]; contextLength?: number }> {
+      const entry = await entryOf(em, principal, parse(model));
+      return {
+        ...(entry?.defaultVllmArgs.length ? { vllmArgs: entry.defaultVllmArgs } : {}),
+        ...(entry?.defaultContextLength ? { contextLength: entry.defaultContextLength } : {}),
+      };
+    },
+
     /** Catalog models and the organization's, by id, in cursor pages: the registry is one indexed query. */
     async search(em: EntityManager, principal: Principal, query: SearchModelsInput): Promise<Page<ModelViewBody>> {
       const words = query.q?.toLowerCase().split(/\s+/).filter(Boolean) ?? [];

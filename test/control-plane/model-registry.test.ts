@@ -315,3 +315,25 @@ test('KILN_HF_ENDPOINT, KILN_HF_TOKEN and KILN_HF_TIMEOUT_MS configure the Hub; 
   await t.throwsAsync(loadConfig('api', { DATA_DIR: dataDir, KILN_HF_ENDPOINT: 'ftp://hub' }), { message: /KILN_HF_ENDPOINT/ });
   await t.throwsAsync(loadConfig('api', { DATA_DIR: dataDir, KILN_HF_TIMEOUT_MS: '0' }), { message: /KILN_HF_TIMEOUT_MS/ });
 });
+
+test('a deployment of a model the organization gave defaults takes them where its request is silent; the request wins where it speaks', async (t) => {
+  const { token } = await signup(api);
+  // Validating joins the registry; then the organization sets how it serves the model by default.
+  t.is((await api.request('POST', `${path(GRANITE)}/validate`, { token, body: { gpu: 'nvidia-h100-80gb' } })).status, 200);
+  const patched = await api.request('PATCH', path(GRANITE), { token, body: { defaultVllmArgs: ['--enable-prefix-caching'], defaultContextLength: 8192 } });
+  t.is(patched.status, 200);
+  const deploy = (name: string, extra: Record<string, unknown> = {}) =>
+    api.request('POST', '/api/deployments', { token, body: { name, model: GRANITE, runtime: 'vllm', gpu: 'nvidia-h100-80gb', ...extra } });
+  const read = async (id: string) => (await api.request('GET', `/api/deployments/${id}`, { token })).body.data;
+
+  const silent = await deploy('granite');
+  t.is(silent.status, 201);
+  t.like(await read(silent.body.data.id), { contextLength: 8192, vllmArgs: ['--enable-prefix-caching'], gpusPerReplica: 1 });
+
+  const speaking = await deploy('granite-long', { contextLength: 16_384, vllmArgs: ['--enforce-eager'] });
+  t.like(await read(speaking.body.data.id), { contextLength: 16_384, vllmArgs: ['--enforce-eager'] });
+
+  // The dry run settles the same way.
+  const dryRun = await api.request('POST', '/v1/deployments/validate?preview=false', { token, body: { name: 'granite-dry', model: GRANITE, runtime: 'vllm', gpu: 'nvidia-h100-80gb' } });
+  t.like(dryRun.body.deployment, { contextLength: 8192, vllmArgs: ['--enable-prefix-caching'] });
+});
