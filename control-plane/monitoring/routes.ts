@@ -2,7 +2,7 @@
 // organization's figures now.
 import { defineRoute, type Route } from '../http/routes.ts';
 import { DeploymentIdParams } from '../deployments/schemas.ts';
-import { CurrentMetrics, CurrentMetricsQuery, DeploymentMetrics, MetricsRangeQuery, OrganizationMetrics } from './schemas.ts';
+import { CurrentMetrics, CurrentMetricsQuery, DeploymentMetrics, MetricsRangeQuery, OrganizationMetrics, UsageAnalytics } from './schemas.ts';
 import type { MonitoringService } from './service.ts';
 
 export function monitoringRoutes(monitoring: MonitoringService): Route[] {
@@ -19,6 +19,12 @@ export function monitoringRoutes(monitoring: MonitoringService): Route[] {
       summary: 'The same series for each of the organization\'s live deployments over a range',
       query: MetricsRangeQuery, response: OrganizationMetrics, errors: [503],
       handle: async ({ query, state }) => ({ data: await monitoring.organizationMetrics(state.em, state.principal!, query) }),
+    }),
+    defineRoute({
+      ...common, resourceType: 'analytics', method: 'GET', path: '/v1/monitoring/analytics', operationId: 'getUsageAnalyticsV1',
+      summary: 'Inference requests and tokens over a range by deployment (with its p95 latency) and by API key',
+      query: MetricsRangeQuery, response: UsageAnalytics, errors: [503],
+      handle: async ({ query, state }) => ({ data: await monitoring.analytics(state.em, state.principal!, query) }),
     }),
     defineRoute({
       ...common, resourceType: 'metrics', method: 'GET', path: '/v1/metrics', operationId: 'getCurrentMetricsV1',

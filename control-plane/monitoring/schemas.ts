@@ -73,3 +73,17 @@ export const CurrentMetrics = z.object({
 }).meta({ id: 'CurrentMetrics' });
 
 export type MetricsRangeInput = z.output<typeof MetricsRangeQuery>;
+
+const usagePoints = z.array(z.object({ time: z.number().int(), requests: z.number().int(), promptTokens: z.number().int(), completionTokens: z.number().int() }))
+  .meta({ description: 'Inference calls and their tokens in each step from `time` (unix seconds).' });
+
+export const UsageAnalytics = z.object({
+  ...range,
+  byDeployment: z.array(z.object({
+    deploymentId: z.string(),
+    name: z.string().nullable(),
+    points: usagePoints,
+    e2eLatencyP95Seconds: points.meta({ description: 'End-to-end latency (p95) the model servers measured.' }),
+  })),
+  byApiKey: z.array(z.object({ apiKeyId: z.string(), name: z.string().nullable(), prefix: z.string().nullable(), points: usagePoints })),
+}).meta({ id: 'UsageAnalytics' });

@@ -7,6 +7,7 @@ import { DeploymentSchema } from '../deployments/deployment.entity.ts';
 import { namespaceOf } from '../../workflows/contract/deployment.ts';
 import { LATENCIES, METRICS, metricQueries, QUANTILES, rateWindowSeconds, type LatencyName, type MetricName, type Quantile, type SeriesScope } from './deployment-metrics.ts';
 import type { PrometheusClient, RangeQuery } from './prometheus.ts';
+import { createUsageAnalytics } from './analytics.ts';
 import type { MetricsRangeInput } from './schemas.ts';
 
 type Points = Array<{ time: number; value: number | null }>;
@@ -52,6 +53,8 @@ export function createMonitoringService(deps: { prometheus: PrometheusClient }) 
     return { start: align(query.from), end: align(query.to), stepSeconds: query.stepSeconds };
   };
 
+  const analytics = createUsageAnalytics(deps);
+
   const liveDeployments = (em: EntityManager, principal: Principal) =>
     em.find(DeploymentSchema, { organization: principal.organizationId, deletedAt: null }, { orderBy: { name: 'asc' }, fields: ['id', 'name', 'status'] });
 
@@ -75,6 +78,9 @@ export function createMonitoringService(deps: { prometheus: PrometheusClient }) 
         deployments: deployments.map((d) => ({ deploymentId: d.id, name: d.name, status: d.status, series: series.get(d.name)! })),
       };
     },
+
+    /** GET /v1/monitoring/analytics: requests and tokens by deployment and API key, with latency, over a range. */
+    analytics: (em: EntityManager, principal: Principal, query: MetricsRangeInput) => analytics.usage(em, principal, alignedRange(query)),
 
     /** GET /v1/metrics: the organization's figures now (rates over the last minute), by deployment and in total. */
     async currentMetrics(em: EntityManager, principal: Principal) {

@@ -23,7 +23,7 @@ test('a Prometheus that cannot be reached is 503 with Retry-After, in the refere
   t.is(res.status, 503);
   t.is(res.headers.get('retry-after'), '10');
   t.like(res.body, { code: 'SERVICE_UNAVAILABLE', message: 'The metrics store (Prometheus) is unavailable: try again shortly', statusCode: 503 });
-  for (const path of [`/v1/monitoring/metrics?orgId=${organizationId}`, `/v1/metrics?orgId=${organizationId}`, `/v1/deployments/${id}/pricing?orgId=${organizationId}`, `/v1/dashboard/metrics?orgId=${organizationId}`]) {
+  for (const path of [`/v1/monitoring/metrics?orgId=${organizationId}`, `/v1/metrics?orgId=${organizationId}`, `/v1/deployments/${id}/pricing?orgId=${organizationId}`, `/v1/dashboard/metrics?orgId=${organizationId}`, `/v1/monitoring/analytics?orgId=${organizationId}`]) {
     const other = await api.request('GET', path, { token });
     t.is(other.status, 503, path);
     t.is(other.headers.get('retry-after'), '10');
@@ -36,6 +36,8 @@ test('the organization-wide routes: orgId required, the range checked, no creden
   t.is((await api.request('GET', '/v1/monitoring/metrics', { token })).body.message, 'Invalid query parameter orgId: required');
   t.is((await api.request('GET', '/v1/metrics', { token })).body.message, 'Invalid query parameter orgId: required');
   t.is((await api.request('GET', '/v1/dashboard/metrics', { token })).body.message, 'Invalid query parameter orgId: required');
+  t.is((await api.request('GET', '/v1/monitoring/analytics', { token })).body.message, 'Invalid query parameter orgId: required');
+  t.is((await api.request('GET', `/v1/monitoring/analytics?orgId=${organizationId}&from=2026-11-24T10:00:00Z&to=2026-11-24T09:00:00Z`, { token })).status, 400);
   t.is((await api.request('GET', `/v1/dashboard/metrics?orgId=${organizationId}`)).status, 401);
   t.is((await api.request('GET', `/v1/dashboard/metrics?orgId=${organizationId}`, { token: other.token })).status, 403);
   t.is((await api.request('GET', `/v1/monitoring/metrics?orgId=${organizationId}&step=-5`, { token })).status, 400);

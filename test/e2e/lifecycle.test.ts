@@ -161,7 +161,7 @@ test.serial('inference through Kiln reaches each deployment\'s model server, who
   t.true(probe.body.tokens.completion > 0);
 });
 
-test.serial('load through Kiln shows in the metric, pricing and dashboard routes, read from Prometheus scraping the model servers', async (t) => {
+test.serial('load through Kiln shows in the metric, pricing, dashboard and analytics routes, read from Prometheus scraping the model servers and from the audit trail', async (t) => {
   const { kiln, tenant } = t.context;
   const list = await kiln.request('GET', '/api/deployments?limit=20', { token: tenant.key });
   const chat = list.body.data.find((d: { name: string }) => d.name === 'chat');
@@ -208,6 +208,17 @@ test.serial('load through Kiln shows in the metric, pricing and dashboard routes
   t.true(dashboard.body.spend.todayCents > 0 && dashboard.body.spend.monthCents >= dashboard.body.spend.todayCents);
   t.true(dashboard.body.tokensToday.generation >= 30 * 8, 'at least the 30 requests of 8 tokens');
   t.true(dashboard.body.slowest.some((d: { name: string; deploymentId: string }) => d.name === 'chat' && d.deploymentId === chat.id));
+
+  // Usage over time: the 30 requests of 8 tokens to chat, by deployment (with its measured latency) and by the key that sent them.
+  type Usage = { requests: number; completionTokens: number };
+  const sum = (points: Usage[]) => points.reduce((acc, p) => ({ requests: acc.requests + p.requests, completionTokens: acc.completionTokens + p.completionTokens }), { requests: 0, completionTokens: 0 });
+  const analytics = await kiln.request('GET', `/v1/monitoring/analytics?orgId=${tenant.organizationId}&step=60`, { token: tenant.key });
+  t.is(analytics.status, 200);
+  const chatUsage = analytics.body.byDeployment.find((d: { deploymentId: string }) => d.deploymentId === chat.id);
+  t.true(sum(chatUsage.points).requests >= 30 && sum(chatUsage.points).completionTokens >= 30 * 8, JSON.stringify(sum(chatUsage.points)));
+  t.true(chatUsage.e2eLatencyP95Seconds.some((p: { value: number | null }) => (p.value ?? 0) > 0));
+  const keyUsage = analytics.body.byApiKey.find((k: { prefix: string | null }) => k.prefix !== null && tenant.key.startsWith(k.prefix));
+  t.true(sum(keyUsage.points).requests >= 30);
   // Another organization does not see it.
   const other = await newTenant(kiln, 'metrics-other');
   t.is((await kiln.request('GET', `/v1/deployments/${chat.id}/metrics?orgId=${other.organizationId}`, { token: other.key })).status, 404);
