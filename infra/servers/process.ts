@@ -14,6 +14,13 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+// Whatever ends this process (including another library's exit hook), no server is left behind: one exit hook
+// for every server started, rather than one each (a test starting a dozen would trip Node's listener warning).
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGTERM');
+});
+
 export async function startProcess(name: string, command: string, args: string[], options: { logFile: string; env?: NodeJS.ProcessEnv; cwd?: string }): Promise<ServerProcess> {
   await mkdir(dirname(options.logFile), { recursive: true });
   const log = createWriteStream(options.logFile, { flags: 'a' });
@@ -24,10 +31,8 @@ export async function startProcess(name: string, command: string, args: string[]
     child.once('spawn', resolve);
     child.once('error', (e) => reject(new Error(`${name}: could not start ${command}: ${e.message}`)));
   });
-  // Whatever ends this process (including another library's exit hook), no server is left behind.
-  const killOnExit = () => child.kill('SIGTERM');
-  process.once('exit', killOnExit);
-  child.once('exit', () => process.removeListener('exit', killOnExit));
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   return {
     name,
     child,
