@@ -10,7 +10,7 @@ import type { GpuClusterRecord } from '../../control-plane/clusters/gpu-cluster.
 import { ServiceUnavailableError, ValidationError } from '../../control-plane/core/errors.ts';
 import { DeploymentLogsQuery } from '../../control-plane/deployment-logs/schemas.ts';
 import { createDeploymentLogsService, type LogTarget } from '../../control-plane/deployment-logs/service.ts';
-import { createApiKey, signup, startTestApi, type TestApi, validDeployment } from '../support/control-plane.ts';
+import { createApiKey, signup, signupWithDeployment, startTestApi, type TestApi } from '../support/control-plane.ts';
 
 let api: TestApi;
 test.before(async () => {
@@ -18,14 +18,8 @@ test.before(async () => {
 });
 test.after.always(() => api?.close());
 
-async function deployment() {
-  const user = await signup(api);
-  const created = await api.request('POST', '/v1/deployments', { token: user.token, body: validDeployment() });
-  return { ...user, id: created.body.id as string };
-}
-
 test('the test cluster has no kubeconfig: 503 with Retry-After in the reference error format, never a 500', async (t) => {
-  const { token, organizationId, id } = await deployment();
+  const { token, organizationId, id } = await signupWithDeployment(api);
   for (const query of ['', '&follow=true']) {
     const res = await api.request('GET', `/v1/deployments/${id}/logs?orgId=${organizationId}${query}`, { token });
     t.is(res.status, 503, query);
@@ -35,7 +29,7 @@ test('the test cluster has no kubeconfig: 503 with Retry-After in the reference 
 });
 
 test('tail is 1 to 10,000, since an ISO 8601 time, follow true or false, orgId required, nothing else', async (t) => {
-  const { token, organizationId, id } = await deployment();
+  const { token, organizationId, id } = await signupWithDeployment(api);
   const path = (query: string) => `/v1/deployments/${id}/logs?orgId=${organizationId}&${query}`;
   for (const query of ['tail=0', 'tail=10001', 'tail=ten', 'tail=1.5', 'since=yesterday', 'since=1700000000', 'follow=yes', 'pod=', 'lines=5']) {
     const res = await api.request('GET', path(query), { token });
@@ -49,7 +43,7 @@ test('tail is 1 to 10,000, since an ISO 8601 time, follow true or false, orgId r
 });
 
 test('another organization\'s deployment is 404; no credential 401; a read-only key and a deployments-only key may read', async (t) => {
-  const owner = await deployment();
+  const owner = await signupWithDeployment(api);
   const other = await signup(api);
   const res = await api.request('GET', `/v1/deployments/${owner.id}/logs?orgId=${other.organizationId}`, { token: other.token });
   t.is(res.status, 404);

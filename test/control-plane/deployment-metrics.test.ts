@@ -3,7 +3,7 @@
 // series themselves, read from a real Prometheus scraping the model servers, are tested end to end
 // (test/e2e/lifecycle.test.ts).
 import test from 'ava';
-import { createApiKey, signup, startTestApi, type TestApi, validDeployment } from '../support/control-plane.ts';
+import { createApiKey, signup, signupWithDeployment, startTestApi, type TestApi } from '../support/control-plane.ts';
 
 let api: TestApi;
 test.before(async () => {
@@ -11,14 +11,8 @@ test.before(async () => {
 });
 test.after.always(() => api?.close());
 
-async function deployment() {
-  const user = await signup(api);
-  const created = await api.request('POST', '/v1/deployments', { token: user.token, body: validDeployment() });
-  return { ...user, id: created.body.id as string };
-}
-
 test('a Prometheus that cannot be reached is 503 with Retry-After, in the reference error format', async (t) => {
-  const { token, organizationId, id } = await deployment();
+  const { token, organizationId, id } = await signupWithDeployment(api);
   const res = await api.request('GET', `/v1/deployments/${id}/metrics?orgId=${organizationId}`, { token });
   t.is(res.status, 503);
   t.is(res.headers.get('retry-after'), '10');
@@ -31,7 +25,7 @@ test('a Prometheus that cannot be reached is 503 with Retry-After, in the refere
 });
 
 test('the organization-wide routes: orgId required, the range checked, no credential 401, another organization\'s orgId 403', async (t) => {
-  const { token, organizationId } = await deployment();
+  const { token, organizationId } = await signupWithDeployment(api);
   const other = await signup(api);
   t.is((await api.request('GET', '/v1/monitoring/metrics', { token })).body.message, 'Invalid query parameter orgId: required');
   t.is((await api.request('GET', '/v1/metrics', { token })).body.message, 'Invalid query parameter orgId: required');
@@ -47,7 +41,7 @@ test('the organization-wide routes: orgId required, the range checked, no creden
 });
 
 test('the range is checked: from before to, at most 31 days, at most 11,000 points a series; orgId is required', async (t) => {
-  const { token, organizationId, id } = await deployment();
+  const { token, organizationId, id } = await signupWithDeployment(api);
   const path = (query: string) => `/v1/deployments/${id}/metrics?orgId=${organizationId}&${query}`;
   const reversed = await api.request('GET', path('from=2026-11-24T10:00:00Z&to=2026-11-24T09:00:00Z'), { token });
   t.is(reversed.status, 400);
@@ -62,7 +56,7 @@ test('the range is checked: from before to, at most 31 days, at most 11,000 poin
 });
 
 test('another organization\'s deployment is 404; no credential 401; a read-only key may read', async (t) => {
-  const owner = await deployment();
+  const owner = await signupWithDeployment(api);
   const other = await signup(api);
   t.is((await api.request('GET', `/v1/deployments/${owner.id}/metrics?orgId=${other.organizationId}`, { token: other.token })).status, 404);
   t.is((await api.request('GET', `/v1/deployments/${owner.id}/pricing?orgId=${other.organizationId}`, { token: other.token })).status, 404);

@@ -14,18 +14,15 @@ import { ROLE_PERMISSIONS } from '../../control-plane/core/permissions.ts';
 import { createHubClient } from '../../control-plane/models/hub.ts';
 import { createModelService } from '../../control-plane/models/service.ts';
 import { createApiKey, addMember, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
-import { RECORDED_HUB_TOKEN, startHubRecordings, type HubRecordings } from '../support/hub-recordings.ts';
+import { RECORDED_HUB_TOKEN, startHubApi, startHubRecordings, type HubRecordings } from '../support/hub-recordings.ts';
 
 let hub: HubRecordings;
 let api: TestApi;
+let close: () => Promise<void>;
 test.before(async () => {
-  hub = await startHubRecordings();
-  api = await startTestApi(import.meta.filename, { config: hub.hubConfig() });
+  ({ api, hub, close } = await startHubApi(import.meta.filename));
 });
-test.after.always(async () => {
-  await api?.close();
-  await hub?.close();
-});
+test.after.always(() => close?.());
 
 const path = (model: string) => `/v1/models/${encodeURIComponent(model)}`;
 const GRANITE = 'ibm-granite/granite-3.1-8b-instruct';

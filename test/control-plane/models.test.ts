@@ -1,20 +1,16 @@
 // The model catalog over HTTP: search with filters and cursor pages on both surfaces, a model's details
 // with what each GPU type needs, and validation of one placement with the arithmetic shown.
 import test from 'ava';
-import { addMember, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
-import { startHubRecordings, type HubRecordings } from '../support/hub-recordings.ts';
+import { addMember, signup, type TestApi } from '../support/control-plane.ts';
+import { startHubApi } from '../support/hub-recordings.ts';
 
-let hub: HubRecordings;
 let api: TestApi;
+let close: () => Promise<void>;
+// A model outside the catalog is the Hub's to describe: here, the stand-in serving recorded Hub answers.
 test.before(async () => {
-  // A model outside the catalog is the Hub's to describe: here, the stand-in serving recorded Hub answers.
-  hub = await startHubRecordings();
-  api = await startTestApi(import.meta.filename, { config: hub.hubConfig() });
+  ({ api, close } = await startHubApi(import.meta.filename));
 });
-test.after.always(async () => {
-  await api?.close();
-  await hub?.close();
-});
+test.after.always(() => close?.());
 
 const LLAMA_8B = encodeURIComponent('meta-llama/Llama-3.1-8B-Instruct');
 const ids = (body: Array<{ id: string }>) => body.map((m) => m.id);

@@ -5,19 +5,15 @@ import test from 'ava';
 import { GPU_TYPES, findGpuType } from '../../catalog/gpu-types.ts';
 import { smallestGpuCount } from '../../catalog/model-fit.ts';
 import { MODELS } from '../../catalog/models.ts';
-import { createApiKey, desiredStatesSent, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
-import { startHubRecordings, type HubRecordings } from '../support/hub-recordings.ts';
+import { createApiKey, desiredStatesSent, signup, type TestApi } from '../support/control-plane.ts';
+import { startHubApi } from '../support/hub-recordings.ts';
 
 let api: TestApi;
-let hub: HubRecordings;
+let close: () => Promise<void>;
 test.before(async () => {
-  hub = await startHubRecordings();
-  api = await startTestApi(import.meta.filename, { config: hub.hubConfig() });
+  ({ api, close } = await startHubApi(import.meta.filename));
 });
-test.after.always(async () => {
-  await api?.close();
-  await hub?.close();
-});
+test.after.always(() => close?.());
 
 type User = Awaited<ReturnType<typeof signup>>;
 

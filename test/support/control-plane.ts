@@ -144,6 +144,14 @@ export async function createApiKey(api: TestApi, token: string, scope: 'full_acc
 
 export const validDeployment = (name = 'llama-chat') => ({ name, model: 'meta-llama/Llama-3.1-8B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4' });
 
+/** A new user and organization with one deployment (validDeployment), and its id. */
+export async function signupWithDeployment(api: TestApi) {
+  const user = await signup(api);
+  const created = await api.request('POST', '/v1/deployments', { token: user.token, body: validDeployment() });
+  if (created.status !== 201) throw new Error(`create failed: ${created.status} ${JSON.stringify(created.body)}`);
+  return { ...user, id: created.body.id as string };
+}
+
 /** The desired states a deployment's workflow was sent, in order (no worker runs in API tests, so they wait in its history). */
 export async function desiredStatesSent(api: TestApi, workflowId: string): Promise<DesiredDeployment[]> {
   const history = await api.workflows.workflow.getHandle(workflowId).fetchHistory();

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { startTestApi, type TestApi } from './control-plane.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'hub');
 
@@ -103,4 +104,11 @@ export async function startHubRecordings(): Promise<HubRecordings> {
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', () => listening()));
   (recordings as { url: string }).url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return recordings;
+}
+
+/** A test API that looks models up on a Hub stand-in of its own; `close` stops both. */
+export async function startHubApi(filename: string): Promise<{ api: TestApi; hub: HubRecordings; close(): Promise<void> }> {
+  const hub = await startHubRecordings();
+  const api = await startTestApi(filename, { config: hub.hubConfig() });
+  return { api, hub, close: async () => { await api.close(); await hub.close(); } };
 }
