@@ -14,7 +14,9 @@ export interface EngineTiming {
   readonly maxConcurrency: number;
 }
 
-export type FinishReason = 'stop' | 'length' | 'abort';
+/** vLLM's finish reasons (FinishReason in vllm/v1/engine). */
+export const FINISH_REASONS = ['stop', 'length', 'abort'] as const;
+export type FinishReason = (typeof FINISH_REASONS)[number];
 
 /** What the engine reports as a request progresses, for metrics and logs. */
 export interface EngineObserver {

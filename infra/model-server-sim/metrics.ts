@@ -2,7 +2,7 @@
 // a real vLLM (Prometheus, an autoscaler, Kiln's gateway) reads the simulator unchanged. Each server has its own
 // registry, as each vLLM process has.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { EngineObserver } from './engine.ts';
+import { FINISH_REASONS, type EngineObserver } from './engine.ts';
 
 // vLLM's bucket boundaries (vllm/v1/metrics/loggers.py).
 const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560];
@@ -46,6 +46,8 @@ export function createServerMetrics(modelName: string, load: () => EngineLoad): 
   const promptSize = histogram('vllm:request_prompt_tokens', 'Number of prefill tokens processed.', TOKEN_COUNT_BUCKETS);
   const generationSize = histogram('vllm:request_generation_tokens', 'Number of generation tokens processed.', TOKEN_COUNT_BUCKETS);
   for (const counter of [promptTokens, generationTokens]) counter.inc(labels, 0);
+  // As vLLM does, every finish reason's series exists from the start at 0, so the first request shows as a rate.
+  for (const reason of FINISH_REASONS) success.inc({ ...labels, finished_reason: reason }, 0);
 
   return {
     contentType: registry.contentType,
