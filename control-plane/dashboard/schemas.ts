@@ -7,7 +7,7 @@ export const DashboardQuery = z.strictObject({ ...orgIdQuery });
 
 export const DashboardMetrics = z.object({
   at: z.iso.datetime(),
-  deploymentsByStatus: z.record(z.enum(DEPLOYMENT_STATUSES), z.number().int()).meta({ description: 'Live deployments by status; statuses with none left out.' }),
+  deploymentsByStatus: z.record(z.enum(DEPLOYMENT_STATUSES), z.number().int()).meta({ description: 'Live deployments by status, every status present (0 for none).' }),
   spend: z.object({
     todayCents: z.number().int().meta({ description: 'Since 00:00 UTC: replica-hours Prometheus measured x GPU prices.' }),
     monthCents: z.number().int().meta({ description: 'Since the first of the month, 00:00 UTC.' }),

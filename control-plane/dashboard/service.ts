@@ -6,7 +6,7 @@ import type { CostService } from '../costs/service.ts';
 import { DeploymentSchema } from '../deployments/deployment.entity.ts';
 import { metricQueries } from '../monitoring/deployment-metrics.ts';
 import type { PrometheusClient } from '../monitoring/prometheus.ts';
-import { namespaceOf, type DeploymentLifecycleStatus } from '../../workflows/contract/deployment.ts';
+import { DEPLOYMENT_STATUSES, namespaceOf, type DeploymentLifecycleStatus } from '../../workflows/contract/deployment.ts';
 
 const SLOWEST = 5;
 const LAST_HOUR_SECONDS = 3600;
@@ -27,8 +27,8 @@ export function createDashboardService(deps: { prometheus: PrometheusClient; cos
         deps.prometheus.query(`sum(increase(vllm:generation_tokens_total{namespace="${namespace}"}[${sinceToday}]))`, at),
         deps.prometheus.query(metricQueries({ namespace }, LAST_HOUR_SECONDS).timeToFirstTokenSeconds.p95, at),
       ]);
-      const byStatus: Partial<Record<DeploymentLifecycleStatus, number>> = {};
-      for (const d of deployments) byStatus[d.status] = (byStatus[d.status] ?? 0) + 1;
+      const byStatus = Object.fromEntries(DEPLOYMENT_STATUSES.map((status) => [status, 0])) as Record<DeploymentLifecycleStatus, number>;
+      for (const d of deployments) byStatus[d.status] += 1;
       const idOf = new Map(deployments.map((d) => [d.name, d.id]));
       const count = (samples: Array<{ value: number }>) => Math.round(Number.isFinite(samples[0]?.value) ? samples[0]!.value : 0);
       return {
