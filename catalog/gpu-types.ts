@@ -35,3 +35,11 @@ export const GPU_TYPE_IDS = GPU_TYPES.map((g) => g.id) as [string, ...string[]];
 export function findGpuType(id: string): GpuType | undefined {
   return GPU_TYPES.find((g) => g.id === id);
 }
+
+/** The GPUs a deployment holds: `replicas` replicas of `gpusPerReplica` GPUs of type `gpu`. */
+export interface Capacity { readonly gpu: string; readonly replicas: number; readonly gpusPerReplica: number }
+
+/** What those GPUs cost per hour, in whole cents (rounded up); `replicas` may be fractional (replica-hours). */
+export function hourlyCents(capacity: Capacity): number {
+  return Math.ceil(findGpuType(capacity.gpu)!.hourlyPriceUsd * 100 * capacity.replicas * capacity.gpusPerReplica);
+}

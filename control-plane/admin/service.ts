@@ -161,8 +161,8 @@ export function createAdminService(deps: AdminServiceDeps) {
     async revenue(em: EntityManager): Promise<RevenueOverviewBody> {
       const [plans, gpus, credits] = await Promise.all([
         sql<{ plan: Plan; n: number }>(em, `SELECT plan, count(*)::int AS n FROM organization GROUP BY plan`),
-        sql<{ gpu: string; deployments: number; replicas: number }>(em, `
-          SELECT gpu, count(*)::int AS deployments, sum(replicas)::int AS replicas FROM deployment
+        sql<{ gpu: string; deployments: number; replicas: number; gpus: number }>(em, `
+          SELECT gpu, count(*)::int AS deployments, sum(replicas)::int AS replicas, sum(replicas * gpus_per_replica)::int AS gpus FROM deployment
           WHERE deleted_at IS NULL AND status IN (${LIVE_STATUSES.map(() => '?').join(', ')}) GROUP BY gpu ORDER BY gpu`, [...LIVE_STATUSES]),
         sql<{ cents: string }>(em, `SELECT coalesce(sum(credits_cents), 0)::bigint AS cents FROM organization`),
       ]);
@@ -170,7 +170,7 @@ export function createAdminService(deps: AdminServiceDeps) {
       const mrr = perPlan((plan, n) => n * PLAN_MONTHLY_PRICE_CENTS[plan]);
       // Whole cents per GPU-hour first, so the sums stay exact integers.
       const byGpuType = Object.fromEntries(gpus.map((g) => {
-        const hourlyCents = g.replicas * Math.round((findGpuType(g.gpu)?.hourlyPriceUsd ?? 0) * 100);
+        const hourlyCents = g.gpus * Math.round((findGpuType(g.gpu)?.hourlyPriceUsd ?? 0) * 100);
         return [g.gpu, { deployments: g.deployments, replicas: g.replicas, hourlyCents, projected30DaysCents: hourlyCents * HOURS_30_DAYS }];
       }));
       const hourlyCents = Object.values(byGpuType).reduce((a, g) => a + g.hourlyCents, 0);

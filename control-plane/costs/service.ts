@@ -2,13 +2,12 @@
 // per million tokens (measured throughput), and on every other GPU type that fits (the model fit rules).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { GPUS_PER_REPLICA_CHOICES, type Dtype } from '../../catalog/deployment-rules.ts';
-import { findGpuType, GPU_TYPES, type GpuType } from '../../catalog/gpu-types.ts';
+import { findGpuType, GPU_TYPES, hourlyCents, type GpuType } from '../../catalog/gpu-types.ts';
 import { choosePlacement } from '../../catalog/model-fit.ts';
 import type { CatalogModel } from '../../catalog/models.ts';
 import type { Principal } from '../auth/principal.ts';
 import { DeploymentNotFoundError, ServiceUnavailableError } from '../core/errors.ts';
 import { DeploymentSchema, type Deployment } from '../deployments/deployment.entity.ts';
-import { hourlyCents } from '../deployments/service.ts';
 import type { ModelService } from '../models/service.ts';
 import type { PrometheusClient } from '../monitoring/prometheus.ts';
 import { namespaceOf } from '../../workflows/contract/deployment.ts';
@@ -16,9 +15,9 @@ import { namespaceOf } from '../../workflows/contract/deployment.ts';
 /** How finely this month's ready replicas are sampled to add up replica-hours (a replica up for less goes unseen). */
 const SPEND_RESOLUTION_SECONDS = 15;
 
-/** What `replicaHours` of a deployment's replicas cost, in cents. */
+/** What `replicaHours` of a deployment's replicas cost, in cents: an hour of that many replicas. */
 const spentCents = (d: Pick<Deployment, 'gpu' | 'gpusPerReplica'>, replicaHours: number) =>
-  Math.ceil(findGpuType(d.gpu)!.hourlyPriceUsd * 100 * d.gpusPerReplica * replicaHours);
+  hourlyCents({ gpu: d.gpu, gpusPerReplica: d.gpusPerReplica, replicas: replicaHours });
 
 /** Statuses in which a deployment holds its GPUs. */
 const HOLDING = new Set(['deploying', 'running', 'scaling', 'updating']);

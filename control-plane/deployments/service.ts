@@ -12,7 +12,7 @@ import {
   DTYPES, GPUS_PER_REPLICA_CHOICES, LOADABLE_MODEL, MANAGED_VLLM_FLAGS, MAX_CONTEXT_LENGTH, MAX_MODEL_LENGTH, MAX_REPLICAS, MAX_VLLM_ARGS, MIN_REPLICAS,
   MODEL_SOURCES, NAME_PATTERN, replicaBoundsProblem, type Dtype,
 } from '../../catalog/deployment-rules.ts';
-import { findGpuType, GPU_TYPES } from '../../catalog/gpu-types.ts';
+import { findGpuType, GPU_TYPES, hourlyCents, type Capacity } from '../../catalog/gpu-types.ts';
 import { PLAN_RATE_LIMITS } from '../../catalog/plans.ts';
 import { choosePlacement } from '../../catalog/model-fit.ts';
 import { findCatalogModel, type CatalogModel } from '../../catalog/models.ts';
@@ -440,13 +440,6 @@ function positionFrom(decoded: string, length: number): string[] {
   return position as string[];
 }
 
-/** The GPUs a deployment holds: `replicas` replicas of `gpusPerReplica` GPUs of type `gpu`. */
-export interface Capacity { gpu: string; replicas: number; gpusPerReplica: number }
-
-/** What a deployment's GPUs cost per hour, in cents. */
-export function hourlyCents(capacity: Capacity): number {
-  return Math.ceil(findGpuType(capacity.gpu)!.hourlyPriceUsd * 100 * capacity.replicas * capacity.gpusPerReplica);
-}
 
 /** Creating, growing or starting a deployment: the balance must cover at least one hour of its capacity (402). */
 function assertAffordable(creditsCents: number, capacity: Capacity): void {
