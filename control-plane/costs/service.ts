@@ -58,13 +58,13 @@ export function createCostService(deps: { prometheus: PrometheusClient; models: 
   }
 
   return {
-    /** What each live deployment of the organization spent from `since` to `at` (GET /v1/dashboard/metrics). */
-    async organizationSpend(em: EntityManager, principal: Principal, since: Date, at: Date) {
-      const [deployments, hours] = await Promise.all([
+    /** What the organization's live deployments spent in all from each of `sinces` to `at` (GET /v1/dashboard/metrics), one read of them. */
+    async organizationSpendCents(em: EntityManager, principal: Principal, sinces: readonly Date[], at: Date): Promise<number[]> {
+      const [deployments, ...hours] = await Promise.all([
         em.find(DeploymentSchema, { organization: principal.organizationId, deletedAt: null }, { fields: ['id', 'name', 'gpu', 'gpusPerReplica'] }),
-        replicaHoursSince(principal.organizationId, undefined, since, at),
+        ...sinces.map((since) => replicaHoursSince(principal.organizationId, undefined, since, at)),
       ]);
-      return deployments.map((d) => ({ deploymentId: d.id, name: d.name, replicaHours: hours.get(d.name) ?? 0, spentCents: spentCents(d, hours.get(d.name) ?? 0) }));
+      return hours.map((byName) => deployments.reduce((sum, d) => sum + spentCents(d, byName.get(d.name) ?? 0), 0));
     },
 
     async deploymentPricing(em: EntityManager, principal: Principal, id: string) {

@@ -11,7 +11,7 @@ import { DEPLOYMENT_STATUSES, namespaceOf, type DeploymentLifecycleStatus } from
 const SLOWEST = 5;
 const LAST_HOUR_SECONDS = 3600;
 
-export function createDashboardService(deps: { prometheus: PrometheusClient; costs: Pick<CostService, 'organizationSpend'> }) {
+export function createDashboardService(deps: { prometheus: PrometheusClient; costs: Pick<CostService, 'organizationSpendCents'> }) {
   return {
     async metrics(em: EntityManager, principal: Principal) {
       const at = new Date();
@@ -19,10 +19,9 @@ export function createDashboardService(deps: { prometheus: PrometheusClient; cos
       const month = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
       const namespace = namespaceOf(principal.organizationId);
       const sinceToday = `${Math.max(1, Math.floor((at.getTime() - today.getTime()) / 1000))}s`;
-      const [deployments, spentToday, spentMonth, prompt, generation, ttft] = await Promise.all([
+      const [deployments, [spentToday, spentMonth], prompt, generation, ttft] = await Promise.all([
         em.find(DeploymentSchema, { organization: principal.organizationId, deletedAt: null }, { fields: ['id', 'name', 'status'] }),
-        deps.costs.organizationSpend(em, principal, today, at),
-        deps.costs.organizationSpend(em, principal, month, at),
+        deps.costs.organizationSpendCents(em, principal, [today, month], at),
         deps.prometheus.query(`sum(increase(vllm:prompt_tokens_total{namespace="${namespace}"}[${sinceToday}]))`, at),
         deps.prometheus.query(`sum(increase(vllm:generation_tokens_total{namespace="${namespace}"}[${sinceToday}]))`, at),
         deps.prometheus.query(metricQueries({ namespace }, LAST_HOUR_SECONDS).timeToFirstTokenSeconds.p95, at),
@@ -35,8 +34,8 @@ export function createDashboardService(deps: { prometheus: PrometheusClient; cos
         at: at.toISOString(),
         deploymentsByStatus: byStatus,
         spend: {
-          todayCents: spentToday.reduce((sum, d) => sum + d.spentCents, 0),
-          monthCents: spentMonth.reduce((sum, d) => sum + d.spentCents, 0),
+          todayCents: spentToday!,
+          monthCents: spentMonth!,
         },
         tokensToday: { prompt: count(prompt), generation: count(generation) },
         slowest: ttft
