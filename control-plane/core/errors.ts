@@ -2,6 +2,7 @@
 // ERROR_TABLE to a status and code and renders them in the surface's own format.
 import { STATUS_CODES } from 'node:http';
 import { ConnectionException } from '@mikro-orm/core';
+import { PrometheusUnavailableError } from '../../lib/prometheus/client.ts';
 
 export type ErrorDetails = Record<string, unknown>;
 
@@ -121,6 +122,10 @@ export function describeError(error: unknown): ErrorDescription {
   // The database being unreachable is an outage, not a bug: clients should retry.
   if (error instanceof ConnectionException) {
     return { status: 503, code: 'SERVICE_UNAVAILABLE', message: 'Service temporarily unavailable', details: {}, headers: {} };
+  }
+  // Metrics come from Prometheus (lib/prometheus): its absence is an outage of that store, retried shortly.
+  if (error instanceof PrometheusUnavailableError) {
+    return { status: 503, code: 'SERVICE_UNAVAILABLE', message: error.message, details: {}, headers: { 'Retry-After': '10' } };
   }
   if (isDataException(error)) {
     return { status: 400, code: 'INVALID_REQUEST', message: 'A value in the request is too long, out of range or not storable', details: {}, headers: {} };

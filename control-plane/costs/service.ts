@@ -9,7 +9,7 @@ import type { Principal } from '../auth/principal.ts';
 import { DeploymentNotFoundError, ServiceUnavailableError } from '../core/errors.ts';
 import { DeploymentSchema, type Deployment } from '../deployments/deployment.entity.ts';
 import type { ModelService } from '../models/service.ts';
-import type { PrometheusClient } from '../monitoring/prometheus.ts';
+import type { PrometheusClient } from '../../lib/prometheus/client.ts';
 import { namespaceOf } from '../../workflows/contract/deployment.ts';
 
 /** How finely this month's ready replicas are sampled to add up replica-hours (a replica up for less goes unseen). */

@@ -4,8 +4,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
 import type { CostService } from '../costs/service.ts';
 import { DeploymentSchema } from '../deployments/deployment.entity.ts';
-import { metricQueries } from '../monitoring/deployment-metrics.ts';
-import type { PrometheusClient } from '../monitoring/prometheus.ts';
+import { metricQueries } from '../../lib/prometheus/deployment-metrics.ts';
+import type { PrometheusClient } from '../../lib/prometheus/client.ts';
 import { DEPLOYMENT_STATUSES, namespaceOf, type DeploymentLifecycleStatus } from '../../workflows/contract/deployment.ts';
 
 const SLOWEST = 5;

@@ -4,8 +4,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
 import { namespaceOf } from '../../workflows/contract/deployment.ts';
-import { metricQueries, rateWindowSeconds } from './deployment-metrics.ts';
-import type { PrometheusClient, RangeQuery } from './prometheus.ts';
+import { metricQueries, rateWindowSeconds } from '../../lib/prometheus/deployment-metrics.ts';
+import type { PrometheusClient, RangeQuery } from '../../lib/prometheus/client.ts';
 
 interface UsageRow { bucket: string | number; deploymentId: string; apiKeyId: string | null; requests: number; promptTokens: number; completionTokens: number }
 

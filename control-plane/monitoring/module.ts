@@ -1,6 +1,6 @@
 // Monitoring: deployments' metrics, read from Prometheus (PROMETHEUS_URL), which scrapes the model servers.
 import { defineModule } from '../module.ts';
-import { createPrometheusClient, type PrometheusClient } from './prometheus.ts';
+import { createPrometheusClient, type PrometheusClient } from '../../lib/prometheus/client.ts';
 import { monitoringRoutes } from './routes.ts';
 import { createMonitoringService, type MonitoringService } from './service.ts';
 

@@ -5,8 +5,8 @@ import type { Principal } from '../auth/principal.ts';
 import { DeploymentNotFoundError } from '../core/errors.ts';
 import { DeploymentSchema } from '../deployments/deployment.entity.ts';
 import { namespaceOf } from '../../workflows/contract/deployment.ts';
-import { LATENCIES, METRICS, metricQueries, QUANTILES, rateWindowSeconds, type LatencyName, type MetricName, type Quantile, type SeriesScope } from './deployment-metrics.ts';
-import type { PrometheusClient, RangeQuery } from './prometheus.ts';
+import { LATENCIES, METRICS, metricQueries, QUANTILES, rateWindowSeconds, type LatencyName, type MetricName, type Quantile, type SeriesScope } from '../../lib/prometheus/deployment-metrics.ts';
+import type { PrometheusClient, RangeQuery } from '../../lib/prometheus/client.ts';
 import { createUsageAnalytics } from './analytics.ts';
 import type { MetricsRangeInput } from './schemas.ts';
 

@@ -1,7 +1,11 @@
-// Kiln's door to Prometheus's HTTP API (/api/v1/query_range): the metric routes are PromQL queries, and
-// Prometheus keeps the time series. A store that cannot be reached, or answers an error, is a 503 for that
-// request, never a 500.
-import { ServiceUnavailableError } from '../core/errors.ts';
+// Kiln's door to Prometheus's HTTP API (/api/v1/query, /api/v1/query_range): the metric routes, the
+// autoscaler and the alert rules are PromQL queries, and Prometheus keeps the time series. A store that cannot
+// be reached, or answers an error, throws PrometheusUnavailableError (the API answers it 503, never 500).
+
+/** Prometheus could not be reached or refused the query. */
+export class PrometheusUnavailableError extends Error {
+  override readonly name = 'PrometheusUnavailableError';
+}
 
 /** One series of a range query: its labels, and [unix seconds, value] points (NaN where PromQL has none). */
 export interface RangeSeries {
@@ -37,10 +41,10 @@ export function createPrometheusClient(baseUrl: string, timeoutMs = 10_000) {
       });
       answer = await response.json() as PrometheusAnswer;
     } catch {
-      throw new ServiceUnavailableError('The metrics store (Prometheus) is unavailable: try again shortly', {}, { 'Retry-After': '10' });
+      throw new PrometheusUnavailableError('The metrics store (Prometheus) is unavailable: try again shortly');
     }
     if (answer.status !== 'success' || !answer.data) {
-      throw new ServiceUnavailableError(`The metrics store (Prometheus) refused the query: ${answer.error ?? 'no data'}`, {}, { 'Retry-After': '10' });
+      throw new PrometheusUnavailableError(`The metrics store (Prometheus) refused the query: ${answer.error ?? 'no data'}`);
     }
     return answer.data.result;
   }
