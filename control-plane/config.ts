@@ -16,6 +16,8 @@ const Shared = z.object({
   TEMPORAL_ADDRESS: z.string().regex(/^[^\s/:]+:\d+$/, 'host:port').default('127.0.0.1:7233'),
   // What a scraper sends (Bearer) for GET /metrics/internal of the API and the worker; unset, neither serves it.
   KILN_METRICS_TOKEN: z.string().min(32).optional(),
+  // The Prometheus both processes query: the metric routes, the autoscaler and alert rules (npm start runs one on 9090).
+  PROMETHEUS_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:9090'),
 });
 
 const Sections = {
@@ -38,8 +40,6 @@ const Sections = {
     KILN_HF_TOKEN: z.string().min(1).optional(),
     // A lookup waits no longer than this, so a Hub that hangs answers 503 quickly.
     KILN_HF_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
-    // The Prometheus whose HTTP API the metric routes query (npm start runs one on 9090).
-    PROMETHEUS_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:9090'),
   }),
   worker: z.object({
     // Pulumi's state backend (file://, s3://, https://api.pulumi.com ...); a file backend under DATA_DIR when unset.
@@ -68,6 +68,8 @@ export interface SharedConfig {
   readonly temporalAddress: string;
   /** The bearer token GET /metrics/internal asks for; unset: Kiln's own metrics are not served. */
   readonly metricsToken: string | undefined;
+  /** Base URL of the Prometheus the metric routes, the autoscaler and the alert rules query. */
+  readonly prometheusUrl: string;
 }
 
 export interface ApiConfig extends SharedConfig {
@@ -82,8 +84,6 @@ export interface ApiConfig extends SharedConfig {
   readonly publicUrl: string;
   /** The Hugging Face Hub (or a mirror) model facts are read from, its token and how long a lookup may take. */
   readonly hub: { readonly endpoint: string; readonly token: string | undefined; readonly timeoutMs: number };
-  /** Base URL of the Prometheus the metric routes query. */
-  readonly prometheusUrl: string;
 }
 
 /** The API's configuration, as app.ts takes it. */
@@ -142,6 +142,7 @@ async function sharedConfig(e: z.infer<typeof Shared>): Promise<SharedConfig> {
     databaseUrl: e.DATABASE_URL,
     temporalAddress: e.TEMPORAL_ADDRESS,
     metricsToken: e.KILN_METRICS_TOKEN,
+    prometheusUrl: e.PROMETHEUS_URL.replace(/\/+$/, ''),
   };
 }
 
@@ -160,7 +161,6 @@ async function apiConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.api
     mailFrom: e.MAIL_FROM,
     publicUrl: e.KILN_PUBLIC_URL.replace(/\/+$/, ''),
     hub: { endpoint: e.KILN_HF_ENDPOINT.replace(/\/+$/, ''), token: e.KILN_HF_TOKEN, timeoutMs: e.KILN_HF_TIMEOUT_MS },
-    prometheusUrl: e.PROMETHEUS_URL.replace(/\/+$/, ''),
   };
 }
 
