@@ -4,6 +4,7 @@
 import type { Client } from '@temporalio/client';
 import { Runtime, Worker, type NativeConnection } from '@temporalio/worker';
 import type { Orm } from '../control-plane/database/orm.ts';
+import type { PrometheusClient } from '../lib/prometheus/client.ts';
 import { activityOutcomes, workflowOutcomes } from './metrics.ts';
 import type { PulumiSettings } from './pulumi/automation.ts';
 import { workflowBundle } from './workflow-bundle.ts';
@@ -18,6 +19,8 @@ export interface WorkerDeps {
   readonly dataDir: string;
   /** Development delivers webhooks to loopback and private addresses; production refuses them. */
   readonly allowPrivateWebhookUrls: boolean;
+  /** The Prometheus the autoscaler and the alert rules query (PROMETHEUS_URL). */
+  readonly prometheus: PrometheusClient;
 }
 
 export interface QueueModule {

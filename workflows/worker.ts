@@ -12,6 +12,7 @@ import { serveWorkerMetrics, type MetricsListener } from './metrics.ts';
 import { createQueueWorker, type QueueModule, type WorkerDeps } from './queue.ts';
 import { reportsQueue } from './reports/queue.ts';
 import { webhooksQueue } from './webhooks/queue.ts';
+import { createPrometheusClient } from '../lib/prometheus/client.ts';
 
 /** Every task queue one worker process polls. */
 export const QUEUES: readonly QueueModule[] = [deploymentsQueue, webhooksQueue, reportsQueue];
@@ -48,6 +49,7 @@ export async function startWorker(config: WorkerConfig, log: Logger = pino({ lev
   const client = new Client({ connection: await Connection.connect({ address: config.temporalAddress }) });
   const deps: WorkerDeps = {
     orm, client, signingKey: config.signingKey, dataDir: config.dataDir, allowPrivateWebhookUrls: config.allowPrivateWebhookUrls,
+    prometheus: createPrometheusClient(config.prometheusUrl),
     pulumi: {
       backendUrl: config.pulumiBackendUrl, passphrase: config.pulumiPassphrase, workspacesDir: join(config.dataDir, 'pulumi-workspaces'),
       home: config.pulumiHome, cliRoot: config.pulumiCliRoot,

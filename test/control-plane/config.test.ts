@@ -59,7 +59,8 @@ test('worker: the Pulumi passphrase is required in production, generated and kep
   await t.throwsAsync(loadConfig('worker', { DATA_DIR: await tempDir(), ...PRODUCTION }), { message: 'invalid configuration: PULUMI_CONFIG_PASSPHRASE is required when KILN_ENV=production' });
   const dataDir = await tempDir();
   const development = await loadConfig('worker', { DATA_DIR: dataDir, DATABASE_URL: PRODUCTION.DATABASE_URL });
-  t.like(development, { temporalAddress: '127.0.0.1:7233', pulumiBackendUrl: `file://${join(dataDir, 'pulumi-state')}`, allowPrivateWebhookUrls: true, metricsToken: undefined, metricsPort: 9464 });
+  t.like(development, { temporalAddress: '127.0.0.1:7233', pulumiBackendUrl: `file://${join(dataDir, 'pulumi-state')}`, allowPrivateWebhookUrls: true, metricsToken: undefined, metricsPort: 9464, prometheusUrl: 'http://127.0.0.1:9090' });
+  t.is((await loadConfig('worker', { DATA_DIR: dataDir, DATABASE_URL: PRODUCTION.DATABASE_URL, PROMETHEUS_URL: 'http://prometheus.example:9090/' })).prometheusUrl, 'http://prometheus.example:9090', 'the autoscaler and alert rules query PROMETHEUS_URL');
   t.is((await readFile(join(dataDir, 'pulumi-passphrase'), 'utf8')).trim(), development.pulumiPassphrase);
   t.is((await loadConfig('worker', { DATA_DIR: dataDir, DATABASE_URL: PRODUCTION.DATABASE_URL })).pulumiPassphrase, development.pulumiPassphrase);
   t.is((await loadConfig('worker', { DATA_DIR: dataDir, DATABASE_URL: PRODUCTION.DATABASE_URL, PULUMI_BACKEND_URL: 's3://kiln-state' })).pulumiBackendUrl, 's3://kiln-state');
