@@ -21,6 +21,7 @@ import type { ApiModule } from './module.ts';
 import { notificationsModule } from './notifications/module.ts';
 import { observabilityModule } from './observability/module.ts';
 import { openApiModule } from './openapi/module.ts';
+import { optimizationModule } from './optimization/module.ts';
 import { organizationsModule } from './organizations/module.ts';
 import { recoveryModule } from './recovery/module.ts';
 import { reportsModule } from './reports/module.ts';
@@ -51,6 +52,7 @@ export const API_MODULES: readonly ApiModule[] = [
   inferenceModule,
   monitoringModule,
   costsModule,
+  optimizationModule,
   dashboardModule,
   deploymentLogsModule,
   webhooksModule,

@@ -57,6 +57,18 @@ export function createCostService(deps: { prometheus: PrometheusClient; models: 
     return new Map(samples.map((s) => [s.labels.deployment ?? '', Math.round(((s.value * SPEND_RESOLUTION_SECONDS) / 3600) * 1000) / 1000]));
   }
 
+  /** The model's figures (undefined when unknown, or the Hub cannot answer: memory decides then), and the deployment on every other GPU type. */
+  async function alternativesOf(em: EntityManager, principal: Principal, deployment: Deployment, replicas: number, now: number) {
+    let facts: CatalogModel | undefined;
+    try {
+      facts = await deps.models.facts(em, principal, deployment.model);
+    } catch (error) {
+      // A Hub that cannot answer leaves the figures unknown: memory decides instead.
+      if (!(error instanceof ServiceUnavailableError)) throw error;
+    }
+    return { facts, alternatives: GPU_TYPES.filter((g) => g.id !== deployment.gpu).map((gpu) => alternative(deployment, facts, gpu, replicas, now)) };
+  }
+
   return {
     /** What the organization's live deployments spent in all from each of `sinces` to `at` (GET /v1/dashboard/metrics), one read of them. */
     async organizationSpendCents(em: EntityManager, principal: Principal, sinces: readonly Date[], at: Date): Promise<number[]> {
@@ -85,13 +97,7 @@ export function createCostService(deps: { prometheus: PrometheusClient; models: 
       const spent = spentCents(deployment, replicaHours);
       const tokensPerSecond = tokens[0] && Number.isFinite(tokens[0].value) && tokens[0].value > 0 ? tokens[0].value : null;
 
-      let facts: CatalogModel | undefined;
-      try {
-        facts = await deps.models.facts(em, principal, deployment.model);
-      } catch (error) {
-        // A Hub that cannot answer leaves the figures unknown: memory decides instead.
-        if (!(error instanceof ServiceUnavailableError)) throw error;
-      }
+      const { alternatives } = await alternativesOf(em, principal, deployment, Math.max(holding, deployment.replicas), now);
       return {
         deploymentId: id, gpu: deployment.gpu, gpusPerReplica: deployment.gpusPerReplica, replicas: holding, hourlyCents: now,
         month: {
@@ -102,10 +108,16 @@ export function createCostService(deps: { prometheus: PrometheusClient; models: 
           generationTokensPerSecond: tokensPerSecond === null ? null : Math.round(tokensPerSecond * 100) / 100,
           costPerMillionTokensCents: tokensPerSecond === null || now === 0 ? null : Math.round((now / (tokensPerSecond * 3600)) * 1e6 * 100) / 100,
         },
-        alternatives: GPU_TYPES.filter((g) => g.id !== deployment.gpu)
-          .map((gpu) => alternative(deployment, facts, gpu, Math.max(holding, deployment.replicas), now)),
+        alternatives,
       };
     },
+
+    /**
+     * The same deployment on every other GPU type (what GET /v1/deployments/{id}/pricing lists, and what the
+     * optimization rules pick a cheaper or larger GPU from), with the model's figures they were sized by.
+     */
+    alternatives: (em: EntityManager, principal: Principal, deployment: Deployment) =>
+      alternativesOf(em, principal, deployment, deployment.replicas, hourlyCents({ gpu: deployment.gpu, replicas: deployment.replicas, gpusPerReplica: deployment.gpusPerReplica })),
   };
 }
 

@@ -24,6 +24,7 @@ import { Migration20261123020000RowLevelSecurity } from './migrations/Migration2
 import { Migration20261124010000DeploymentServing } from './migrations/Migration20261124010000DeploymentServing.ts';
 import { Migration20261124020000OrganizationModels } from './migrations/Migration20261124020000OrganizationModels.ts';
 import { Migration20261124030000Templates } from './migrations/Migration20261124030000Templates.ts';
+import { Migration20261124050000OptimizationPolicy } from './migrations/Migration20261124050000OptimizationPolicy.ts';
 import { applyScope } from '../core/row-level-security.ts';
 
 /** The entities of every API module (modules.ts), the worker's included, on their shared base. */
@@ -59,6 +60,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
         Migration20261124010000DeploymentServing,
         Migration20261124020000OrganizationModels,
         Migration20261124030000Templates,
+        Migration20261124050000OptimizationPolicy,
       ],
       snapshot: false,
       silent: true,

@@ -18,6 +18,7 @@ const ROWS: ReadonlyArray<[path: string, status: number]> = [
   // Requested as written, `{id}` names no deployment.
   ['/v1/deployments/{id}/metrics', 404],
   ['/v1/deployments/{id}/pricing', 404],
+  ['/v1/deployments/{id}/optimization', 404],
   ['/v1/deployments/{id}/logs', 404],
   // No Prometheus beside the test API: the metric routes are 503 once orgId is given.
   ['/v1/metrics', 503],
@@ -110,7 +111,7 @@ test('no credential is 401 with or without orgId; another organization\'s orgId 
   // A deployments-only key reads deployments, the GPU catalog and templates in its organization, nothing else here.
   for (const [path, status] of ROWS) {
     const res = await api.request('GET', `${path}?orgId=${owner.organizationId}`, { token: deploymentsOnly.key });
-    const readable = ['/v1/deployments', '/v1/deployments/{id}/metrics', '/v1/deployments/{id}/pricing', '/v1/deployments/{id}/logs', '/v1/metrics', '/v1/monitoring/metrics', '/v1/dashboard/metrics', '/v1/monitoring/analytics', '/v1/gpu-types', '/v1/models/search', '/v1/models/{id}', '/v1/recovery', '/v1/recovery/circuits',
+    const readable = ['/v1/deployments', '/v1/deployments/{id}/metrics', '/v1/deployments/{id}/pricing', '/v1/deployments/{id}/optimization', '/v1/deployments/{id}/logs', '/v1/metrics', '/v1/monitoring/metrics', '/v1/dashboard/metrics', '/v1/monitoring/analytics', '/v1/gpu-types', '/v1/models/search', '/v1/models/{id}', '/v1/recovery', '/v1/recovery/circuits',
       '/v1/templates/deploy', '/v1/models/templates', '/v1/templates/{id}/star', '/v1/templates/{id}/deploy'];
     t.is(res.status, readable.includes(path) ? status : 403, path);
   }

@@ -39,6 +39,7 @@ const SEEDS: Readonly<Record<string, string>> = {
   sso_configuration: `insert into sso_configuration (id, created_at, organization_id, provider, issuer, client_id, sealed_client_secret, allowed_domains, default_role, jit_provisioning, updated_at)
     values ('sso_' || $3, now(), $1, 'oidc', 'https://idp', 'c', 's', '[]', 'member', false, now())`,
   sso_login: `insert into sso_login (id, created_at, organization_id, provider, state_hash, nonce, sealed_code_verifier, redirect_uri, expires_at) values ('ssl_' || $3, now(), $1, 'oidc', 'hash_' || $3, 'n', 'v', 'https://r', now())`,
+  optimization_policy: `insert into optimization_policy (id, created_at, organization_id, deployment_id, auto_apply, updated_at) values ('opt_' || $3, now(), $1, 'dep_' || $3, false, now())`,
   organization_model: `insert into organization_model (id, created_at, organization_id, reference, reference_key, default_vllm_args, updated_at)
     values ('mdl_' || $3, now(), $1, 's3://models/' || $3, 's3://models/' || $3, '[]', now())`,
   template: `insert into template (id, created_at, organization_id, name, description, visibility, latest_version, created_by, updated_at) values ('tpl_' || $3, now(), $1, 't', '', 'private', 1, $2, now())`,
@@ -84,7 +85,7 @@ test.after.always(() => api?.close());
 /** Ids are a prefix and 20 base-36 characters (lib/ids.ts); the seeds' look the same. */
 const idSuffix = (start: string) => start.padEnd(20, '0');
 // Parents before children.
-const seedOrder = (table: string) => (['deployment_event', 'webhook_attempt', 'template_version', 'template_subscription'].includes(table) ? 1 : 0);
+const seedOrder = (table: string) => (['deployment_event', 'webhook_attempt', 'template_version', 'template_subscription', 'optimization_policy'].includes(table) ? 1 : 0);
 
 /** The organizations the rows of `table` belong to, as the connecting user (who sees them all) counts them. */
 async function ownersOf(table: string, owner: string): Promise<Map<string, number>> {
