@@ -73,9 +73,14 @@ export function vllmModelSource(model: string): VllmModelSource {
   return { args: ['--model', model] };
 }
 
-/** The autoscaler keeps at least one replica (a bound of 0 is refused); more than this is not one deployment's to take. */
-export const MIN_REPLICAS = 1;
+/**
+ * Replica bounds: minReplicas 0 lets an idle deployment scale to zero (it wakes on its first request,
+ * catalog/autoscaling.ts); maxReplicas is at least one; more than MAX_REPLICAS is not one deployment's to take.
+ */
+export const MIN_REPLICAS = 0;
 export const MAX_REPLICAS = 100;
+/** Replicas a new deployment starts with when the request names none (at least minReplicas). */
+export const DEFAULT_REPLICAS = 1;
 
 export interface ReplicaBounds {
   readonly replicas: number;
@@ -83,13 +88,14 @@ export interface ReplicaBounds {
   readonly maxReplicas: number;
 }
 
-/** Each count a whole number in [MIN_REPLICAS, MAX_REPLICAS], and minReplicas <= replicas <= maxReplicas; undefined when they are. */
+/** Each count a whole number in [MIN_REPLICAS, MAX_REPLICAS], maxReplicas at least 1, and minReplicas <= replicas <= maxReplicas; undefined when they are. */
 export function replicaBoundsProblem(bounds: ReplicaBounds): string | undefined {
   const { replicas, minReplicas, maxReplicas } = bounds;
   for (const [field, value] of Object.entries(bounds)) {
     if (!Number.isInteger(value) || value < MIN_REPLICAS) return `${field} must be a whole number of at least ${MIN_REPLICAS}, got ${value}`;
     if (value > MAX_REPLICAS) return `${field} must be at most ${MAX_REPLICAS}, got ${value}`;
   }
+  if (maxReplicas < 1) return `maxReplicas must be at least 1, got ${maxReplicas}`;
   if (minReplicas > maxReplicas) return `minReplicas (${minReplicas}) is greater than maxReplicas (${maxReplicas})`;
   if (replicas < minReplicas || replicas > maxReplicas) {
     return `replicas (${replicas}) must lie between minReplicas (${minReplicas}) and maxReplicas (${maxReplicas})`;

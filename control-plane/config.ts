@@ -52,6 +52,8 @@ const Sections = {
     KILN_PULUMI_CLI_ROOT: z.string().min(1).optional(),
     // The worker's own /metrics/internal listener (with KILN_METRICS_TOKEN); 0 takes a free port.
     KILN_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+    // How often the autoscaler reads each autoscaled deployment's load from Prometheus.
+    KILN_AUTOSCALE_INTERVAL_SECONDS: z.coerce.number().min(1).max(600).default(10),
   }),
 };
 
@@ -102,6 +104,8 @@ export interface WorkerConfig extends SharedConfig {
   readonly allowPrivateWebhookUrls: boolean;
   /** Port of the worker's /metrics/internal listener (only with metricsToken); 0: a free one. */
   readonly metricsPort: number;
+  /** How often the autoscaler measures a deployment's load. */
+  readonly autoscaleIntervalMs: number;
 }
 
 interface RoleConfig { api: ApiConfig; worker: WorkerConfig }
@@ -178,6 +182,7 @@ async function workerConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.
     pulumiCliRoot: e.KILN_PULUMI_CLI_ROOT,
     allowPrivateWebhookUrls: common.env !== 'production',
     metricsPort: e.KILN_WORKER_METRICS_PORT,
+    autoscaleIntervalMs: e.KILN_AUTOSCALE_INTERVAL_SECONDS * 1000,
   };
 }
 

@@ -23,6 +23,7 @@ import { observabilityModule } from './observability/module.ts';
 import { openApiModule } from './openapi/module.ts';
 import { optimizationModule } from './optimization/module.ts';
 import { organizationsModule } from './organizations/module.ts';
+import { providersModule } from './providers/module.ts';
 import { recoveryModule } from './recovery/module.ts';
 import { reportsModule } from './reports/module.ts';
 import { rolesModule } from './roles/module.ts';
@@ -53,6 +54,7 @@ export const API_MODULES: readonly ApiModule[] = [
   monitoringModule,
   costsModule,
   optimizationModule,
+  providersModule,
   dashboardModule,
   deploymentLogsModule,
   webhooksModule,

@@ -21,6 +21,8 @@ export interface WorkerDeps {
   readonly allowPrivateWebhookUrls: boolean;
   /** The Prometheus the autoscaler and the alert rules query (PROMETHEUS_URL). */
   readonly prometheus: PrometheusClient;
+  /** How often the autoscaler measures a deployment's load (KILN_AUTOSCALE_INTERVAL_SECONDS). */
+  readonly autoscaleIntervalMs: number;
 }
 
 export interface QueueModule {

@@ -49,7 +49,7 @@ export async function startWorker(config: WorkerConfig, log: Logger = pino({ lev
   const client = new Client({ connection: await Connection.connect({ address: config.temporalAddress }) });
   const deps: WorkerDeps = {
     orm, client, signingKey: config.signingKey, dataDir: config.dataDir, allowPrivateWebhookUrls: config.allowPrivateWebhookUrls,
-    prometheus: createPrometheusClient(config.prometheusUrl),
+    prometheus: createPrometheusClient(config.prometheusUrl), autoscaleIntervalMs: config.autoscaleIntervalMs,
     pulumi: {
       backendUrl: config.pulumiBackendUrl, passphrase: config.pulumiPassphrase, workspacesDir: join(config.dataDir, 'pulumi-workspaces'),
       home: config.pulumiHome, cliRoot: config.pulumiCliRoot,

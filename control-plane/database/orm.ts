@@ -22,6 +22,7 @@ import { Migration20261122120000Inference } from './migrations/Migration20261122
 import { Migration20261123010000ServiceKeys } from './migrations/Migration20261123010000ServiceKeys.ts';
 import { Migration20261123020000RowLevelSecurity } from './migrations/Migration20261123020000RowLevelSecurity.ts';
 import { Migration20261124010000DeploymentServing } from './migrations/Migration20261124010000DeploymentServing.ts';
+import { Migration20261124060000Autoscaling } from './migrations/Migration20261124060000Autoscaling.ts';
 import { Migration20261124020000OrganizationModels } from './migrations/Migration20261124020000OrganizationModels.ts';
 import { Migration20261124030000Templates } from './migrations/Migration20261124030000Templates.ts';
 import { Migration20261124050000OptimizationPolicy } from './migrations/Migration20261124050000OptimizationPolicy.ts';
@@ -60,6 +61,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
         Migration20261124010000DeploymentServing,
         Migration20261124020000OrganizationModels,
         Migration20261124030000Templates,
+        Migration20261124060000Autoscaling,
         Migration20261124050000OptimizationPolicy,
       ],
       snapshot: false,

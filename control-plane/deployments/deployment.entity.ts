@@ -4,6 +4,7 @@ import { GpuClusterSchema } from '../clusters/gpu-cluster.entity.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
 import type { DeploymentLifecycleStatus } from '../../workflows/contract/deployment.ts';
 import type { Dtype } from '../../catalog/deployment-rules.ts';
+import type { AutoscalingPolicy } from '../../catalog/autoscaling.ts';
 
 // The workflow reports the statuses this row stores: the contract holds their one list.
 export type DeploymentStatus = DeploymentLifecycleStatus;
@@ -27,7 +28,10 @@ export const DeploymentSchema = defineEntity({
     replicas: p.integer(),
     minReplicas: p.integer(),
     maxReplicas: p.integer(),
+    /** Replicas running now, as the workflow last recorded them (the autoscaler's choice; 0 scaled to zero). */
     currentReplicas: p.integer(),
+    /** How the autoscaler moves replicas between the bounds (catalog/autoscaling.ts). */
+    autoscaling: p.json<AutoscalingPolicy>(),
     /** vLLM's tensor-parallel size: GPUs each replica holds. */
     gpusPerReplica: p.integer(),
     /** vLLM --max-model-len; null: vLLM takes the model's own (Kiln had no figures to size it). */

@@ -4,7 +4,7 @@
 // only for a dry run's `pulumi preview`, which the worker runs and answers.
 import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import {
-  DEPLOYMENT_WORKFLOW, DEPLOYMENTS_TASK_QUEUE, desiredStateSignal, PREVIEW_DEPLOYMENT_WORKFLOW, type DeploymentPreviewInput,
+  DEPLOYMENT_WORKFLOW, DEPLOYMENTS_TASK_QUEUE, desiredStateSignal, PREVIEW_DEPLOYMENT_WORKFLOW, wakeSignal, type DeploymentPreviewInput,
   type DeploymentWorkflowInput, type DesiredDeployment, type PlannedResource,
 } from '../../workflows/contract/deployment.ts';
 import { KilnGpuType, KilnOrganizationId, KilnStatus } from '../../workflows/contract/search-attributes.ts';
@@ -13,13 +13,13 @@ import type { Deployment } from './deployment.entity.ts';
 
 const SEND_DEADLINE_MS = 3_000;
 
-type DesiredFields = Pick<Deployment, 'generation' | 'model' | 'gpu' | 'replicas' | 'minReplicas' | 'maxReplicas' | 'gpusPerReplica' | 'contextLength'
+type DesiredFields = Pick<Deployment, 'generation' | 'model' | 'gpu' | 'replicas' | 'minReplicas' | 'maxReplicas' | 'autoscaling' | 'gpusPerReplica' | 'contextLength'
   | 'dtype' | 'vllmArgs' | 'running' | 'restarts' | 'refreshes' | 'deleteRequested' | 'forceDelete'>;
 
 /** The desired state a deployment row (or a dry run's would-be row) stands for, as its workflow receives it. */
 export function desiredOf(d: DesiredFields): DesiredDeployment {
   return {
-    generation: d.generation, model: d.model, gpu: d.gpu, replicas: d.replicas, minReplicas: d.minReplicas, maxReplicas: d.maxReplicas,
+    generation: d.generation, model: d.model, gpu: d.gpu, replicas: d.replicas, minReplicas: d.minReplicas, maxReplicas: d.maxReplicas, autoscaling: d.autoscaling,
     gpusPerReplica: d.gpusPerReplica, ...(d.contextLength === null || d.contextLength === undefined ? {} : { contextLength: d.contextLength }),
     dtype: d.dtype, vllmArgs: d.vllmArgs,
     running: d.running, restarts: d.restarts, refreshes: d.refreshes, deleted: d.deleteRequested, forceDelete: d.forceDelete,
@@ -54,6 +54,15 @@ export function createDeploymentOrchestrator(client: Client, options: Deployment
           { key: KilnGpuType, value: deployment.gpu },
         ],
       }));
+    },
+
+    /** Asks a deployment scaled to zero to run a replica again (the inference gateway holds the request meanwhile); a 503 when Temporal is away. */
+    async wake(deploymentId: string): Promise<void> {
+      try {
+        await client.withDeadline(Date.now() + SEND_DEADLINE_MS, () => client.workflow.getHandle(deploymentId).signal(wakeSignal));
+      } catch {
+        throw new ServiceUnavailableError('The workflow service is unavailable: the deployment cannot be woken now', {}, { 'Retry-After': '5' });
+      }
     },
 
     /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_AUTOSCALING, POLICY_BOUNDS, type AutoscalingPolicy } from '../../catalog/autoscaling.ts';
 import { GPU_TYPE_IDS } from '../../catalog/gpu-types.ts';
 import {
   DTYPES, GPUS_PER_REPLICA_CHOICES, LOADABLE_MODEL, MAX_CONTEXT_LENGTH, MAX_MODEL_LENGTH, MAX_REPLICAS, MAX_VLLM_ARGS, MIN_REPLICAS, NAME_PATTERN, vllmArgsProblem,
@@ -21,7 +22,21 @@ const runtime = z.enum(['vllm']);
 const gpu = z.enum(GPU_TYPE_IDS).meta({ description: 'An id from GET /v1/gpu-types.', example: 'nvidia-l4' });
 const replicas = z.number().int().min(MIN_REPLICAS).max(MAX_REPLICAS);
 
-const scaling = { replicas: replicas.optional(), minReplicas: replicas.optional(), maxReplicas: replicas.optional() };
+/** How Kiln's autoscaler treats the deployment (catalog/autoscaling.ts); each setting optional, Kiln's default when absent. */
+const bounded = (key: keyof AutoscalingPolicy, description: string) =>
+  z.number().int().min(POLICY_BOUNDS[key].min).max(POLICY_BOUNDS[key].max).optional().meta({ description: `${description} Default ${DEFAULT_AUTOSCALING[key]}.` });
+export const AutoscalingRequest = z.strictObject({
+  targetRequestsPerReplica: bounded('targetRequestsPerReplica', 'Requests in flight (running and waiting in vLLM\'s queue) one replica should carry; more adds replicas up to maxReplicas.'),
+  scaleDownDelaySeconds: bounded('scaleDownDelaySeconds', 'How long the load must fit fewer replicas before they are removed.'),
+  scaleToZeroAfterSeconds: bounded('scaleToZeroAfterSeconds', 'With minReplicas 0: seconds without a request after which the deployment scales to zero (its first request wakes it).'),
+}).meta({ id: 'AutoscalingPolicy' });
+
+const scaling = {
+  replicas: replicas.optional().meta({ description: 'Replicas to run now; Kiln\'s autoscaler then moves between minReplicas and maxReplicas on load.' }),
+  minReplicas: replicas.optional().meta({ description: '0 lets the deployment scale to zero when idle; its first inference request wakes it.' }),
+  maxReplicas: replicas.min(1).optional(),
+  autoscaling: AutoscalingRequest.optional(),
+};
 
 /**
  * How vLLM serves the model: each optional, what is left out Kiln settles from the model's size (the fewest
@@ -73,11 +88,12 @@ export const DeploymentView = CreatedDeployment.extend({
   runtime: z.string(),
   gpu: z.string(),
   gpuType: z.string(),
-  state: z.enum(['PENDING', 'SCALING', 'HEALTHY', 'FAILED', 'STOPPED', 'DELETING', 'DELETED']),
+  state: z.enum(['PENDING', 'SCALING', 'HEALTHY', 'IDLE', 'FAILED', 'STOPPED', 'DELETING', 'DELETED']),
   replicas: z.number().int(),
-  currentReplicas: z.number().int(),
+  currentReplicas: z.number().int().meta({ description: 'Replicas running now (the autoscaler\'s choice between the bounds; 0 when scaled to zero).' }),
   minReplicas: z.number().int(),
   maxReplicas: z.number().int(),
+  autoscaling: z.object({ targetRequestsPerReplica: z.number().int(), scaleDownDelaySeconds: z.number().int(), scaleToZeroAfterSeconds: z.number().int() }),
   gpusPerReplica: z.number().int(),
   contextLength: z.number().int().nullable().meta({ description: 'vLLM --max-model-len; null: vLLM takes the model\'s own (a model Kiln has no figures for).' }),
   dtype: z.enum(DTYPES),

@@ -10,8 +10,9 @@ import type { PlannedResource } from '../../workflows/contract/deployment.ts';
 import type { DesiredStateDelivery } from './desired-state-delivery.ts';
 import {
   DTYPES, GPUS_PER_REPLICA_CHOICES, LOADABLE_MODEL, MANAGED_VLLM_FLAGS, MAX_CONTEXT_LENGTH, MAX_MODEL_LENGTH, MAX_REPLICAS, MAX_VLLM_ARGS, MIN_REPLICAS,
-  MODEL_SOURCES, NAME_PATTERN, replicaBoundsProblem, type Dtype,
+  MODEL_SOURCES, NAME_PATTERN, DEFAULT_REPLICAS, replicaBoundsProblem, type Dtype,
 } from '../../catalog/deployment-rules.ts';
+import { DEFAULT_AUTOSCALING, type AutoscalingPolicy } from '../../catalog/autoscaling.ts';
 import { findGpuType, GPU_TYPES, hourlyCents, type Capacity } from '../../catalog/gpu-types.ts';
 import { PLAN_RATE_LIMITS } from '../../catalog/plans.ts';
 import { choosePlacement } from '../../catalog/model-fit.ts';
@@ -20,7 +21,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { ClusterService } from '../clusters/service.ts';
 import { newId } from '../../lib/ids.ts';
 import {
-  ApiError, ConflictError, DeploymentNotFoundError, InsufficientCreditsError, InvalidModelError, NotFoundError, ServiceUnavailableError, ValidationError, invalidField,
+  ApiError, ConflictError, DeploymentNotFoundError, InsufficientCreditsError, InvalidModelError, NotFoundError, ServiceUnavailableError, invalidField,
 } from '../core/errors.ts';
 import type { CursorCodec } from '../core/pagination.ts';
 import { KNOWN_FLAGS, type FeatureFlags } from '../feature-flags/flags.ts';
@@ -42,7 +43,7 @@ const SORT_COLUMNS: Record<(typeof SORT_FIELDS)[number], SortColumn> = {
 };
 
 const STATE_LABELS: Record<DeploymentStatus, DeploymentViewBody['state']> = {
-  pending: 'PENDING', deploying: 'PENDING', running: 'HEALTHY', scaling: 'SCALING', updating: 'SCALING',
+  pending: 'PENDING', deploying: 'PENDING', running: 'HEALTHY', scaling: 'SCALING', scaled_to_zero: 'IDLE', updating: 'SCALING',
   stopping: 'STOPPED', stopped: 'STOPPED', failed: 'FAILED', deleting: 'DELETING', deleted: 'DELETED',
 };
 
@@ -62,7 +63,7 @@ export interface DeploymentServiceDeps {
 /** The deployment table's columns the list reads, as Kysely sees them. */
 interface DeploymentTable {
   id: string; organization_id: string; deleted_at: string | null; name: string; model: string; runtime: string; gpu: string;
-  status: DeploymentStatus; endpoint: string; replicas: number; current_replicas: number; min_replicas: number; max_replicas: number;
+  status: DeploymentStatus; endpoint: string; replicas: number; current_replicas: number; min_replicas: number; max_replicas: number; autoscaling: AutoscalingPolicy;
   gpus_per_replica: number; context_length: number | null; dtype: Dtype; vllm_args: string[];
   failure_reason: string | null; template_id: string | null; template_version: number | null; created_at: string | Date; updated_at: string | Date;
 }
@@ -245,7 +246,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       let plan: DryRunPlan | null = null;
       if (valid && options.preview) {
         const previewId = newId('pre');
-        const desired = desiredOf({ generation: 1, model: input.model, gpu: input.gpu, ...scaling!, ...serving!, running: true, restarts: 0, refreshes: 0, deleteRequested: false, forceDelete: false });
+        const desired = desiredOf({ generation: 1, model: input.model, gpu: input.gpu, ...scaling!, autoscaling: resolveAutoscaling(input.autoscaling, undefined), ...serving!, running: true, restarts: 0, refreshes: 0, deleteRequested: false, forceDelete: false });
         const started = Date.now();
         const outcome = await deps.orchestrator.preview({ previewId, organizationId: principal.organizationId, name: input.name, desired, clusterId: cluster!.id });
         plan = 'resources' in outcome
@@ -277,7 +278,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       // and its row mapping cost several times more), one row past the page to learn whether another follows.
       let select = em.getKysely<{ deployment: DeploymentTable }>().selectFrom('deployment')
         .select(['id', 'name', 'model', 'runtime', 'gpu', 'status', 'endpoint', 'replicas', 'current_replicas as currentReplicas',
-          'min_replicas as minReplicas', 'max_replicas as maxReplicas', 'gpus_per_replica as gpusPerReplica', 'context_length as contextLength',
+          'min_replicas as minReplicas', 'max_replicas as maxReplicas', 'autoscaling', 'gpus_per_replica as gpusPerReplica', 'context_length as contextLength',
           'dtype', 'vllm_args as vllmArgs', 'failure_reason as failureReason', 'template_id as templateId', 'template_version as templateVersion', 'created_at as createdAt',
           'updated_at as updatedAt'])
         .where('organization_id', '=', principal.organizationId)
@@ -325,6 +326,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       const deployment = em.create(DeploymentSchema, {
         id, organization, cluster, name: input.name, model: input.model, runtime: input.runtime, gpu: input.gpu,
         status: 'pending', endpoint: `https://${id.slice('dep_'.length)}.${deps.endpointDomain}`, currentReplicas: 0, ...scaling, ...serving,
+        autoscaling: resolveAutoscaling(input.autoscaling, undefined),
         templateId: from?.templateId ?? null, templateVersion: from?.templateVersion ?? null,
       });
       await em.flush().catch((error: unknown) => {
@@ -356,7 +358,8 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
           dtype: input.dtype ?? (replace ? undefined : deployment.dtype),
           vllmArgs: input.vllmArgs ?? (replace ? undefined : deployment.vllmArgs),
         });
-        const next = { gpu, ...scaling, ...serving };
+        const autoscaling = resolveAutoscaling('autoscaling' in input ? input.autoscaling : undefined, replace ? undefined : deployment.autoscaling);
+        const next = { gpu, ...scaling, ...serving, autoscaling };
         if (hourlyCents(next) > hourlyCents(deployment)) await assertBalanceCovers(tx, principal, next);
         if (model !== deployment.model) await deps.models.remember(tx, principal, model);
         Object.assign(deployment, { model, ...next });
@@ -458,15 +461,17 @@ async function assertBalanceCovers(em: EntityManager, principal: Principal, capa
  * schema has refused counts out of range already, so what remains is min <= replicas <= max.
  */
 export function resolveScaling(input: Scaling, current: Pick<Deployment, 'replicas' | 'minReplicas' | 'maxReplicas'> | undefined) {
-  const replicas = input.replicas ?? current?.replicas ?? Math.max(MIN_REPLICAS, input.minReplicas ?? MIN_REPLICAS);
+  const replicas = input.replicas ?? current?.replicas ?? Math.min(Math.max(DEFAULT_REPLICAS, input.minReplicas ?? 0), input.maxReplicas ?? MAX_REPLICAS);
   const minReplicas = input.minReplicas ?? current?.minReplicas ?? Math.min(replicas, input.maxReplicas ?? replicas);
-  const maxReplicas = input.maxReplicas ?? current?.maxReplicas ?? Math.max(replicas, minReplicas);
-  if (replicaBoundsProblem({ replicas, minReplicas, maxReplicas })) {
-    throw new ValidationError('Invalid field replicas: must satisfy minReplicas <= replicas <= maxReplicas', {
-      fields: [{ field: 'replicas', message: 'must satisfy minReplicas <= replicas <= maxReplicas' }],
-    });
-  }
+  const maxReplicas = input.maxReplicas ?? current?.maxReplicas ?? Math.max(replicas, minReplicas, 1);
+  const problem = replicaBoundsProblem({ replicas, minReplicas, maxReplicas });
+  if (problem) throw invalidField('replicas', problem);
   return { replicas, minReplicas, maxReplicas };
+}
+
+/** The autoscaler's policy: what the request sets, over the current one (when patching), over Kiln's defaults. */
+function resolveAutoscaling(input: Partial<AutoscalingPolicy> | undefined, current: AutoscalingPolicy | undefined): AutoscalingPolicy {
+  return { ...DEFAULT_AUTOSCALING, ...current, ...definedFields(input ?? {}) };
 }
 
 /**
@@ -494,13 +499,13 @@ function nameTaken(name: string): ConflictError {
 }
 
 type DeploymentFields = Pick<Deployment, 'id' | 'name' | 'model' | 'runtime' | 'gpu' | 'status' | 'endpoint' | 'replicas' | 'currentReplicas'
-  | 'minReplicas' | 'maxReplicas' | 'gpusPerReplica' | 'contextLength' | 'dtype' | 'vllmArgs' | 'failureReason' | 'templateId' | 'templateVersion' | 'createdAt' | 'updatedAt'>;
+  | 'minReplicas' | 'maxReplicas' | 'autoscaling' | 'gpusPerReplica' | 'contextLength' | 'dtype' | 'vllmArgs' | 'failureReason' | 'templateId' | 'templateVersion' | 'createdAt' | 'updatedAt'>;
 
 function view(d: DeploymentFields): DeploymentViewBody {
   return {
     id: d.id, name: d.name, model: d.model, runtime: d.runtime, gpu: d.gpu, gpuType: d.gpu,
     status: d.status, state: STATE_LABELS[d.status], endpoint: d.endpoint,
-    replicas: d.replicas, currentReplicas: d.currentReplicas, minReplicas: d.minReplicas, maxReplicas: d.maxReplicas,
+    replicas: d.replicas, currentReplicas: d.currentReplicas, minReplicas: d.minReplicas, maxReplicas: d.maxReplicas, autoscaling: d.autoscaling,
     gpusPerReplica: d.gpusPerReplica, contextLength: d.contextLength ?? null, dtype: d.dtype, vllmArgs: d.vllmArgs,
     failureReason: d.failureReason ?? null, templateId: d.templateId ?? null, templateVersion: d.templateVersion ?? null,
     createdAt: d.createdAt.toISOString(), updatedAt: d.updatedAt.toISOString(),

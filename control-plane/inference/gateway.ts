@@ -22,6 +22,8 @@ export interface InferenceGatewayOptions {
   readonly watchSyncTimeoutMs: number;
   /** Retry-After of a 503. */
   readonly retryAfterSeconds: number;
+  /** How long a request for a deployment waking from zero is held for its first Ready replica (then 503). */
+  readonly wakeTimeoutMs: number;
   /**
    * Addresses (a pod's IP, a gateway URL's host) the gateway may connect to; others count as unreachable.
    * Default: any. A machine whose private networks are off limits passes a loopback-only check.
@@ -36,6 +38,8 @@ export const DEFAULT_GATEWAY_OPTIONS: InferenceGatewayOptions = {
   watchIdleMs: 10 * 60_000,
   watchSyncTimeoutMs: 10_000,
   retryAfterSeconds: 5,
+  // A real vLLM downloads and loads weights before it is Ready: minutes for a large model.
+  wakeTimeoutMs: 300_000,
   connectable: () => true,
 };
 
@@ -51,6 +55,8 @@ export interface DeploymentTarget {
   readonly name: string;
   readonly namespace: string;
   readonly cluster: ClusterInferenceAccess;
+  /** For a deployment that may run no replica (minReplicas 0): asks it to run one; the request is held until one is Ready. */
+  readonly wake?: () => Promise<void>;
 }
 
 export interface UpstreamAnswer {
@@ -59,6 +65,9 @@ export interface UpstreamAnswer {
   /** The pod that answers, or `gateway`. */
   readonly replica: string;
 }
+
+/** How often a held request looks for a woken replica in the pod watch's cache (no request to the cluster). */
+const WAKE_POLL_MS = 200;
 
 export function createInferenceGateway(deps: { log: Pick<Logger, 'warn'>; options?: Partial<InferenceGatewayOptions> }) {
   const options = { ...DEFAULT_GATEWAY_OPTIONS, ...deps.options };
@@ -98,8 +107,25 @@ export function createInferenceGateway(deps: { log: Pick<Logger, 'warn'>; option
     }
   }
 
+  /**
+   * Wakes a deployment with no Ready replica and holds the request until one is (the pod watch sees it), the
+   * client leaves, or wakeTimeoutMs passes (503 with Retry-After): a request is never dropped while it wakes.
+   */
+  async function wakeAndWait(target: DeploymentTarget, wake: () => Promise<void>, kubeconfig: string, signal: AbortSignal): Promise<Replica[]> {
+    await wake();
+    const deadline = Date.now() + options.wakeTimeoutMs;
+    for (;;) {
+      const ready = await readyReplicas(target, kubeconfig);
+      if (ready.length) return ready;
+      if (signal.aborted) throw signal.reason;
+      if (Date.now() >= deadline) throw unavailable(`Deployment ${target.name} is waking from zero replicas and none was ready within ${Math.round(options.wakeTimeoutMs / 1000)} s: try again shortly`);
+      await new Promise((resolve) => setTimeout(resolve, WAKE_POLL_MS));
+    }
+  }
+
   async function viaPods(target: DeploymentTarget, kubeconfig: string, path: string, body: Buffer, signal: AbortSignal): Promise<UpstreamAnswer> {
-    const ready = await readyReplicas(target, kubeconfig);
+    let ready = await readyReplicas(target, kubeconfig);
+    if (!ready.length && target.wake) ready = await wakeAndWait(target, target.wake, kubeconfig, signal);
     if (!ready.length) throw unavailable(`Deployment ${target.name} has no ready replica`);
     const unreachable = new Set<Replica>();
     for (;;) {

@@ -17,9 +17,13 @@ import type { DeploymentTarget, InferenceGateway, UpstreamAnswer } from './gatew
 import { jsonRelay, sseRelay, type Relay, type RelayOutcome } from './relay.ts';
 import type { InferenceInput, InferenceTestInput, InferenceTestResultBody } from './schemas.ts';
 import { SilenceError } from './upstream.ts';
+import type { DeploymentOrchestrator } from '../deployments/orchestrator.ts';
 
-/** Statuses in which a deployment's pods serve (a scale or update keeps its Ready pods answering). */
-const SERVING: readonly DeploymentStatus[] = ['running', 'scaling', 'updating'];
+/**
+ * Statuses in which a deployment serves: its Ready pods answer through a scale or an update, and one scaled to
+ * zero is woken by the request, which waits for its first replica.
+ */
+const SERVING: readonly DeploymentStatus[] = ['running', 'scaling', 'updating', 'scaled_to_zero'];
 /** Enough of a refusal to quote its message. */
 const MAX_ERROR_BODY = 64 << 10;
 
@@ -33,6 +37,8 @@ export interface InferenceTarget extends DeploymentTarget {
 export interface InferenceServiceDeps {
   clusters: Pick<ClusterService, 'inferenceAccess'>;
   gateway: Pick<InferenceGateway, 'send'>;
+  /** Signals a deployment's workflow to run a replica again (deployments/orchestrator.ts). */
+  orchestrator: Pick<DeploymentOrchestrator, 'wake'>;
 }
 
 export function createInferenceService(deps: InferenceServiceDeps) {
@@ -62,6 +68,8 @@ export function createInferenceService(deps: InferenceServiceDeps) {
       return {
         deploymentId: deployment.id, name: deployment.name, model: deployment.model,
         namespace: namespaceOf(principal.organizationId), cluster: deps.clusters.inferenceAccess(cluster),
+        // A deployment that may scale to zero is woken when the gateway finds no Ready replica.
+        ...(deployment.minReplicas === 0 ? { wake: () => deps.orchestrator.wake(deployment.id) } : {}),
       };
     },
 

@@ -2,6 +2,7 @@
 // simulator both expose), selected by the labels Prometheus gives a model server's series from its pod
 // (infra/servers/prometheus.ts): the organization's namespace and the deployment's name. Every query is
 // aggregated by deployment, so one query serves one deployment or a whole organization.
+import type { InstantSample, PrometheusClient } from './client.ts';
 
 export interface SeriesScope {
   readonly namespace: string;
@@ -46,4 +47,19 @@ export function metricQueries(s: SeriesScope, windowSeconds: number): Record<Met
     // Replicas whose model server answered its last scrape.
     readyReplicas: `sum by (deployment) (up${selector(s)})`,
   };
+}
+
+/**
+ * What Kiln's autoscaler reads of one deployment (catalog/autoscaling.ts MeasuredLoad): requests in flight now
+ * (running and waiting, over its replicas) and requests finished within the last `windowSeconds`.
+ */
+export async function measureDeploymentLoad(prometheus: PrometheusClient, s: SeriesScope, windowSeconds: number, at = new Date()): Promise<{ inFlight: number; recentRequests: number }> {
+  const queries = metricQueries(s, windowSeconds);
+  const [running, waiting, recent] = await Promise.all([
+    prometheus.query(queries.requestsRunning, at),
+    prometheus.query(queries.requestsWaiting, at),
+    prometheus.query(`sum by (deployment) (increase(vllm:request_success_total${selector(s)}[${windowSeconds}s]))`, at),
+  ]);
+  const total = (samples: InstantSample[]) => samples.reduce((sum, sample) => sum + (Number.isFinite(sample.value) ? sample.value : 0), 0);
+  return { inFlight: total(running) + total(waiting), recentRequests: total(recent) };
 }

@@ -3,6 +3,7 @@ import * as pulumi from '@pulumi/pulumi';
 import { vllmModelSource } from '../../catalog/deployment-rules.ts';
 import { VLLM_PORT } from '../../catalog/model-server.ts';
 import { checkDtype, checkExtraArgs, checkGpusPerReplica, checkGpuType, checkMaxModelLen, checkModel, checkName, checkReplicaBounds } from './validate.ts';
+import { StackArgsError } from '../args-error.ts';
 
 /** vLLM's OpenAI-compatible server image, pinned so a re-run never changes the server under a deployment. */
 export const DEFAULT_VLLM_IMAGE = 'vllm/vllm-openai:v0.11.0';
@@ -76,7 +77,8 @@ export function checkKnownArgs(args: VllmDeploymentArgs): void {
   if (isKnown(args.model)) checkModel(args.model);
   if (isKnown(args.gpuType)) checkGpuType(args.gpuType);
   if (isKnown(args.gpusPerReplica)) checkGpusPerReplica(args.gpusPerReplica);
-  const { replicas, minReplicas = replicas, maxReplicas = replicas } = args;
+  const { replicas, minReplicas = replicas } = args;
+  const maxReplicas = args.maxReplicas ?? (isKnown(replicas) ? Math.max(1, replicas) : replicas);
   if (isKnown(replicas) && isKnown(minReplicas) && isKnown(maxReplicas)) checkReplicaBounds({ replicas, minReplicas, maxReplicas });
 }
 
@@ -86,8 +88,10 @@ export function vllmSpec(args: pulumi.Unwrap<VllmDeploymentArgs>): VllmSpec {
   const bounds = checkReplicaBounds({
     replicas: args.replicas,
     minReplicas: args.minReplicas ?? args.replicas,
-    maxReplicas: args.maxReplicas ?? args.replicas,
+    maxReplicas: args.maxReplicas ?? Math.max(1, args.replicas),
   });
+  // Kubernetes' HorizontalPodAutoscaler cannot scale to zero (HPAScaleToZero is an alpha feature gate).
+  if (args.horizontalPodAutoscaler && bounds.minReplicas < 1) throw new StackArgsError('minReplicas must be at least 1 with horizontalPodAutoscaler (it cannot scale to zero)');
   return {
     name: checkName(args.name),
     namespace: args.namespace ?? 'default',

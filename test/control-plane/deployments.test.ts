@@ -76,8 +76,11 @@ test('rule violations are 422 naming the field: name, runtime, gpu, replicas', a
     [{ name: 'a'.repeat(64) }, 'name'],
     [{ runtime: 'tgi' }, 'runtime'],
     [{ gpu: 'nvidia-b200' }, 'gpu'],
-    [{ replicas: 0 }, 'replicas'],
-    [{ minReplicas: 0 }, 'minReplicas'],
+    [{ replicas: -1 }, 'replicas'],
+    [{ minReplicas: -1 }, 'minReplicas'],
+    [{ maxReplicas: 0 }, 'maxReplicas'],
+    [{ autoscaling: { targetRequestsPerReplica: 0 } }, 'autoscaling.targetRequestsPerReplica'],
+    [{ autoscaling: { scaleToZeroAfterSeconds: 5 } }, 'autoscaling.scaleToZeroAfterSeconds'],
     [{ replicas: 3, maxReplicas: 2 }, 'replicas'],
   ];
   for (const [change, field] of cases) {

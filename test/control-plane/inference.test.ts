@@ -27,10 +27,12 @@ let kubeconfig: string;
  */
 const SILENCE_MS = 5000;
 const RETRY_AFTER_SECONDS = 2;
+/** How long a request for a deployment waking from zero is held here before its 503. */
+const WAKE_TIMEOUT_MS = 8000;
 
 test.before(async () => {
   [api, gpuCluster] = await Promise.all([
-    startTestApi(import.meta.filename, { defaultCluster: false, inference: { silenceTimeoutMs: SILENCE_MS, retryAfterSeconds: RETRY_AFTER_SECONDS } }),
+    startTestApi(import.meta.filename, { defaultCluster: false, inference: { silenceTimeoutMs: SILENCE_MS, retryAfterSeconds: RETRY_AFTER_SECONDS, wakeTimeoutMs: WAKE_TIMEOUT_MS } }),
     startTestGpuCluster(),
   ]);
   kubeconfig = await readFile(gpuCluster.kubeconfig, 'utf8');
@@ -126,9 +128,9 @@ const silent: Answer = () => {};
 let pods = 0;
 
 /** A new organization with a deployment of `status` (running unless told otherwise), placed on the local cluster. */
-async function deploymentOf(status = 'running', name = 'chat') {
+async function deploymentOf(status = 'running', name = 'chat', fields: Record<string, unknown> = {}) {
   const owner = await signup(api);
-  const created = await api.request('POST', '/v1/deployments', { token: owner.token, body: validDeployment(name) });
+  const created = await api.request('POST', '/v1/deployments', { token: owner.token, body: { ...validDeployment(name), ...fields } });
   if (created.status !== 201) throw new Error(`deployment creation failed: ${JSON.stringify(created.body)}`);
   await api.pool.query(`UPDATE deployment SET status = $2 WHERE id = $1`, [created.body.id, status]);
   return { ...owner, id: created.body.id as string, name };
@@ -502,3 +504,33 @@ test('pod discovery: one watch per cluster and namespace, shared, following pods
   t.is(directory.watching(), 1);
 });
 
+
+test('a deployment scaled to zero is woken by a request, which is held until a replica is Ready and then answered', async (t) => {
+  const deployment = await deploymentOf('scaled_to_zero', 'sleepy', { replicas: 0, minReplicas: 0, maxReplicas: 2 });
+  const answer = infer(deployment.token, chat(deployment.id));
+  // The workflow would start a pod now; here the pod turns Ready a moment later.
+  await sleep(1500);
+  const server = await startFakeModelServer(nextAddress());
+  const pod = await podOf(deployment, server.address);
+  const res = await answer;
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.is(res.headers.get('x-kiln-replica'), pod);
+  t.is(server.received.length, 1, 'held, not dropped nor sent twice');
+});
+
+test('a request for a deployment that does not wake in time is 503 with Retry-After; one that cannot scale to zero is not held', async (t) => {
+  const sleepy = await deploymentOf('scaled_to_zero', 'sleepy', { replicas: 0, minReplicas: 0, maxReplicas: 2 });
+  const started = Date.now();
+  const res = await infer(sleepy.token, chat(sleepy.id));
+  t.is(res.status, 503);
+  t.true(Date.now() - started >= WAKE_TIMEOUT_MS, 'held for the wake timeout');
+  t.is(res.headers.get('retry-after'), String(RETRY_AFTER_SECONDS));
+  t.regex(res.body.message, /is waking from zero replicas and none was ready within 8 s/);
+
+  const fixed = await deploymentOf('running', 'fixed');
+  const quick = Date.now();
+  const none = await infer(fixed.token, chat(fixed.id));
+  t.is(none.status, 503);
+  t.true(Date.now() - quick < WAKE_TIMEOUT_MS, 'no replica and no wake to wait for: answered at once');
+  t.regex(none.body.message, /has no ready replica/);
+});

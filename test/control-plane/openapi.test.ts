@@ -86,7 +86,7 @@ test('a creation links to the operations on what it created, on its own surface,
   const links = (path: string) => doc.paths[path].post.responses['201'].links as Record<string, { operationId: string; parameters?: Record<string, string>; requestBody?: Record<string, string> }>;
   t.deepEqual(Object.keys(links('/api/deployments')).sort(), ['deleteDeployment', 'getDeployment', 'replaceDeployment', 'updateDeployment']);
   t.deepEqual(links('/api/v1/deployments').getDeploymentApiV1!.parameters, { 'path.id': '$response.body#/data/id' });
-  t.deepEqual(Object.keys(links('/v1/deployments')).sort(), ['clearDeploymentFailure', 'deploymentActionV1', 'getDeploymentLogsV1', 'getDeploymentMetricsV1', 'getDeploymentPricingV1', 'inspectDeploymentRecovery', 'recoverDeployment', 'shareDeploymentAsTemplate']);
+  t.deepEqual(Object.keys(links('/v1/deployments')).sort(), ['applyDeploymentOptimizationV1', 'clearDeploymentFailure', 'deploymentActionV1', 'getDeploymentLogsV1', 'getDeploymentMetricsV1', 'getDeploymentOptimizationV1', 'getDeploymentPricingV1', 'inspectDeploymentRecovery', 'recoverDeployment', 'setDeploymentOptimizationPolicyV1', 'shareDeploymentAsTemplate']);
   // A template's creation links to what takes a template id; deploying one, to what takes the deployment's.
   t.deepEqual(Object.keys(links('/v1/templates/deploy')).sort(),
     ['createTemplateVersion', 'deployTemplate', 'getTemplateStar', 'listTemplateVersions', 'previewTemplateDeploy', 'starTemplate', 'unstarTemplate']);

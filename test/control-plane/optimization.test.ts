@@ -4,9 +4,8 @@
 // audit record), the policy, and the input rules, credentials and other organizations. The rules themselves
 // are tested with chosen figures in optimization-rules.test.ts; real load is read end to end.
 import test from 'ava';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { addMember, createApiKey, desiredStatesSent, signup, signupWithDeployment, startTestApi, type TestApi } from '../support/control-plane.ts';
+import { startPrometheusStandIn, type PrometheusStandIn } from '../support/prometheus-standin.ts';
 
 /** Figures by the metric a query reads (and the aggregation over time, for gauges). */
 const FIGURES: ReadonlyArray<[RegExp, number]> = [
@@ -24,31 +23,19 @@ const FIGURES: ReadonlyArray<[RegExp, number]> = [
 ];
 
 let api: TestApi;
-let prometheus: Server;
-let down = false;
-const queries: string[] = [];
+let prometheus: PrometheusStandIn;
 
 test.before(async () => {
-  prometheus = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => { body += chunk.toString(); });
-    req.on('end', () => {
-      const query = new URLSearchParams(body).get('query') ?? '';
-      queries.push(query);
-      res.setHeader('content-type', 'application/json');
-      if (down) return res.end(JSON.stringify({ status: 'error', error: 'stand-in down' }));
-      const deployment = /deployment="([^"]+)"/.exec(query)?.[1] ?? '';
-      const value = FIGURES.find(([pattern]) => pattern.test(query))?.[1];
-      const result = value === undefined ? [] : [{ metric: { deployment }, value: [Date.now() / 1000, String(value)] }];
-      res.end(JSON.stringify({ status: 'success', data: { resultType: 'vector', result } }));
-    });
+  prometheus = await startPrometheusStandIn((query) => {
+    const deployment = /deployment="([^"]+)"/.exec(query)?.[1] ?? '';
+    const value = FIGURES.find(([pattern]) => pattern.test(query))?.[1];
+    return value === undefined ? [] : [{ deployment, value }];
   });
-  await new Promise<void>((resolve) => prometheus.listen(0, '127.0.0.1', resolve));
-  api = await startTestApi(import.meta.filename, { config: { prometheusUrl: `http://127.0.0.1:${(prometheus.address() as AddressInfo).port}` } });
+  api = await startTestApi(import.meta.filename, { config: { prometheusUrl: prometheus.url } });
 });
 test.after.always(async () => {
   await api?.close();
-  prometheus?.close();
+  await prometheus?.close();
 });
 
 /** A deployment its workflow reported running (no worker runs beside a test API). */
@@ -68,7 +55,7 @@ test.serial('GET: a long queue measured over the last hour recommends more repli
   // 4 requests run on the one replica; the 6 waiting need 2 more.
   t.like(more, { id: 'more-replicas', change: { replicas: 3, maxReplicas: 3 }, effect: { hourlyCentsNow: 80, hourlyCentsAfter: 240, hourlyCentsChange: 160, latency: { direction: 'lower' } } });
   t.like(more.evidence, { window: { seconds: 3600, from: res.body.measured.from, to: res.body.measured.to }, figures: { requestsWaitingAvg: 6, requestsWaitingMax: 12, replicas: 1, hourlyCents: 80 } });
-  t.true(queries.some((q) => q.includes('avg_over_time((sum by (deployment) (vllm:num_requests_waiting{namespace="') && q.endsWith('[3600s:15s])')));
+  t.true(prometheus.queries.some((q) => q.includes('avg_over_time((sum by (deployment) (vllm:num_requests_waiting{namespace="') && q.endsWith('[3600s:15s])')));
 });
 
 test.serial('POST applies a current recommendation through the deployment\'s update: its workflow is sent the new desired state, and the write is audited', async (t) => {
@@ -118,14 +105,14 @@ test.serial('a deployment not serving has nothing measured and nothing recommend
   t.is(pending.status, 200);
   t.like(pending.body, { status: 'pending', measured: null, recommendations: [] });
   const running = await runningDeployment();
-  down = true;
+  prometheus.down = true;
   try {
     const res = await api.request('GET', `${running.path}?orgId=${running.organizationId}`, { token: running.token });
     t.is(res.status, 503);
     t.is(res.headers.get('retry-after'), '10');
     t.is((await api.request('POST', running.path, { token: running.token, body: { recommendation: 'more-replicas' } })).status, 503);
   } finally {
-    down = false;
+    prometheus.down = false;
   }
 });
 

@@ -48,8 +48,8 @@ test('deployments only: deployment operations (recovery and inference included) 
     const platformOnly = route.includes('/admin/') || route === 'POST /v1/recovery/circuits';
     // Reading models (the catalog and the organization's) is theirs; changing the organization's models is not.
     // Reading templates and deploying one are theirs too (with the updates of templates); making or changing templates is not.
-    // Deployments' metrics, one by one or the organization's, are deployment reads.
-    const deploymentRoute = (['/deployments', '/recovery', '/inference', '/gpu-types', '/models', '/templates', '/template-updates', '/monitoring/metrics', '/monitoring/analytics'].some((part) => route.includes(part))
+    // Deployments' metrics, one by one or the organization's, are deployment reads; comparing GPU offers' costs is a catalog read.
+    const deploymentRoute = (['/deployments', '/recovery', '/inference', '/gpu-types', '/models', '/templates', '/template-updates', '/monitoring/metrics', '/monitoring/analytics', '/providers/compare-costs'].some((part) => route.includes(part))
       || route === 'GET /v1/metrics' || route === 'GET /v1/dashboard/metrics') && permission !== 'models:write' && permission !== 'templates:write';
     const expected = permission === 'public' || (!platformOnly && deploymentRoute);
     t.is(isAllowed(permission, ROLE_PERMISSIONS.owner, 'deployments_only', true), expected, route);

@@ -18,13 +18,15 @@ test('GPUs per replica are a power of two up to 8', (t) => {
   }
 });
 
-test('replicas lie within bounds of at least one, and min is not above max', (t) => {
+test('replicas lie within bounds (minReplicas may be 0, maxReplicas at least 1), and min is not above max', (t) => {
   t.deepEqual(checkReplicaBounds({ replicas: 2, minReplicas: 1, maxReplicas: 4 }), { replicas: 2, minReplicas: 1, maxReplicas: 4 });
   t.notThrows(() => checkReplicaBounds({ replicas: 3, minReplicas: 3, maxReplicas: 3 }));
   t.throws(() => checkReplicaBounds({ replicas: 2, minReplicas: 3, maxReplicas: 1 }), { ...rejects, message: 'minReplicas (3) is greater than maxReplicas (1)' });
   t.throws(() => checkReplicaBounds({ replicas: 5, minReplicas: 1, maxReplicas: 4 }), { ...rejects, message: 'replicas (5) must lie between minReplicas (1) and maxReplicas (4)' });
   t.throws(() => checkReplicaBounds({ replicas: 1, minReplicas: 2, maxReplicas: 4 }), { ...rejects, message: /replicas \(1\) must lie between/ });
-  t.throws(() => checkReplicaBounds({ replicas: 1, minReplicas: 0, maxReplicas: 4 }), { ...rejects, message: 'minReplicas must be a whole number of at least 1, got 0' });
+  t.notThrows(() => checkReplicaBounds({ replicas: 0, minReplicas: 0, maxReplicas: 4 }), 'scaled to zero');
+  t.throws(() => checkReplicaBounds({ replicas: 1, minReplicas: -1, maxReplicas: 4 }), { ...rejects, message: 'minReplicas must be a whole number of at least 0, got -1' });
+  t.throws(() => checkReplicaBounds({ replicas: 0, minReplicas: 0, maxReplicas: 0 }), { ...rejects, message: 'maxReplicas must be at least 1, got 0' });
   t.throws(() => checkReplicaBounds({ replicas: 1.5, minReplicas: 1, maxReplicas: 4 }), { ...rejects, message: /^replicas must be a whole number/ });
   // The API's cap (catalog/deployment-rules.ts) holds for the stack too.
   t.notThrows(() => checkReplicaBounds({ replicas: 100, minReplicas: 1, maxReplicas: 100 }));
@@ -58,6 +60,10 @@ test('the spec applies defaults and checks every rule', (t) => {
   t.like(vllmSpec(base), { namespace: 'default', minReplicas: 3, maxReplicas: 3, image: 'vllm/vllm-openai:v0.11.0', modelCacheSize: '200Gi' });
   t.throws(() => vllmSpec({ ...base, minReplicas: 1, maxReplicas: 2 }), { ...rejects, message: /replicas \(3\) must lie between/ });
   t.throws(() => vllmSpec({ ...base, gpusPerReplica: 3 }), rejects);
+  // Kiln scales to zero itself; Kubernetes' autoscaler cannot.
+  t.like(vllmSpec({ ...base, replicas: 0, minReplicas: 0, maxReplicas: 2 }), { replicas: 0, minReplicas: 0 });
+  t.throws(() => vllmSpec({ ...base, replicas: 1, minReplicas: 0, maxReplicas: 2, horizontalPodAutoscaler: true }),
+    { ...rejects, message: 'minReplicas must be at least 1 with horizontalPodAutoscaler (it cannot scale to zero)' });
   t.throws(() => vllmSpec({ ...base, gpuType: 'amd-mi300x' }), rejects);
   t.throws(() => vllmSpec({ ...base, name: 'Bad' }), rejects);
 });

@@ -50,6 +50,7 @@ import { eventually } from '../support/eventually.ts';
 import { startTestGpuCluster } from '../support/gpu-cluster.ts';
 import { installTestRuntime, testBundleDir } from '../support/temporal.ts';
 import { pulumiSettingsIn } from '../support/pulumi.ts';
+import { createPrometheusClient } from '../../lib/prometheus/client.ts';
 
 installTestRuntime();
 
@@ -92,7 +93,8 @@ test.before(async (t) => {
   const worker = await createQueueWorker(deploymentsQueue, {
     connection: env.nativeConnection,
     bundleDir: testBundleDir(),
-    activities: deploymentActivities({ orm, kubeconfigs, pulumi, circuits, pollIntervalMs: 200 }),
+    // Fixed replica counts here: the autoscaler never reads this (absent) Prometheus.
+    activities: deploymentActivities({ orm, kubeconfigs, pulumi, circuits, pollIntervalMs: 200, prometheus: createPrometheusClient('http://127.0.0.1:9') }),
   });
   const em = orm.em.fork();
   const organization = em.create(OrganizationSchema, { id: newId('org'), name: 'Placement', slug: `placement-${Date.now()}`, defaultRegion: 'us-east-1', plan: 'growth', creditsCents: 1_000_000 });

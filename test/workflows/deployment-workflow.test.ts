@@ -11,8 +11,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { binaryPath } from '../../infra/tools/paths.ts';
 import {
-  DEPLOYMENT_WORKFLOW, desiredStateSignal, progressQuery, type DeploymentWorkflowInput, type DesiredDeployment,
+  DEPLOYMENT_WORKFLOW, desiredStateSignal, progressQuery, wakeSignal, type DeploymentWorkflowInput, type DesiredDeployment,
 } from '../../workflows/contract/deployment.ts';
+import type { MeasuredLoad } from '../../catalog/autoscaling.ts';
 import { SEARCH_ATTRIBUTES } from '../../workflows/contract/search-attributes.ts';
 import { createDeploymentActivities, type Readiness, type StatusUpdate } from '../../workflows/deployment/activities.ts';
 import { checkDeployment } from '../../workflows/deployment/program.ts';
@@ -46,6 +47,8 @@ test.after.always(async (t) => t.context.env?.teardown());
 function harness(t: { context: Context; title: string }, options: { applyDelayMs?: number; failProbeTimes?: number } = {}) {
   const statuses: StatusUpdate[] = [];
   const readiness: { next: () => Readiness } = { next: () => ({ readyReplicas: Number.MAX_SAFE_INTEGER }) };
+  // The load the autoscaler reads (Prometheus's reading of the model servers, in production).
+  const load: { now: MeasuredLoad; readings: number } = { now: { inFlight: 0, recentRequests: 0 }, readings: 0 };
   let probeFailures = options.failProbeTimes ?? 0;
   const taskQueue = `q-${t.title.replace(/\W+/g, '-').slice(0, 40)}`;
   const activities = createDeploymentActivities({
@@ -67,11 +70,13 @@ function harness(t: { context: Context; title: string }, options: { applyDelayMs
         return readiness.next();
       },
     },
+    load: { measure: async () => { load.readings += 1; return load.now; } },
+    autoscaleIntervalMs: 200,
     unschedulableGraceMs: 1500,
     pollIntervalMs: 200,
   });
   const newWorker = () => createQueueWorker(deploymentsQueue, { connection: t.context.env.nativeConnection, bundleDir: testBundleDir(), taskQueue, activities });
-  return { statuses, readiness, taskQueue, newWorker };
+  return { statuses, readiness, load, taskQueue, newWorker };
 }
 
 /** What the probe reports when the cluster has no room for the pods. */
@@ -269,5 +274,65 @@ test('a teardown that keeps failing leaves the deployment failed until a force-d
     t.is((await handle.result()).status, 'deleted');
     t.regex(h.statuses.at(-1)!.failureReason ?? '', /^force-deleted; the teardown failed and resources may remain: /);
     t.deepEqual(events(h.statuses), ['deployment.created', 'deployment.running', 'deployment.failed', 'deployment.deleted']);
+  });
+});
+
+test('the autoscaler adds replicas as soon as the load needs them and removes them once it has stayed low; each scale is an event', async (t) => {
+  const h = harness(t);
+  const worker = await h.newWorker();
+  await worker.runUntil(async () => {
+    const policy = { targetRequestsPerReplica: 4, scaleDownDelaySeconds: 5, scaleToZeroAfterSeconds: 600 };
+    const handle = await start(t, h.taskQueue, desired({ replicas: 1, minReplicas: 1, maxReplicas: 4, autoscaling: policy }));
+    await settled('running', () => last(h.statuses) === 'running');
+    h.load.now = { inFlight: 10, recentRequests: 40 };
+    await settled('scaled up', () => last(h.statuses) === 'running' && h.statuses.at(-1)!.replicas === 3);
+    const up = h.statuses.find((s) => s.event === 'deployment.scaled')!;
+    t.like(up, { replicas: 3, sequence: 1, generation: 1, reason: '10 requests in flight need 3 replica(s) at 4 each' });
+    t.like(await handle.query(progressQuery), { status: 'running', observedGeneration: 1 });
+
+    h.load.now = { inFlight: 50, recentRequests: 200 };
+    await settled('at its maximum', () => h.statuses.at(-1)!.replicas === 4 && last(h.statuses) === 'running');
+
+    const lowAt = Date.now();
+    h.load.now = { inFlight: 2, recentRequests: 60 };
+    await settled('scaled down', () => h.statuses.at(-1)!.replicas === 1 && last(h.statuses) === 'running');
+    t.true(Date.now() - lowAt >= 5000, 'not before the load stayed low for scaleDownDelaySeconds');
+    const scaled = h.statuses.filter((s) => s.event === 'deployment.scaled');
+    t.deepEqual(scaled.map((s) => [s.replicas, s.sequence]), [[3, 1], [4, 2], [1, 3]]);
+
+    // A replica count the user sets replaces the autoscaler's.
+    await handle.signal(desiredStateSignal, desired({ generation: 2, replicas: 2, minReplicas: 1, maxReplicas: 4, autoscaling: policy }));
+    await settled('the user\'s count', () => h.statuses.at(-1)!.generation === 2 && h.statuses.at(-1)!.replicas === 2 && last(h.statuses) === 'running');
+    await handle.signal(desiredStateSignal, desired({ generation: 3, deleted: true }));
+    await handle.result();
+  });
+});
+
+test('with minReplicas 0 an idle deployment scales to zero, and a wake runs a replica again', async (t) => {
+  const h = harness(t);
+  const worker = await h.newWorker();
+  await worker.runUntil(async () => {
+    const policy = { targetRequestsPerReplica: 4, scaleDownDelaySeconds: 5, scaleToZeroAfterSeconds: 10 };
+    const handle = await start(t, h.taskQueue, desired({ replicas: 1, minReplicas: 0, maxReplicas: 2, autoscaling: policy }));
+    await settled('running', () => last(h.statuses) === 'running');
+    const runningAt = Date.now();
+    h.load.now = { inFlight: 0, recentRequests: 0 };
+    await settled('scaled to zero', () => last(h.statuses) === 'scaled_to_zero');
+    t.true(Date.now() - runningAt >= 10_000, 'not before scaleToZeroAfterSeconds without a request');
+    t.like(h.statuses.at(-1), { replicas: 0, event: 'deployment.scaled', reason: 'no request for 10 s' });
+    t.like(await handle.query(progressQuery), { status: 'scaled_to_zero' });
+
+    // Scaled to zero there is nothing to measure: the workflow waits for a wake.
+    const readings = h.load.readings;
+    await sleep(1000);
+    t.is(h.load.readings, readings);
+
+    await handle.signal(wakeSignal);
+    await handle.signal(wakeSignal); // a second request while waking changes nothing
+    await settled('woken', () => last(h.statuses) === 'running');
+    t.like(h.statuses.at(-1), { replicas: 1, event: 'deployment.scaled', reason: 'an inference request arrived while scaled to zero' });
+    t.is(h.statuses.filter((s) => s.status === 'scaling').length, 2, 'one scale down, one wake');
+    await handle.signal(desiredStateSignal, desired({ generation: 2, deleted: true }));
+    await handle.result();
   });
 });

@@ -32,6 +32,7 @@ function deploymentActivities(pulumi: PulumiSettings, input: Partial<TestProgram
     circuits: { acquire: async () => undefined, recordSuccess: async () => {}, recordFailure: async (_, reason) => { failures.push(reason); } },
     statuses: { record: async () => {} },
     readiness: { probe: async () => ({ readyReplicas: 1 }) },
+    load: { measure: async () => ({ inFlight: 0, recentRequests: 0 }) }, // not what these tests look at
   });
   return { activities, failures };
 }

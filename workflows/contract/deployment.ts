@@ -1,6 +1,7 @@
 // The contract between the control plane and the deployment workflow: names, message definitions and
 // argument types. Both sides import this module; nothing else of workflows/ is visible to the API.
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { AutoscalerMemory, AutoscalingPolicy } from '../../catalog/autoscaling.ts';
 
 export const DEPLOYMENTS_TASK_QUEUE = 'kiln-deployments';
 
@@ -24,6 +25,8 @@ export interface DesiredDeployment {
   readonly replicas: number;
   readonly minReplicas: number;
   readonly maxReplicas: number;
+  /** How the autoscaler moves replicas between the bounds; absent from desired states sent before Kiln autoscaled (no autoscaling). */
+  readonly autoscaling?: AutoscalingPolicy;
   // How vLLM serves the model (absent from desired states sent before Kiln stored them: one GPU, vLLM's defaults).
   /** vLLM's tensor-parallel size: GPUs per replica; 1 when absent. */
   readonly gpusPerReplica?: number;
@@ -53,7 +56,11 @@ export interface DeploymentWorkflowInput {
   readonly name: string;
   readonly desired: DesiredDeployment;
   /** Carried across continue-as-new. */
-  readonly resume?: { readonly applied?: AppliedDeployment; readonly progress: DeploymentProgress; readonly refreshed?: number };
+  readonly resume?: {
+    readonly applied?: AppliedDeployment; readonly progress: DeploymentProgress; readonly refreshed?: number;
+    /** The autoscaler's replica count, memory and number of scales so far. */
+    readonly autoscaled?: number; readonly autoscaler?: AutoscalerMemory; readonly scales?: number;
+  };
 }
 
 /** What the workflow reports: the lifecycle status (pending -> deploying -> running ..., README) and the generation it reflects. */
@@ -67,7 +74,7 @@ export interface DeploymentProgress {
 
 /** A deployment's lifecycle statuses: what the workflow reports and the API stores and filters by. */
 export const DEPLOYMENT_STATUSES = [
-  'pending', 'deploying', 'running', 'scaling', 'updating', 'stopping', 'stopped', 'failed', 'deleting', 'deleted',
+  'pending', 'deploying', 'running', 'scaling', 'scaled_to_zero', 'updating', 'stopping', 'stopped', 'failed', 'deleting', 'deleted',
 ] as const;
 export type DeploymentLifecycleStatus = (typeof DEPLOYMENT_STATUSES)[number];
 
@@ -76,6 +83,8 @@ export type DeploymentEventType = 'deployment.created' | 'deployment.running' | 
 
 export const desiredStateSignal = defineSignal<[DesiredDeployment]>('desiredState');
 export const progressQuery = defineQuery<DeploymentProgress>('progress');
+/** A request reached a deployment scaled to zero: run its minimum again (at least one replica). Repeats are harmless. */
+export const wakeSignal = defineSignal('wake');
 
 /** What the workflow hands the stack activities: the deployment and the desired state to apply. */
 export interface StackTarget {

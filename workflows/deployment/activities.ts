@@ -5,6 +5,7 @@ import type { CircuitKey } from '../../control-plane/recovery/circuits.ts';
 import type { DeploymentEventType, DeploymentLifecycleStatus, DeploymentPreviewInput, StackTarget } from '../contract/deployment.ts';
 import { EMPTY_PROGRAM, refuseInvalid, runActivityOperation } from '../pulumi/activity.ts';
 import type { PlannedStep, ProgramRef, PulumiSettings } from '../pulumi/automation.ts';
+import { AUTOSCALE_INTERVAL_SECONDS, type MeasuredLoad } from '../../catalog/autoscaling.ts';
 
 export interface StatusUpdate {
   readonly deploymentId: string;
@@ -14,6 +15,15 @@ export interface StatusUpdate {
   readonly generation: number;
   readonly failureReason?: string;
   readonly replicas: number;
+  /** The autoscaler's scales within one generation: each `deployment.scaled` is its own event. 0 when absent. */
+  readonly sequence?: number;
+  /** Why the autoscaler scaled (the event's `reason`). */
+  readonly reason?: string;
+}
+
+/** A deployment's load as the autoscaler reads it, and when to read it next. */
+export interface LoadReading extends MeasuredLoad {
+  readonly intervalMs: number;
 }
 
 
@@ -62,6 +72,10 @@ export interface DeploymentActivityDeps {
   readonly circuits: ProvisioningCircuits;
   readonly statuses: { record(update: StatusUpdate): Promise<void> };
   readonly readiness: { probe(target: { organizationId: string; name: string }, cluster: ClusterAccess): Promise<Readiness> };
+  /** Reads a deployment's load (requests in flight, requests finished within `windowSeconds`) from its model servers' metrics. */
+  readonly load: { measure(target: { organizationId: string; name: string; windowSeconds: number }): Promise<MeasuredLoad> };
+  /** How often the autoscaler measures a deployment's load (AUTOSCALE_INTERVAL_SECONDS when absent). */
+  readonly autoscaleIntervalMs?: number;
   /** How long pods may stay unschedulable before the deployment fails (the cluster lacks GPUs). */
   readonly unschedulableGraceMs?: number;
   readonly pollIntervalMs?: number;
@@ -76,6 +90,11 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps) {
   return {
     async recordStatus(update: StatusUpdate): Promise<void> {
       await deps.statuses.record(update);
+    },
+
+    /** The autoscaler's reading of a deployment's load; the worker sets how often it is taken. */
+    async measureLoad(target: { organizationId: string; name: string; windowSeconds: number }): Promise<LoadReading> {
+      return { ...await deps.load.measure(target), intervalMs: deps.autoscaleIntervalMs ?? AUTOSCALE_INTERVAL_SECONDS * 1000 };
     },
 
     /**

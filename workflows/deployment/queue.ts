@@ -18,6 +18,8 @@ import { clusterAccess, provisioningCircuits } from './clusters.ts';
 import { checkDeployment, deploymentProgramRef, ensureNamespace } from './program.ts';
 import { kubernetesReadiness } from './readiness.ts';
 import { createStatusStore, type EventDeliveries } from './status-store.ts';
+import type { PrometheusClient } from '../../lib/prometheus/client.ts';
+import { measureDeploymentLoad } from '../../lib/prometheus/deployment-metrics.ts';
 
 export interface DeploymentActivitiesOptions {
   readonly orm: Orm;
@@ -30,6 +32,10 @@ export interface DeploymentActivitiesOptions {
   readonly circuits?: CircuitService;
   /** How often readiness is polled (the activities' default when absent). */
   readonly pollIntervalMs?: number;
+  /** The Prometheus scraping the model servers: the autoscaler reads their load there. */
+  readonly prometheus: PrometheusClient;
+  /** How often the autoscaler measures (its default when absent). */
+  readonly autoscaleIntervalMs?: number;
 }
 
 /**
@@ -51,6 +57,8 @@ export function deploymentActivities(options: DeploymentActivitiesOptions) {
       statuses: createStatusStore(orm, options.deliveries),
       readiness: { probe: (target, cluster) => kubernetesReadiness(apiFor(cluster.kubeconfig), namespaceOf).probe(target) },
       pollIntervalMs: options.pollIntervalMs,
+      load: { measure: ({ organizationId, name, windowSeconds }) => measureDeploymentLoad(options.prometheus, { namespace: namespaceOf(organizationId), deployment: name }, windowSeconds) },
+      autoscaleIntervalMs: options.autoscaleIntervalMs,
     }),
     ...createClusterActivities({
       pulumi,
@@ -66,7 +74,7 @@ export const deploymentsQueue = {
   taskQueue: DEPLOYMENTS_TASK_QUEUE,
   // It exports the cluster workflow too.
   workflowsPath: new URL('./workflow.ts', import.meta.url).pathname,
-  activities: ({ orm, client, signingKey, pulumi }: Pick<WorkerDeps, 'orm' | 'client' | 'signingKey' | 'pulumi'>) => deploymentActivities({
-    orm, pulumi, kubeconfigs: createSecretBox(deriveKey(signingKey, 'cluster-kubeconfigs')), deliveries: webhookDeliveries(orm, client),
+  activities: ({ orm, client, signingKey, pulumi, prometheus, autoscaleIntervalMs }: Pick<WorkerDeps, 'orm' | 'client' | 'signingKey' | 'pulumi' | 'prometheus' | 'autoscaleIntervalMs'>) => deploymentActivities({
+    orm, pulumi, prometheus, autoscaleIntervalMs, kubeconfigs: createSecretBox(deriveKey(signingKey, 'cluster-kubeconfigs')), deliveries: webhookDeliveries(orm, client),
   }),
 } satisfies QueueModule;

@@ -27,17 +27,17 @@ export function createStatusStore(orm: MikroORM, deliveries?: EventDeliveries) {
           timestamp: new Date().toISOString(),
           data: {
             id: deployment.id, name: deployment.name, status: update.status, endpoint: deployment.endpoint, gpu: deployment.gpu,
-            replicas: update.replicas, ...(update.failureReason ? { reason: update.failureReason } : {}),
+            replicas: update.replicas, ...(update.failureReason ?? update.reason ? { reason: update.failureReason ?? update.reason } : {}),
           },
         };
         await em.upsert(DeploymentEventSchema, {
           id: newId('evt'), deploymentId: deployment.id, organizationId: deployment.organization.id,
-          type: update.event, generation: update.generation, payload, createdAt: new Date(),
-        }, { onConflictAction: 'ignore', onConflictFields: ['deploymentId', 'type', 'generation'], disableIdentityMap: true });
+          type: update.event, generation: update.generation, sequence: update.sequence ?? 0, payload, createdAt: new Date(),
+        }, { onConflictAction: 'ignore', onConflictFields: ['deploymentId', 'type', 'generation', 'sequence'], disableIdentityMap: true });
       });
       if (!update.event || !deliveries) return;
       // After the commit, and on every retry too: the deliveries' workflow ids make a second start a no-op.
-      const event = await orm.em.fork().findOneOrFail(DeploymentEventSchema, { deploymentId: update.deploymentId, type: update.event, generation: update.generation });
+      const event = await orm.em.fork().findOneOrFail(DeploymentEventSchema, { deploymentId: update.deploymentId, type: update.event, generation: update.generation, sequence: update.sequence ?? 0 });
       await deliveries.startFor(event);
     },
   };

@@ -6,9 +6,10 @@ import {
   isCancellation, patched, proxyActivities, setHandler, upsertMemo, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import {
-  desiredStateSignal, progressQuery, type DeploymentEventType, type DeploymentLifecycleStatus, type DeploymentProgress,
+  desiredStateSignal, progressQuery, wakeSignal, type DeploymentEventType, type DeploymentLifecycleStatus, type DeploymentProgress,
   type DeploymentWorkflowInput, type DesiredDeployment, type AppliedDeployment,
 } from '../contract/deployment.ts';
+import { AUTOSCALE_INTERVAL_SECONDS, nextReplicas, type AutoscalerMemory } from '../../catalog/autoscaling.ts';
 import { KilnGpuType, KilnOrganizationId, KilnStatus } from '../contract/search-attributes.ts';
 import type { DeploymentActivities } from './activities.ts';
 
@@ -19,6 +20,11 @@ export { previewDeploymentWorkflow } from './preview-workflow.ts';
 const { recordStatus } = proxyActivities<DeploymentActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+// A measurement that fails (Prometheus away) is skipped: the deployment keeps its replicas until the next one.
+const { measureLoad } = proxyActivities<DeploymentActivities>({
+  startToCloseTimeout: '20 seconds',
+  retry: { maximumAttempts: 2 },
 });
 const { applyStack, destroyStack, refreshStack, waitUntilReady } = proxyActivities<DeploymentActivities>({
   startToCloseTimeout: '30 minutes',
@@ -37,13 +43,29 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
   let inFlight: CancellationScope | undefined;
   // The memo (name, model) was set at start; it follows the model as updates roll out.
   let memoModel = input.desired.model;
+  // The autoscaler's replica count between the bounds (undefined: the user's `replicas`), what it remembers
+  // between measurements, how many scales it has made (each one's event is its own), and why it last scaled.
+  let autoscaled = input.resume?.autoscaled;
+  let memory: AutoscalerMemory = input.resume?.autoscaler ?? { changedAt: Date.now() };
+  let scales = input.resume?.scales ?? 0;
+  let scaleReason: string | undefined;
 
   setHandler(desiredStateSignal, (next) => {
     if (next.generation <= desired.generation) return; // an old or repeated message
+    // A replica count the user sets replaces the autoscaler's; new bounds hold the autoscaler's within them.
+    if (next.replicas !== desired.replicas) autoscaled = undefined;
+    else if (autoscaled !== undefined) autoscaled = Math.min(next.maxReplicas, Math.max(next.minReplicas, autoscaled));
     desired = next;
     if (next.deleted) inFlight?.cancel(); // deleting beats finishing a deployment nobody wants
   });
   setHandler(progressQuery, () => progress);
+  // A request reached the deployment while it ran no replica: run its minimum, at least one.
+  setHandler(wakeSignal, () => {
+    if (!desired.running || desired.deleted || effective(desired).replicas > 0) return;
+    autoscaled = Math.max(1, desired.minReplicas);
+    scaleReason = 'an inference request arrived while scaled to zero';
+  });
+  const effective = (d: DesiredDeployment): DesiredDeployment => (autoscaled === undefined ? d : { ...d, replicas: autoscaled });
 
   /** Writes one lifecycle edge: status row, event, search attribute. */
   const edge = async (status: DeploymentLifecycleStatus, generation: number, event?: DeploymentEventType, failureReason?: string) => {
@@ -55,7 +77,8 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
       memoModel = desired.model;
     }
     // Not cancelled with the rollout it reports on: an abandoned write could land after the next edge's.
-    await CancellationScope.nonCancellable(() => recordStatus({ deploymentId, status, event, generation, failureReason, replicas: applied?.running ? applied.replicas : 0 }));
+    const autoscale = event === 'deployment.scaled' ? { sequence: scales, ...(scaleReason ? { reason: scaleReason } : {}) } : {};
+    await CancellationScope.nonCancellable(() => recordStatus({ deploymentId, status, event, generation, failureReason, replicas: applied?.running ? applied.replicas : 0, ...autoscale }));
   };
 
   const converge = async (target: DesiredDeployment, change: Change) => {
@@ -68,7 +91,45 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
     progress = { ...progress, serviceUrl };
     if (target.running) await waitUntilReady({ deploymentId, organizationId, name, replicas: target.replicas });
     applied = appliedOf(target);
-    await edge(target.running ? 'running' : 'stopped', target.generation, change.event);
+    memory = { changedAt: Date.now() };
+    if (change.event === 'deployment.scaled') scales += 1;
+    await edge(!target.running ? 'stopped' : target.replicas === 0 ? 'scaled_to_zero' : 'running', target.generation, change.event);
+    scaleReason = undefined;
+  };
+
+  /** Whether the autoscaler looks after the deployment now: it runs as asked, with room between its bounds. */
+  const autoscales = () => desired.autoscaling !== undefined && desired.running && !desired.deleted && desired.minReplicas < desired.maxReplicas
+    && applied?.running === true && (progress.status === 'running' || progress.status === 'scaled_to_zero');
+  /** Something to converge on: a new desired state, or the autoscaler's (or a wake's) replica count. */
+  const changeWaiting = () => desired.generation > progress.observedGeneration || (applied !== undefined && effective(desired).replicas !== applied.replicas);
+
+  /**
+   * The autoscaler's turn: measures the load, and either sets a new replica count (true: converge on it) or
+   * sleeps until the next measurement, a new desired state or a wake. Scaled to zero there is nothing to measure.
+   */
+  const autoscale = async (): Promise<boolean> => {
+    const current = applied!.replicas;
+    if (current === 0) {
+      await condition(changeWaiting);
+      return false;
+    }
+    const policy = desired.autoscaling!;
+    let intervalMs = AUTOSCALE_INTERVAL_SECONDS * 1000;
+    try {
+      const load = await measureLoad({ organizationId, name, windowSeconds: policy.scaleToZeroAfterSeconds });
+      intervalMs = load.intervalMs;
+      const decision = nextReplicas(current, load, policy, desired, memory, Date.now());
+      memory = decision.memory;
+      if (decision.replicas !== current) {
+        autoscaled = decision.replicas;
+        scaleReason = decision.reason;
+        return true;
+      }
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+    }
+    await condition(changeWaiting, intervalMs);
+    return false;
   };
 
   if (!input.resume) await edge('pending', 0, 'deployment.created');
@@ -92,11 +153,11 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
         await edge('failed', target.generation, 'deployment.failed', `deletion failed: ${reason}`);
       }
     }
-    const change = target.deleted ? undefined : describeChange(applied, target);
+    const change = target.deleted ? undefined : describeChange(applied, effective(target));
     if (change) {
       inFlight = new CancellationScope();
       try {
-        await inFlight.run(() => converge(target, change));
+        await inFlight.run(() => converge(effective(target), change));
       } catch (error) {
         // A rollout that ends because the deployment is being deleted has not failed: the loop deletes next.
         if (!desired.deleted) {
@@ -112,10 +173,15 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
     } else if (!target.deleted && progress.observedGeneration < target.generation) {
       progress = { ...progress, observedGeneration: target.generation };
     }
-    // Sleep until the user asks for something new.
-    await condition(() => desired.generation > progress.observedGeneration);
+    // Sleep until the user asks for something new, measuring the load meanwhile when the autoscaler looks
+    // after the deployment. patched(): histories from before the autoscaler replay the plain wait.
+    if (patched('autoscaler') && autoscales()) {
+      if (await autoscale()) continue;
+    } else {
+      await condition(() => desired.generation > progress.observedGeneration);
+    }
     if (workflowInfo().continueAsNewSuggested) {
-      await continueAsNew<typeof deploymentWorkflow>({ ...input, desired, resume: { applied, progress, refreshed } });
+      await continueAsNew<typeof deploymentWorkflow>({ ...input, desired, resume: { applied, progress, refreshed, autoscaled, autoscaler: memory, scales } });
     }
   }
 }
