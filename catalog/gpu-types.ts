@@ -43,3 +43,20 @@ export interface Capacity { readonly gpu: string; readonly replicas: number; rea
 export function hourlyCents(capacity: Capacity): number {
   return Math.ceil(findGpuType(capacity.gpu)!.hourlyPriceUsd * 100 * capacity.replicas * capacity.gpusPerReplica);
 }
+
+/** What `replicaHours` of a deployment's replicas cost, in cents: an hour of that many replicas. */
+export function spentCents(d: Omit<Capacity, 'replicas'>, replicaHours: number): number {
+  return hourlyCents({ gpu: d.gpu, gpusPerReplica: d.gpusPerReplica, replicas: replicaHours });
+}
+
+/** Spent so far plus the rest of the period (from `at` to `end`) at `hourlyCentsNow`: a period's projection. */
+export function projectedCents(spent: number, hourlyCentsNow: number, at: Date, end: Date): number {
+  return spent + Math.ceil(hourlyCentsNow * (Math.max(0, end.getTime() - at.getTime()) / 3_600_000));
+}
+
+/** Deployment statuses in which a deployment holds its GPUs (and is paid for). */
+const HOLDING_STATUSES: ReadonlySet<string> = new Set(['deploying', 'running', 'scaling', 'updating']);
+
+export function holdsGpus(status: string): boolean {
+  return HOLDING_STATUSES.has(status);
+}

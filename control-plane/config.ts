@@ -54,6 +54,8 @@ const Sections = {
     KILN_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
     // How often the autoscaler reads each autoscaled deployment's load from Prometheus.
     KILN_AUTOSCALE_INTERVAL_SECONDS: z.coerce.number().min(1).max(600).default(10),
+    // Seconds between two evaluations of every alert rule (workflows/alerts/).
+    KILN_ALERT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(15),
   }),
 };
 
@@ -106,6 +108,8 @@ export interface WorkerConfig extends SharedConfig {
   readonly metricsPort: number;
   /** How often the autoscaler measures a deployment's load. */
   readonly autoscaleIntervalMs: number;
+  /** Seconds between two passes of alert evaluation. */
+  readonly alertIntervalSeconds: number;
 }
 
 interface RoleConfig { api: ApiConfig; worker: WorkerConfig }
@@ -183,6 +187,7 @@ async function workerConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.
     allowPrivateWebhookUrls: common.env !== 'production',
     metricsPort: e.KILN_WORKER_METRICS_PORT,
     autoscaleIntervalMs: e.KILN_AUTOSCALE_INTERVAL_SECONDS * 1000,
+    alertIntervalSeconds: e.KILN_ALERT_INTERVAL_SECONDS,
   };
 }
 

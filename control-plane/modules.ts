@@ -1,6 +1,7 @@
 // Every area of the API, in the order their services are built (a module may use the services of those
 // above it; routes see them all). Adding an area: its folder with a module.ts, and one line here.
 import { adminModule } from './admin/module.ts';
+import { alertsModule } from './alerts/module.ts';
 import { apiKeysModule } from './api-keys/module.ts';
 import { auditModule } from './audit/module.ts';
 import { authModule } from './auth/module.ts';
@@ -49,6 +50,7 @@ export const API_MODULES: readonly ApiModule[] = [
   clustersModule,
   gpuTypesModule,
   modelsModule,
+  alertsModule,
   deploymentsModule,
   inferenceModule,
   monitoringModule,

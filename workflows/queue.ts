@@ -23,6 +23,8 @@ export interface WorkerDeps {
   readonly prometheus: PrometheusClient;
   /** How often the autoscaler measures a deployment's load (KILN_AUTOSCALE_INTERVAL_SECONDS). */
   readonly autoscaleIntervalMs: number;
+  /** Seconds between two passes of alert evaluation (KILN_ALERT_INTERVAL_SECONDS). */
+  readonly alertIntervalSeconds: number;
 }
 
 export interface QueueModule {

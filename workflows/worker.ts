@@ -7,6 +7,8 @@ import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporal
 import { pino, type Logger } from 'pino';
 import { exitOnConfigError, loadConfig, type WorkerConfig } from '../control-plane/config.ts';
 import { openDatabase } from '../control-plane/database/orm.ts';
+import { alertsQueue } from './alerts/queue.ts';
+import { ensureAlertEvaluation } from './alerts/start.ts';
 import { deploymentsQueue } from './deployment/queue.ts';
 import { serveWorkerMetrics, type MetricsListener } from './metrics.ts';
 import { createQueueWorker, type QueueModule, type WorkerDeps } from './queue.ts';
@@ -15,7 +17,7 @@ import { webhooksQueue } from './webhooks/queue.ts';
 import { createPrometheusClient } from '../lib/prometheus/client.ts';
 
 /** Every task queue one worker process polls. */
-export const QUEUES: readonly QueueModule[] = [deploymentsQueue, webhooksQueue, reportsQueue];
+export const QUEUES: readonly QueueModule[] = [deploymentsQueue, webhooksQueue, reportsQueue, alertsQueue];
 
 export interface RunningWorker {
   /** Port of the worker's GET /metrics/internal; undefined without KILN_METRICS_TOKEN. */
@@ -49,7 +51,7 @@ export async function startWorker(config: WorkerConfig, log: Logger = pino({ lev
   const client = new Client({ connection: await Connection.connect({ address: config.temporalAddress }) });
   const deps: WorkerDeps = {
     orm, client, signingKey: config.signingKey, dataDir: config.dataDir, allowPrivateWebhookUrls: config.allowPrivateWebhookUrls,
-    prometheus: createPrometheusClient(config.prometheusUrl), autoscaleIntervalMs: config.autoscaleIntervalMs,
+    prometheus: createPrometheusClient(config.prometheusUrl), autoscaleIntervalMs: config.autoscaleIntervalMs, alertIntervalSeconds: config.alertIntervalSeconds,
     pulumi: {
       backendUrl: config.pulumiBackendUrl, passphrase: config.pulumiPassphrase, workspacesDir: join(config.dataDir, 'pulumi-workspaces'),
       home: config.pulumiHome, cliRoot: config.pulumiCliRoot,
@@ -65,6 +67,8 @@ export async function startWorker(config: WorkerConfig, log: Logger = pino({ lev
     log.info({ port: metrics.port }, 'worker metrics at /metrics/internal');
   }
   const running = Promise.all(workers.map((worker) => worker.run()));
+  // Alert rules are evaluated by one long-lived workflow (workflows/alerts/workflow.ts): started by the first worker, found by the others.
+  await ensureAlertEvaluation(client, { intervalSeconds: config.alertIntervalSeconds });
   log.info({ taskQueues: QUEUES.map((q) => q.taskQueue) }, 'worker polling');
   return {
     metricsPort: metrics?.port,

@@ -29,6 +29,8 @@ export class UnauthenticatedError extends ApiError {}
 export class InvalidCredentialsError extends ApiError {}
 export class ForbiddenError extends ApiError {}
 export class InsufficientCreditsError extends ApiError {}
+/** A budget of the organization (a spend alert rule that acts) is reached: new deployments and scale-ups are refused; details name it. */
+export class BudgetExceededError extends ApiError {}
 export class NotFoundError extends ApiError {}
 export class DeploymentNotFoundError extends ApiError {}
 export class ConflictError extends ApiError {}
@@ -73,6 +75,7 @@ export const ERROR_TABLE: ReadonlyArray<readonly [ErrorClass, number, string]> =
   [UnauthenticatedError, 401, 'INVALID_API_KEY'],
   [InvalidCredentialsError, 401, 'INVALID_CREDENTIALS'],
   [InsufficientCreditsError, 402, 'INSUFFICIENT_CREDITS'],
+  [BudgetExceededError, 402, 'BUDGET_EXCEEDED'],
   [ForbiddenError, 403, 'INSUFFICIENT_PERMISSIONS'],
   [NotFoundError, 404, 'NOT_FOUND'],
   [DeploymentNotFoundError, 404, 'DEPLOYMENT_NOT_FOUND'],

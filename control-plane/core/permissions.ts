@@ -31,6 +31,8 @@ export const PERMISSIONS = [
   'templates:read', 'templates:write',
   'api-keys:read', 'api-keys:write',
   'webhooks:read', 'webhooks:write',
+  // Alert rules, budgets and the alerts they fire (their delivery channels are webhooks).
+  'alerts:read', 'alerts:write',
   'profile:read', 'profile:write',
   'organization:read', 'organization:write',
   'team:read', 'team:write',
@@ -64,8 +66,8 @@ export const SCOPE_PERMISSIONS: Readonly<Record<Scope, readonly Permission[]>> =
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly OrganizationPermission[]>> = {
   owner: ORGANIZATION_PERMISSIONS,
   admin: ORGANIZATION_PERMISSIONS,
-  member: ['deployments:read', 'deployments:write', 'deployments:infer', 'catalog:read', 'models:write', 'templates:read', 'templates:write', 'profile:read', 'profile:write', 'organization:read', 'team:read'],
-  viewer: ['deployments:read', 'catalog:read', 'templates:read', 'profile:read', 'profile:write', 'organization:read', 'team:read'],
+  member: ['deployments:read', 'deployments:write', 'deployments:infer', 'catalog:read', 'models:write', 'templates:read', 'templates:write', 'profile:read', 'profile:write', 'organization:read', 'team:read', 'alerts:read'],
+  viewer: ['deployments:read', 'catalog:read', 'templates:read', 'profile:read', 'profile:write', 'organization:read', 'team:read', 'alerts:read'],
 };
 
 /** `granted` is the caller's role's permission set: ROLE_PERMISSIONS of a built-in role, or a custom role's. */

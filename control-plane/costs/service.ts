@@ -2,7 +2,7 @@
 // per million tokens (measured throughput), and on every other GPU type that fits (the model fit rules).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { GPUS_PER_REPLICA_CHOICES, type Dtype } from '../../catalog/deployment-rules.ts';
-import { findGpuType, GPU_TYPES, hourlyCents, type GpuType } from '../../catalog/gpu-types.ts';
+import { findGpuType, GPU_TYPES, holdsGpus, hourlyCents, projectedCents, spentCents, type GpuType } from '../../catalog/gpu-types.ts';
 import { choosePlacement } from '../../catalog/model-fit.ts';
 import type { CatalogModel } from '../../catalog/models.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -10,17 +10,8 @@ import { DeploymentNotFoundError, ServiceUnavailableError } from '../core/errors
 import { DeploymentSchema, type Deployment } from '../deployments/deployment.entity.ts';
 import type { ModelService } from '../models/service.ts';
 import type { PrometheusClient } from '../../lib/prometheus/client.ts';
+import { replicaHoursSince as measuredReplicaHours } from '../../lib/prometheus/replica-hours.ts';
 import { namespaceOf } from '../../workflows/contract/deployment.ts';
-
-/** How finely this month's ready replicas are sampled to add up replica-hours (a replica up for less goes unseen). */
-const SPEND_RESOLUTION_SECONDS = 15;
-
-/** What `replicaHours` of a deployment's replicas cost, in cents: an hour of that many replicas. */
-const spentCents = (d: Pick<Deployment, 'gpu' | 'gpusPerReplica'>, replicaHours: number) =>
-  hourlyCents({ gpu: d.gpu, gpusPerReplica: d.gpusPerReplica, replicas: replicaHours });
-
-/** Statuses in which a deployment holds its GPUs. */
-const HOLDING = new Set(['deploying', 'running', 'scaling', 'updating']);
 
 export function createCostService(deps: { prometheus: PrometheusClient; models: Pick<ModelService, 'facts'> }) {
   /** The same model, context and dtype on another GPU type: the fewest GPUs that hold it, by the fit rules or, without figures, by memory. */
@@ -46,16 +37,9 @@ export function createCostService(deps: { prometheus: PrometheusClient; models: 
     return { gpu: gpu.id, fits: gpusPerReplica !== undefined, gpusPerReplica: gpusPerReplica ?? null, hourlyCents: cost, savingCents: cost === null ? null : now - cost, reason };
   }
 
-  /**
-   * Replica-hours each deployment served from `since` to `at`, by name: its ready replicas sampled every
-   * SPEND_RESOLUTION_SECONDS. One deployment's, or (without a name) every deployment's of the organization.
-   */
-  async function replicaHoursSince(organizationId: string, name: string | undefined, since: Date, at: Date): Promise<Map<string, number>> {
-    const selector = `{namespace="${namespaceOf(organizationId)}"${name ? `,deployment="${name}"` : ''}}`;
-    const seconds = Math.max(SPEND_RESOLUTION_SECONDS, Math.floor((at.getTime() - since.getTime()) / 1000));
-    const samples = await deps.prometheus.query(`sum_over_time(sum by (deployment) (up${selector})[${seconds}s:${SPEND_RESOLUTION_SECONDS}s])`, at);
-    return new Map(samples.map((s) => [s.labels.deployment ?? '', Math.round(((s.value * SPEND_RESOLUTION_SECONDS) / 3600) * 1000) / 1000]));
-  }
+  /** Replica-hours each deployment served from `since` to `at`, by name (lib/prometheus/replica-hours.ts). */
+  const replicaHoursSince = (organizationId: string, name: string | undefined, since: Date, at: Date) =>
+    measuredReplicaHours(deps.prometheus, namespaceOf(organizationId), name, since, at);
 
   /** The model's figures (undefined when unknown, or the Hub cannot answer: memory decides then), and the deployment on every other GPU type. */
   async function alternativesOf(em: EntityManager, principal: Principal, deployment: Deployment, replicas: number, now: number) {
@@ -82,7 +66,7 @@ export function createCostService(deps: { prometheus: PrometheusClient; models: 
     async deploymentPricing(em: EntityManager, principal: Principal, id: string) {
       const deployment = await em.findOne(DeploymentSchema, { id, organization: principal.organizationId, deletedAt: null });
       if (!deployment) throw new DeploymentNotFoundError(`Deployment ${id} not found`);
-      const holding = HOLDING.has(deployment.status) ? deployment.replicas : 0;
+      const holding = holdsGpus(deployment.status) ? deployment.replicas : 0;
       const now = hourlyCents({ gpu: deployment.gpu, replicas: holding, gpusPerReplica: deployment.gpusPerReplica });
 
       const at = new Date();
@@ -102,7 +86,7 @@ export function createCostService(deps: { prometheus: PrometheusClient; models: 
         deploymentId: id, gpu: deployment.gpu, gpusPerReplica: deployment.gpusPerReplica, replicas: holding, hourlyCents: now,
         month: {
           start: monthStart.toISOString(), replicaHours, spentCents: spent,
-          projectedCents: spent + Math.ceil(now * ((monthEnd.getTime() - at.getTime()) / 3_600_000)),
+          projectedCents: projectedCents(spent, now, at, monthEnd),
         },
         throughput: {
           generationTokensPerSecond: tokensPerSecond === null ? null : Math.round(tokensPerSecond * 100) / 100,

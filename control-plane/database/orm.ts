@@ -25,6 +25,7 @@ import { Migration20261124010000DeploymentServing } from './migrations/Migration
 import { Migration20261124060000Autoscaling } from './migrations/Migration20261124060000Autoscaling.ts';
 import { Migration20261124020000OrganizationModels } from './migrations/Migration20261124020000OrganizationModels.ts';
 import { Migration20261124030000Templates } from './migrations/Migration20261124030000Templates.ts';
+import { Migration20261124040000Alerts } from './migrations/Migration20261124040000Alerts.ts';
 import { Migration20261124050000OptimizationPolicy } from './migrations/Migration20261124050000OptimizationPolicy.ts';
 import { applyScope } from '../core/row-level-security.ts';
 
@@ -61,8 +62,9 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
         Migration20261124010000DeploymentServing,
         Migration20261124020000OrganizationModels,
         Migration20261124030000Templates,
-        Migration20261124060000Autoscaling,
+        Migration20261124040000Alerts,
         Migration20261124050000OptimizationPolicy,
+        Migration20261124060000Autoscaling,
       ],
       snapshot: false,
       silent: true,

@@ -21,6 +21,7 @@ export const deploymentsModule = defineModule({
       placement: services.clusters,
       delivery: createDesiredStateDelivery({ orchestrator, log }),
       flags: services.featureFlags,
+      budgets: services.budgets,
       models: services.models,
     }),
   }),

@@ -18,6 +18,7 @@ import { PLAN_RATE_LIMITS } from '../../catalog/plans.ts';
 import { choosePlacement } from '../../catalog/model-fit.ts';
 import { findCatalogModel, type CatalogModel } from '../../catalog/models.ts';
 import type { Principal } from '../auth/principal.ts';
+import type { BudgetGuard } from '../alerts/budget-guard.ts';
 import type { ClusterService } from '../clusters/service.ts';
 import { newId } from '../../lib/ids.ts';
 import {
@@ -56,6 +57,8 @@ export interface DeploymentServiceDeps {
   /** Chooses the GPU cluster a new deployment runs on (503 GPU_UNAVAILABLE when none can take it). */
   placement: Pick<ClusterService, 'place' | 'assertOffers' | 'offeredGpuTypes'>;
   flags: Pick<FeatureFlags, 'isEnabled'>;
+  /** A reached budget (alerts/) refuses new deployments and growth: 402 BUDGET_EXCEEDED naming it. */
+  budgets: Pick<BudgetGuard, 'assertAllows'>;
   /** What is known of a model (the catalog, the organization's models, the Hub), and the registry deployed models join. */
   models: Pick<ModelService, 'facts' | 'remember' | 'servingDefaults'>;
 }
@@ -318,6 +321,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       const scaling = resolveScaling(input, undefined);
       const serving = await settle(em, principal, input.model, input.gpu, input);
       await assertAccepting(em, principal);
+      await deps.budgets.assertAllows(em, principal);
       const organization = await em.findOneOrFail(OrganizationSchema, principal.organizationId);
       assertAffordable(organization.creditsCents, { gpu: input.gpu, ...scaling, ...serving });
       await assertNameFree(em, principal, input.name);
@@ -360,6 +364,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         });
         const autoscaling = resolveAutoscaling('autoscaling' in input ? input.autoscaling : undefined, replace ? undefined : deployment.autoscaling);
         const next = { gpu, ...scaling, ...serving, autoscaling };
+        if (hourlyCents(next) > hourlyCents(deployment)) await deps.budgets.assertAllows(tx, principal, { deploymentId: id });
         if (hourlyCents(next) > hourlyCents(deployment)) await assertBalanceCovers(tx, principal, next);
         if (model !== deployment.model) await deps.models.remember(tx, principal, model);
         Object.assign(deployment, { model, ...next });
@@ -373,11 +378,13 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         switch (input.action) {
           case 'stop': deployment.running = false; break;
           case 'start':
+            if (!deployment.running) await deps.budgets.assertAllows(tx, principal, { deploymentId: id });
             if (!deployment.running) await assertBalanceCovers(tx, principal, deployment);
             deployment.running = true;
             break;
           case 'restart': deployment.restarts += 1; break;
           case 'scale':
+            if (input.replicas > deployment.replicas) await deps.budgets.assertAllows(tx, principal, { deploymentId: id });
             if (input.replicas > deployment.replicas) await assertBalanceCovers(tx, principal, { ...deployment, replicas: input.replicas });
             Object.assign(deployment, resolveScaling({ replicas: input.replicas }, deployment));
             break;

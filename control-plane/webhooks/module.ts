@@ -2,15 +2,22 @@
 import { createSecretBox } from '../../lib/secret-box.ts';
 import { defineModule } from '../module.ts';
 import { webhookRoutes } from './routes.ts';
-import { createWebhookService } from './service.ts';
+import { createWebhookService, type WebhookService } from './service.ts';
 import { WebhookAttemptSchema } from './webhook-attempt.entity.ts';
 import { WebhookSubscriptionSchema } from './webhook-subscription.entity.ts';
+
+declare module '../module.ts' {
+  interface Services {
+    /** Subscriptions: /api/webhooks, and the alert channels of /v1/monitoring/webhooks (alerts/). */
+    webhooks: WebhookService;
+  }
+}
 
 export const webhooksModule = defineModule({
   name: 'webhooks',
   entities: [WebhookSubscriptionSchema, WebhookAttemptSchema],
-  routes: ({ key, config }) => webhookRoutes(createWebhookService({
-    secrets: createSecretBox(key('webhook-secrets')),
-    allowPrivateUrls: config.env !== 'production',
-  })),
+  services: ({ key, config }) => ({
+    webhooks: createWebhookService({ secrets: createSecretBox(key('webhook-secrets')), allowPrivateUrls: config.env !== 'production' }),
+  }),
+  routes: ({ services }) => webhookRoutes(services.webhooks),
 });

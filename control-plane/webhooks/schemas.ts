@@ -1,19 +1,24 @@
 import { z } from 'zod';
+import { ALERT_EVENTS } from '../../lib/alerts/events.ts';
 
+/** Deployments' lifecycle events, and alerts' firings and resolutions (the channels of /v1/monitoring/webhooks). */
 export const WEBHOOK_EVENTS = [
   'deployment.created', 'deployment.running', 'deployment.failed', 'deployment.scaled', 'deployment.stopped', 'deployment.deleted',
+  ...ALERT_EVENTS,
 ] as const;
 
-const url = z.url({ protocol: /^https?$/ }).max(2048).meta({ example: 'https://hooks.example.com/kiln' });
+export const webhookUrl = z.url({ protocol: /^https?$/ }).max(2048).meta({ example: 'https://hooks.example.com/kiln' });
+
+export const webhookSecret = z.string().min(24).max(256)
+  .refine((s) => !s.startsWith('whsec_') || /^[A-Za-z0-9+/]{32,}={0,2}$/.test(s.slice('whsec_'.length)), 'a whsec_ secret is whsec_ followed by base64 (24+ bytes)')
+  .optional().meta({
+    description: 'Signing secret: `whsec_` + base64 as Standard Webhooks defines, or any string of 24+ characters. Generated when absent.',
+  });
 
 export const CreateWebhookRequest = z.strictObject({
-  url,
+  url: webhookUrl,
   events: z.array(z.enum(WEBHOOK_EVENTS)).min(1).max(WEBHOOK_EVENTS.length),
-  secret: z.string().min(24).max(256)
-    .refine((s) => !s.startsWith('whsec_') || /^[A-Za-z0-9+/]{32,}={0,2}$/.test(s.slice('whsec_'.length)), 'a whsec_ secret is whsec_ followed by base64 (24+ bytes)')
-    .optional().meta({
-    description: 'Signing secret: `whsec_` + base64 as Standard Webhooks defines, or any string of 24+ characters. Generated when absent.',
-  }),
+  secret: webhookSecret,
 }).meta({ id: 'CreateWebhookRequest' });
 
 export const WebhookIdParams = z.object({ id: z.string().max(64) });

@@ -17,20 +17,24 @@ export interface WebhookServiceDeps {
 }
 
 export function createWebhookService(deps: WebhookServiceDeps) {
-  async function find(em: EntityManager, principal: Principal, id: string): Promise<WebhookSubscription> {
+  async function find(em: EntityManager, principal: Principal, id: string, only?: readonly string[]): Promise<WebhookSubscription> {
     const subscription = await em.findOne(WebhookSubscriptionSchema, { id, organization: principal.organizationId, deletedAt: null });
-    if (!subscription) throw new NotFoundError(`Webhook subscription ${id} not found`);
+    if (!subscription || (only && !subscription.events.some((e) => only.includes(e)))) throw new NotFoundError(`Webhook subscription ${id} not found`);
     return subscription;
+  }
+
+  /** In production a URL that resolves to a loopback, private or link-local address is 422 (SSRF). */
+  async function assertAllowedUrl(url: string): Promise<void> {
+    if (deps.allowPrivateUrls) return;
+    await assertPublicUrl(url).catch((error: unknown) => {
+      const message = error instanceof PrivateUrlError ? error.message : `${new URL(url).hostname} does not resolve`;
+      throw invalidField('url', message);
+    });
   }
 
   return {
     async create(em: EntityManager, principal: Principal, input: CreateWebhookInput) {
-      if (!deps.allowPrivateUrls) {
-        await assertPublicUrl(input.url).catch((error: unknown) => {
-          const message = error instanceof PrivateUrlError ? error.message : `${new URL(input.url).hostname} does not resolve`;
-          throw invalidField('url', message);
-        });
-      }
+      await assertAllowedUrl(input.url);
       const secret = input.secret ?? `whsec_${randomBytes(32).toString('base64')}`;
       const subscription = em.create(WebhookSubscriptionSchema, {
         id: newId('whs'), organization: principal.organizationId, url: input.url, events: [...new Set(input.events)],
@@ -40,13 +44,26 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       return { ...view(subscription), secret };
     },
 
-    async list(em: EntityManager, principal: Principal) {
+    /** `only`: the subscriptions wanting one of these events (the alert channels of /v1/monitoring/webhooks). */
+    async list(em: EntityManager, principal: Principal, only?: readonly string[]) {
       const subscriptions = await em.find(WebhookSubscriptionSchema, { organization: principal.organizationId, deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-      return subscriptions.map(view);
+      return subscriptions.filter((s) => !only || s.events.some((e) => only.includes(e))).map(view);
     },
 
-    async remove(em: EntityManager, principal: Principal, id: string) {
-      const subscription = await find(em, principal, id);
+    /** A new URL or event list (the secret stays); `only` as for list: a subscription outside it is not found. */
+    async update(em: EntityManager, principal: Principal, id: string, input: Partial<Pick<CreateWebhookInput, 'url' | 'events'>>, only?: readonly string[]) {
+      const subscription = await find(em, principal, id, only);
+      if (input.url !== undefined) {
+        await assertAllowedUrl(input.url);
+        subscription.url = input.url;
+      }
+      if (input.events !== undefined) subscription.events = [...new Set(input.events)];
+      await em.flush();
+      return view(subscription);
+    },
+
+    async remove(em: EntityManager, principal: Principal, id: string, only?: readonly string[]) {
+      const subscription = await find(em, principal, id, only);
       subscription.deletedAt = new Date();
       await em.flush();
       return { id, deleted: true as const };

@@ -44,6 +44,10 @@ const ROWS: ReadonlyArray<[path: string, status: number]> = [
   // Requested as written, `{id}` names no template: 404 once orgId is given.
   ['/v1/templates/{id}/star', 404],
   ['/v1/templates/{id}/deploy', 404],
+  ['/v1/alerts', 200],
+  ['/v1/monitoring/alerts', 200],
+  ['/v1/cost-controls/alerts', 200],
+  ['/v1/monitoring/webhooks', 200],
 ];
 
 const missingOrgId = { error: 'Bad Request', message: 'Invalid query parameter orgId: required', code: 'INVALID_REQUEST', statusCode: 400 };

@@ -29,6 +29,10 @@ const PLATFORM_TABLES = new Set([
 
 /** One row of `table` belonging to the organization (and its user), for the tables signing up does not fill. */
 const SEEDS: Readonly<Record<string, string>> = {
+  alert_rule: `insert into alert_rule (id, created_at, organization_id, name, metric, quantile, comparison, threshold, for_seconds, period, basis, action, enabled, state, firings, updated_at)
+    values ('alr_' || $3, now(), $1, 'r', 'latency', 'p95', 'above', 1, 0, 'month', 'actual', 'notify', true, 'ok', 0, now())`,
+  alert: `insert into alert (id, created_at, organization_id, sequence, name, metric, message, state, started_at, fired_at) values ('alt_' || $3, now(), $1, 0, 'a', 'manual', 'm', 'firing', now(), now())`,
+  alert_event: `insert into alert_event (id, created_at, organization_id, alert_id, type, payload) values ('ale_' || $3, now(), $1, 'alt_' || $3, 'alert.firing', '{}')`,
   api_key: `insert into api_key (id, created_at, organization_id, user_id, name, scope, prefix, key_hash) values ('key_' || $3, now(), $1, $2, 'k', 'read_only', 'sk_x', 'hash_' || $3)`,
   audit_log: `insert into audit_log (id, created_at, organization_id, action, resource_type, user_id, ip_address, status_code) values ('aud_' || $3, now(), $1, 'probe', 'probe', $2, '127.0.0.1', 200)`,
   custom_role: `insert into custom_role (id, created_at, organization_id, name, permissions, updated_at) values ('role_' || $3, now(), $1, 'r', '[]', now())`,
@@ -85,7 +89,7 @@ test.after.always(() => api?.close());
 /** Ids are a prefix and 20 base-36 characters (lib/ids.ts); the seeds' look the same. */
 const idSuffix = (start: string) => start.padEnd(20, '0');
 // Parents before children.
-const seedOrder = (table: string) => (['deployment_event', 'webhook_attempt', 'template_version', 'template_subscription', 'optimization_policy'].includes(table) ? 1 : 0);
+const seedOrder = (table: string) => (['deployment_event', 'alert_event', 'webhook_attempt', 'template_version', 'template_subscription', 'optimization_policy'].includes(table) ? 1 : 0);
 
 /** The organizations the rows of `table` belong to, as the connecting user (who sees them all) counts them. */
 async function ownersOf(table: string, owner: string): Promise<Map<string, number>> {

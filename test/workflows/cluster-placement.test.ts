@@ -85,6 +85,7 @@ test.before(async (t) => {
     endpointDomain: 'endpoints.test', cursors: createCursorCodec(randomBytes(32)), orchestrator: createDeploymentOrchestrator(env.client), placement: clusters,
     delivery: createDesiredStateDelivery({ orchestrator: createDeploymentOrchestrator(env.client), log }),
     flags: createFeatureFlags(),
+    budgets: { assertAllows: async () => {} },
     // No Hub here: models outside the catalog are sized as asked.
     models: createModelService({ cursors: createCursorCodec(randomBytes(32)), hub: createHubClient({ endpoint: 'http://127.0.0.1:9', token: undefined, timeoutMs: 1000 }) }),
   });

@@ -4,6 +4,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { newId } from '../../lib/ids.ts';
+import { AlertEventSchema } from '../../control-plane/alerts/alert-event.entity.ts';
 import { DeploymentEventSchema, type DeploymentEvent } from '../../control-plane/deployments/deployment-event.entity.ts';
 import { WebhookAttemptSchema } from '../../control-plane/webhooks/webhook-attempt.entity.ts';
 import { WebhookSubscriptionSchema } from '../../control-plane/webhooks/webhook-subscription.entity.ts';
@@ -19,7 +20,10 @@ export function webhookStore(orm: MikroORM, secrets: SecretBox): Pick<WebhookAct
       },
     },
     events: {
-      payload: async (id) => (await orm.em.fork().findOneOrFail(DeploymentEventSchema, { id })).payload,
+      // Deployments' lifecycle events (evt_), and alerts' firings and resolutions (ale_, workflows/alerts/).
+      payload: async (id) => id.startsWith('ale_')
+        ? (await orm.em.fork().findOneOrFail(AlertEventSchema, { id })).payload
+        : (await orm.em.fork().findOneOrFail(DeploymentEventSchema, { id })).payload,
     },
     attempts: {
       async record(a) {

@@ -1,0 +1,136 @@
+// Alert rules and budgets of an organization: create, list, change, delete. A budget is a spend rule seen
+// through /v1/cost-controls/alerts. The rule as asked is checked whole (a threshold its metric needs, fields
+// only spend takes); the evaluation workflow (workflows/alerts/) moves its state.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { YES_NO_METRICS } from '../../lib/alerts/rules.ts';
+import { newId } from '../../lib/ids.ts';
+import type { Principal } from '../auth/principal.ts';
+import { DeploymentNotFoundError, NotFoundError, invalidField } from '../core/errors.ts';
+import { DeploymentSchema } from '../deployments/deployment.entity.ts';
+import { resolveOpenAlerts } from './alerts.ts';
+import { AlertRuleSchema, type AlertRule } from './alert-rule.entity.ts';
+import type { CreateAlertRuleInput, CreateBudgetInput, UpdateAlertRuleInput } from './schemas.ts';
+
+/** The rule's fields as asked, before the checks that look at them together. */
+type RuleFields = Pick<AlertRule, 'name' | 'metric' | 'deploymentId' | 'quantile' | 'comparison' | 'threshold' | 'forSeconds' | 'period' | 'basis' | 'action' | 'enabled'>;
+
+const DEFAULTS = { quantile: 'p95', comparison: 'above', forSeconds: 0, period: 'month', basis: 'actual', action: 'notify', enabled: true } as const;
+
+/** The cross-field rules a stored rule keeps (422 on the field to change). */
+function assertCoherent(rule: RuleFields & { thresholdGiven: boolean }, asked: Partial<Record<'period' | 'basis' | 'quantile', unknown>>): void {
+  const spend = rule.metric === 'spend';
+  if (!YES_NO_METRICS.has(rule.metric) && !rule.thresholdGiven) throw invalidField('threshold', `required for metric ${rule.metric}`);
+  if (rule.metric === 'error_rate' && rule.threshold > 1) throw invalidField('threshold', 'error_rate is a ratio from 0 to 1');
+  if (spend && rule.comparison !== 'above') throw invalidField('comparison', 'a budget is reached at its limit: above only');
+  for (const field of ['period', 'basis'] as const) if (!spend && asked[field] !== undefined) throw invalidField(field, `only spend rules have a ${field}`);
+  if (asked.quantile !== undefined && rule.metric !== 'latency' && rule.metric !== 'time_to_first_token') throw invalidField('quantile', 'only latency metrics have a quantile');
+  if (!spend && rule.action !== 'notify') throw invalidField('action', 'only spend rules (budgets) refuse or stop deployments');
+}
+
+export function ruleView(r: AlertRule) {
+  const spend = r.metric === 'spend';
+  return {
+    id: r.id, name: r.name, metric: r.metric, deploymentId: r.deploymentId ?? null,
+    threshold: YES_NO_METRICS.has(r.metric) ? null : Number(r.threshold), comparison: r.comparison,
+    quantile: r.metric === 'latency' || r.metric === 'time_to_first_token' ? r.quantile : null, forSeconds: r.forSeconds,
+    period: spend ? r.period : null, basis: spend ? r.basis : null, action: r.action, enabled: r.enabled, state: r.state,
+    since: r.since?.toISOString() ?? null, lastValue: r.lastValue === null || r.lastValue === undefined ? null : Number(r.lastValue),
+    evaluatedAt: r.evaluatedAt?.toISOString() ?? null, silencedUntil: r.silencedUntil?.toISOString() ?? null, createdAt: r.createdAt.toISOString(),
+  };
+}
+
+export function budgetView(r: AlertRule) {
+  return {
+    id: r.id, name: r.name, limitCents: Number(r.threshold), period: r.period, basis: r.basis, deploymentId: r.deploymentId ?? null,
+    action: r.action, enabled: r.enabled, state: r.state, spentCents: r.lastValue === null || r.lastValue === undefined ? null : Number(r.lastValue),
+    evaluatedAt: r.evaluatedAt?.toISOString() ?? null, createdAt: r.createdAt.toISOString(),
+  };
+}
+
+export function createAlertRuleService() {
+  async function find(em: EntityManager, principal: Principal, id: string): Promise<AlertRule> {
+    const rule = await em.findOne(AlertRuleSchema, { id, organization: principal.organizationId, deletedAt: null });
+    if (!rule) throw new NotFoundError(`Alert rule ${id} not found`);
+    return rule;
+  }
+
+  /** A deployment of another organization, or none, is not found (404): no existence leak. */
+  async function assertDeployment(em: EntityManager, principal: Principal, deploymentId: string | null | undefined): Promise<void> {
+    if (!deploymentId) return;
+    const found = await em.count(DeploymentSchema, { id: deploymentId, organization: principal.organizationId, deletedAt: null });
+    if (!found) throw new DeploymentNotFoundError(`Deployment ${deploymentId} not found`);
+  }
+
+  async function insert(em: EntityManager, principal: Principal, fields: RuleFields, asked: Record<string, unknown>, thresholdGiven: boolean): Promise<AlertRule> {
+    assertCoherent({ ...fields, thresholdGiven }, asked);
+    await assertDeployment(em, principal, fields.deploymentId);
+    const rule = em.create(AlertRuleSchema, {
+      id: newId('alr'), organization: principal.organizationId, ...fields, state: 'ok', since: null, lastValue: null, evaluatedAt: null,
+      firings: 0, silencedUntil: null, deletedAt: null,
+    });
+    await em.flush();
+    return rule;
+  }
+
+  return {
+    async create(em: EntityManager, principal: Principal, input: CreateAlertRuleInput) {
+      const fields: RuleFields = { ...DEFAULTS, ...definedOnly(input), deploymentId: input.deploymentId ?? null, threshold: input.threshold ?? 0, name: input.name, metric: input.metric };
+      return ruleView(await insert(em, principal, fields, input, input.threshold !== undefined));
+    },
+
+    async createBudget(em: EntityManager, principal: Principal, input: CreateBudgetInput) {
+      const { limitCents, ...rest } = input;
+      const fields: RuleFields = { ...DEFAULTS, action: 'refuse', ...definedOnly(rest), name: input.name, deploymentId: input.deploymentId ?? null, metric: 'spend', threshold: limitCents };
+      return budgetView(await insert(em, principal, fields, {}, true));
+    },
+
+    async list(em: EntityManager, principal: Principal) {
+      const rules = await em.find(AlertRuleSchema, { organization: principal.organizationId, deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+      return rules.map(ruleView);
+    },
+
+    async listBudgets(em: EntityManager, principal: Principal) {
+      const rules = await em.find(AlertRuleSchema, { organization: principal.organizationId, metric: 'spend', deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+      return rules.map(budgetView);
+    },
+
+    async update(em: EntityManager, principal: Principal, id: string, input: UpdateAlertRuleInput) {
+      const rule = await find(em, principal, id);
+      const next: RuleFields = {
+        name: rule.name, metric: rule.metric, deploymentId: rule.deploymentId ?? null, quantile: rule.quantile, comparison: rule.comparison,
+        threshold: Number(rule.threshold), forSeconds: rule.forSeconds, period: rule.period, basis: rule.basis, action: rule.action, enabled: rule.enabled,
+        ...definedOnly(input),
+      };
+      if (input.deploymentId === null) next.deploymentId = null;
+      const kept = next.metric === rule.metric;
+      assertCoherent({ ...next, thresholdGiven: input.threshold !== undefined || kept }, next.metric === 'spend' ? {} : input);
+      if (input.deploymentId) await assertDeployment(em, principal, input.deploymentId);
+      // What it watches changed: it starts over from ok (an alert it had open is resolved).
+      const watched = (['metric', 'deploymentId', 'quantile', 'comparison', 'threshold', 'period', 'basis'] as const).some((f) => next[f] !== (f === 'threshold' ? Number(rule.threshold) : rule[f] ?? null));
+      Object.assign(rule, next);
+      if (watched || !next.enabled) await restart(em, rule);
+      await em.flush();
+      return ruleView(rule);
+    },
+
+    async remove(em: EntityManager, principal: Principal, id: string) {
+      const rule = await find(em, principal, id);
+      rule.deletedAt = new Date();
+      await restart(em, rule);
+      await em.flush();
+      return { id, deleted: true as const };
+    },
+  };
+}
+
+/** Back to ok: an alert the rule has open is resolved (its resolution recorded once). */
+async function restart(em: EntityManager, rule: AlertRule): Promise<void> {
+  if (rule.state === 'firing') await resolveOpenAlerts(em, rule.organization.id, rule.id, new Date());
+  Object.assign(rule, { state: 'ok', since: null });
+}
+
+function definedOnly<T extends object>(input: T): Partial<T> {
+  return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+export type AlertRuleService = ReturnType<typeof createAlertRuleService>;
