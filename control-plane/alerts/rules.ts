@@ -30,7 +30,7 @@ function assertCoherent(rule: RuleFields & { thresholdGiven: boolean }, asked: P
 export function ruleView(r: AlertRule) {
   const spend = r.metric === 'spend';
   return {
-    id: r.id, name: r.name, metric: r.metric, deploymentId: r.deploymentId ?? null,
+    id: r.id, name: r.name, metric: r.metric, ...(r.deploymentId ? { deploymentId: r.deploymentId } : {}),
     threshold: YES_NO_METRICS.has(r.metric) ? null : Number(r.threshold), comparison: r.comparison,
     quantile: r.metric === 'latency' || r.metric === 'time_to_first_token' ? r.quantile : null, forSeconds: r.forSeconds,
     period: spend ? r.period : null, basis: spend ? r.basis : null, action: r.action, enabled: r.enabled, state: r.state,
@@ -41,7 +41,7 @@ export function ruleView(r: AlertRule) {
 
 export function budgetView(r: AlertRule) {
   return {
-    id: r.id, name: r.name, limitCents: Number(r.threshold), period: r.period, basis: r.basis, deploymentId: r.deploymentId ?? null,
+    id: r.id, name: r.name, limitCents: Number(r.threshold), period: r.period, basis: r.basis, ...(r.deploymentId ? { deploymentId: r.deploymentId } : {}),
     action: r.action, enabled: r.enabled, state: r.state, spentCents: r.lastValue === null || r.lastValue === undefined ? null : Number(r.lastValue),
     evaluatedAt: r.evaluatedAt?.toISOString() ?? null, createdAt: r.createdAt.toISOString(),
   };

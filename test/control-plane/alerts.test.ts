@@ -19,7 +19,8 @@ test('POST /v1/alerts adds a rule with its defaults; GET /v1/alerts and /api/ale
   const { token, organizationId } = await signup(api);
   const created = await api.request('POST', '/v1/alerts', { token, body: latencyRule });
   t.is(created.status, 201);
-  t.like(created.body, { name: 'chat p95', metric: 'latency', threshold: 2, comparison: 'above', quantile: 'p95', forSeconds: 60, action: 'notify', enabled: true, state: 'ok', deploymentId: null, period: null });
+  t.like(created.body, { name: 'chat p95', metric: 'latency', threshold: 2, comparison: 'above', quantile: 'p95', forSeconds: 60, action: 'notify', enabled: true, state: 'ok', period: null });
+  t.false('deploymentId' in created.body, 'a rule on the whole organization names no deployment');
   t.regex(created.body.id, /^alr_/);
   const listed = await api.request('GET', `/v1/alerts?orgId=${organizationId}`, { token });
   t.is(listed.status, 200);
@@ -109,7 +110,7 @@ test('budgets: POST /v1/cost-controls/alerts adds one (refuse by default), GET l
   await api.request('POST', '/v1/alerts', { token, body: latencyRule });
   const created = await api.request('POST', '/v1/cost-controls/alerts', { token, body: budget });
   t.is(created.status, 201);
-  t.like(created.body, { name: 'monthly cap', limitCents: 5000, period: 'month', basis: 'actual', action: 'refuse', state: 'ok', spentCents: null, deploymentId: null });
+  t.like(created.body, { name: 'monthly cap', limitCents: 5000, period: 'month', basis: 'actual', action: 'refuse', state: 'ok', spentCents: null });
   const listed = await api.request('GET', `/v1/cost-controls/alerts?orgId=${organizationId}`, { token });
   t.deepEqual(listed.body.map((b: { id: string }) => b.id), [created.body.id]);
   // A budget is a spend rule among the organization's rules.
