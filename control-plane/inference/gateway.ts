@@ -4,6 +4,7 @@
 // connects to the pod itself, trying the next replica when one cannot be reached.
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { ClusterInferenceAccess } from '../clusters/service.ts';
 import { ReplicaUnavailableError, UpstreamError, UpstreamTimeoutError } from '../core/errors.ts';
@@ -107,30 +108,23 @@ export function createInferenceGateway(deps: { log: Pick<Logger, 'warn'>; option
     }
   }
 
-  /**
-   * Wakes a deployment with no Ready replica and holds the request until one is (the pod watch sees it), the
-   * client leaves, or wakeTimeoutMs passes (503 with Retry-After): a request is never dropped while it wakes.
-   */
-  async function wakeAndWait(target: DeploymentTarget, wake: () => Promise<void>, kubeconfig: string, signal: AbortSignal): Promise<Replica[]> {
-    await wake();
-    const deadline = Date.now() + options.wakeTimeoutMs;
+  /** Ready replicas of a waking deployment, once there are some; 503 past the deadline. */
+  async function readyAfterWake(target: DeploymentTarget, kubeconfig: string, signal: AbortSignal, deadline: number): Promise<Replica[]> {
     for (;;) {
       const ready = await readyReplicas(target, kubeconfig);
       if (ready.length) return ready;
       if (signal.aborted) throw signal.reason;
       if (Date.now() >= deadline) throw unavailable(`Deployment ${target.name} is waking from zero replicas and none was ready within ${Math.round(options.wakeTimeoutMs / 1000)} s: try again shortly`);
-      await new Promise((resolve) => setTimeout(resolve, WAKE_POLL_MS));
+      await sleep(WAKE_POLL_MS);
     }
   }
 
-  async function viaPods(target: DeploymentTarget, kubeconfig: string, path: string, body: Buffer, signal: AbortSignal): Promise<UpstreamAnswer> {
-    let ready = await readyReplicas(target, kubeconfig);
-    if (!ready.length && target.wake) ready = await wakeAndWait(target, target.wake, kubeconfig, signal);
-    if (!ready.length) throw unavailable(`Deployment ${target.name} has no ready replica`);
+  /** Sends to the least busy of `ready`, trying the next when one cannot be reached; undefined when none can. */
+  async function sendToOne(target: DeploymentTarget, ready: Replica[], path: string, body: Buffer, signal: AbortSignal): Promise<UpstreamAnswer | undefined> {
     const unreachable = new Set<Replica>();
     for (;;) {
       const replica = balancer.choose(ready.filter((r) => !unreachable.has(r)));
-      if (!replica) throw unavailable(`None of the ${ready.length} ready replicas of deployment ${target.name} can be reached`);
+      if (!replica) return undefined;
       const done = balancer.begin(replica);
       const host = replica.address.includes(':') ? `[${replica.address}]` : replica.address;
       try {
@@ -145,6 +139,31 @@ export function createInferenceGateway(deps: { log: Pick<Logger, 'warn'>; option
         deps.log.warn({ err: error, pod: replica.pod, namespace: target.namespace }, 'replica unreachable; trying the next one');
         unreachable.add(replica);
       }
+    }
+  }
+
+  /**
+   * A deployment with no Ready replica that may wake (minReplicas 0) is woken, and the request held until a
+   * replica is Ready and answers (a pod just Ready may not accept connections yet), the client leaves, or
+   * wakeTimeoutMs passes (503 with Retry-After): a request is never dropped while its deployment wakes.
+   */
+  async function viaPods(target: DeploymentTarget, kubeconfig: string, path: string, body: Buffer, signal: AbortSignal): Promise<UpstreamAnswer> {
+    let ready = await readyReplicas(target, kubeconfig);
+    const waking = !ready.length && target.wake !== undefined;
+    if (!waking) {
+      if (!ready.length) throw unavailable(`Deployment ${target.name} has no ready replica`);
+      const answer = await sendToOne(target, ready, path, body, signal);
+      if (!answer) throw unavailable(`None of the ${ready.length} ready replicas of deployment ${target.name} can be reached`);
+      return answer;
+    }
+    await target.wake!();
+    const deadline = Date.now() + options.wakeTimeoutMs;
+    for (;;) {
+      ready = await readyAfterWake(target, kubeconfig, signal, deadline);
+      const answer = await sendToOne(target, ready, path, body, signal);
+      if (answer) return answer;
+      if (Date.now() >= deadline) throw unavailable(`None of the ${ready.length} ready replicas of deployment ${target.name} can be reached`);
+      await sleep(WAKE_POLL_MS);
     }
   }
 

@@ -65,6 +65,8 @@ export async function startKiln(testFile: string, options: { nodePools?: readonl
     ...pulumiToolsEnv(), ...process.env,
     DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address, DATA_DIR: dataDir, KILN_SIGNING_KEY: SIGNING_KEY,
     PULUMI_CONFIG_PASSPHRASE: 'e2e', PORT: String(apiPort), LOG_LEVEL: 'warn', PROMETHEUS_URL: prometheus.url,
+    // The autoscaler reads load every 2 s here (Prometheus scrapes every second): scaling tests take seconds.
+    KILN_AUTOSCALE_INTERVAL_SECONDS: '2',
   };
   const start = (role: 'api' | 'worker') => startProcess(`kiln ${role}`, process.execPath,
     [join(ROOT, role === 'api' ? 'control-plane/main.ts' : 'workflows/worker.ts')],
