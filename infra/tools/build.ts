@@ -21,7 +21,9 @@ export class ToolError extends Error {
   }
 }
 
-export const isInstalled = (name: ToolName) => existsSync(join(toolDir(name), '.complete'));
+/** Built completely, with every binary its spec names (a spec that gained one, such as promtool, is built again). */
+export const isInstalled = (name: ToolName) => existsSync(join(toolDir(name), '.complete'))
+  && Object.keys(TOOLS[name].binaries).every((binary) => existsSync(join(toolDir(name), 'bin', binary)));
 
 /** How the tool got into the cache, for the progress line. */
 export type Source = 'cache' | 'path' | 'go' | 'download';

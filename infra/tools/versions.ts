@@ -128,10 +128,11 @@ export const TOOLS = {
   },
   prometheus: {
     version: 'v3.16.0',
-    binaries: { prometheus: ['--version'] },
+    // promtool backfills history for npm run bench:observability (tsdb create-blocks-from openmetrics).
+    binaries: { prometheus: ['--version'], promtool: ['--version'] },
     go: {
       module: 'github.com/prometheus/prometheus',
-      packages: ['github.com/prometheus/prometheus/cmd/prometheus'],
+      packages: ['github.com/prometheus/prometheus/cmd/prometheus', 'github.com/prometheus/prometheus/cmd/promtool'],
       mode: 'install',
       moduleVersion: 'v0.316.0',
       // Built without the web UI's assets (a Node build of their own): the HTTP API Kiln queries is all there.
@@ -139,7 +140,7 @@ export const TOOLS = {
     },
     download: (v) => ({
       url: `https://github.com/prometheus/prometheus/releases/download/${v}/prometheus-${bare(v)}.linux-amd64.tar.gz`,
-      paths: { prometheus: `prometheus-${bare(v)}.linux-amd64/prometheus` },
+      paths: { prometheus: `prometheus-${bare(v)}.linux-amd64/prometheus`, promtool: `prometheus-${bare(v)}.linux-amd64/promtool` },
     }),
   },
 } satisfies Record<string, ToolSpec>;
