@@ -21,7 +21,8 @@ export interface BenchApi {
   close(): Promise<void>;
 }
 
-export async function startBenchApi(name: string): Promise<BenchApi> {
+/** `env`: further settings of the API's (e.g. PROMETHEUS_URL for the metric routes). */
+export async function startBenchApi(name: string, env: Record<string, string> = {}): Promise<BenchApi> {
   const dataDir = join(process.env.DATA_DIR ?? '.data', 'bench');
   const server = process.env.DATABASE_URL ? undefined : await startPostgres({ dataDir, port: await freePort() });
   const databaseUrl = await createDatabase(process.env.DATABASE_URL ?? server!.url, `kiln_bench_${name}_${Date.now()}`);
@@ -30,6 +31,7 @@ export async function startBenchApi(name: string): Promise<BenchApi> {
     KILN_SIGNING_KEY: 'bench-signing-key-0123456789abcdefghijklmnop', KILN_ENDPOINT_DOMAIN: 'endpoints.bench', KILN_PUBLIC_URL: 'http://kiln.bench',
     // Never connected: nothing a bench does tells a workflow anything.
     TEMPORAL_ADDRESS: '127.0.0.1:7233',
+    ...env,
   });
   const api = await startApi({ config: { ...config, databaseUrl }, host: '127.0.0.1', overrides: { rateLimits: UNLIMITED } });
   // A connection the server drops (it is stopping) is not a crash of the bench.

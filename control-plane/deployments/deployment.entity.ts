@@ -30,6 +30,8 @@ export const DeploymentSchema = defineEntity({
     maxReplicas: p.integer(),
     /** Replicas running now, as the workflow last recorded them (the autoscaler's choice; 0 scaled to zero). */
     currentReplicas: p.integer(),
+    /** Raised each time the user sets `replicas` (a scale, an update naming it): that count replaces the autoscaler's, even when equal to the last one asked for. */
+    replicaRequests: p.integer().default(0),
     /** How the autoscaler moves replicas between the bounds (catalog/autoscaling.ts). */
     autoscaling: p.json<AutoscalingPolicy>(),
     /** vLLM's tensor-parallel size: GPUs each replica holds. */

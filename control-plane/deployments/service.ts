@@ -249,7 +249,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       let plan: DryRunPlan | null = null;
       if (valid && options.preview) {
         const previewId = newId('pre');
-        const desired = desiredOf({ generation: 1, model: input.model, gpu: input.gpu, ...scaling!, autoscaling: resolveAutoscaling(input.autoscaling, undefined), ...serving!, running: true, restarts: 0, refreshes: 0, deleteRequested: false, forceDelete: false });
+        const desired = desiredOf({ generation: 1, model: input.model, gpu: input.gpu, ...scaling!, autoscaling: resolveAutoscaling(input.autoscaling, undefined), ...serving!, replicaRequests: 0, running: true, restarts: 0, refreshes: 0, deleteRequested: false, forceDelete: false });
         const started = Date.now();
         const outcome = await deps.orchestrator.preview({ previewId, organizationId: principal.organizationId, name: input.name, desired, clusterId: cluster!.id });
         plan = 'resources' in outcome
@@ -367,6 +367,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         if (hourlyCents(next) > hourlyCents(deployment)) await deps.budgets.assertAllows(tx, principal, { deploymentId: id });
         if (hourlyCents(next) > hourlyCents(deployment)) await assertBalanceCovers(tx, principal, next);
         if (model !== deployment.model) await deps.models.remember(tx, principal, model);
+        if (input.replicas !== undefined) deployment.replicaRequests += 1;
         Object.assign(deployment, { model, ...next });
         if (templateVersion !== undefined) deployment.templateVersion = templateVersion;
       }));
@@ -387,6 +388,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
             if (input.replicas > deployment.replicas) await deps.budgets.assertAllows(tx, principal, { deploymentId: id });
             if (input.replicas > deployment.replicas) await assertBalanceCovers(tx, principal, { ...deployment, replicas: input.replicas });
             Object.assign(deployment, resolveScaling({ replicas: input.replicas }, deployment));
+            deployment.replicaRequests += 1;
             break;
         }
       }));

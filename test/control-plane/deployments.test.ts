@@ -313,3 +313,26 @@ test('GET /v1/gpu-types lists the catalog with memory, price and availability', 
   for (const id of ['nvidia-h100-80gb', 'nvidia-a100-80gb', 'nvidia-a10g', 'nvidia-l4', 'nvidia-t4']) t.true(ids.includes(id), id);
   t.like(res.body.find((g: { id: string }) => g.id === 'nvidia-h100-80gb'), { memoryGb: 80, hourlyPriceUsd: 4.5, available: true });
 });
+
+test('minReplicas 0 and an autoscaling policy: the defaults fill what is left out, a PATCH keeps the rest, and the workflow is sent them', async (t) => {
+  const { token } = await signup(api);
+  const created = await api.request('POST', '/v1/deployments', { token, body: { ...validDeployment('elastic'), replicas: 0, minReplicas: 0, maxReplicas: 4, autoscaling: { targetRequestsPerReplica: 4 } } });
+  t.is(created.status, 201, JSON.stringify(created.body));
+  const id = created.body.id as string;
+  const read = await api.request('GET', `/api/deployments/${id}`, { token });
+  t.like(read.body.data, { replicas: 0, minReplicas: 0, maxReplicas: 4, currentReplicas: 0, autoscaling: { targetRequestsPerReplica: 4, scaleDownDelaySeconds: 300, scaleToZeroAfterSeconds: 900 } });
+  const patched = await api.request('PATCH', `/api/deployments/${id}`, { token, body: { autoscaling: { scaleToZeroAfterSeconds: 120 } } });
+  t.is(patched.status, 200, JSON.stringify(patched.body));
+  t.deepEqual(patched.body.data.autoscaling, { targetRequestsPerReplica: 4, scaleDownDelaySeconds: 300, scaleToZeroAfterSeconds: 120 });
+  const [, second] = await desiredStatesSent(api, id);
+  t.like(second, { generation: 2, minReplicas: 0, autoscaling: { scaleToZeroAfterSeconds: 120 }, replicaRequests: 0 });
+
+  // Setting the replica count again, even to the same number, is a request the workflow sees (it replaces the autoscaler's).
+  await api.request('POST', `/v1/deployments/${id}/actions`, { token, body: { action: 'scale', replicas: 0 } });
+  t.like((await desiredStatesSent(api, id))[2], { generation: 3, replicas: 0, replicaRequests: 1 });
+
+  const unknown = await api.request('PATCH', `/api/deployments/${id}`, { token, body: { autoscaling: { targetLoad: 3 } } });
+  t.is(unknown.status, 400);
+  t.is((await api.request('PATCH', `/api/deployments/${id}`, { token, body: { autoscaling: { targetRequestsPerReplica: 'many' } } })).status, 400);
+  t.is((await api.request('GET', `/api/deployments/${id}`, { token })).body.data.autoscaling.scaleToZeroAfterSeconds, 120, 'a refused change changes nothing');
+});

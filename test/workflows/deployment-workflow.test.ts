@@ -300,10 +300,15 @@ test('the autoscaler adds replicas as soon as the load needs them and removes th
     const scaled = h.statuses.filter((s) => s.event === 'deployment.scaled');
     t.deepEqual(scaled.map((s) => [s.replicas, s.sequence]), [[3, 1], [4, 2], [1, 3]]);
 
-    // A replica count the user sets replaces the autoscaler's.
-    await handle.signal(desiredStateSignal, desired({ generation: 2, replicas: 2, minReplicas: 1, maxReplicas: 4, autoscaling: policy }));
-    await settled('the user\'s count', () => h.statuses.at(-1)!.generation === 2 && h.statuses.at(-1)!.replicas === 2 && last(h.statuses) === 'running');
-    await handle.signal(desiredStateSignal, desired({ generation: 3, deleted: true }));
+    // A replica count the user sets replaces the autoscaler's, even the one asked for before (1).
+    await handle.signal(desiredStateSignal, desired({ generation: 2, replicas: 1, replicaRequests: 1, minReplicas: 1, maxReplicas: 4, autoscaling: { ...policy, scaleDownDelaySeconds: 600 } }));
+    h.load.now = { inFlight: 8, recentRequests: 60 };
+    await settled('the load', () => h.statuses.at(-1)!.replicas === 2 && last(h.statuses) === 'running');
+    // Idle now, the autoscaler would keep 2 for its 600 s delay: the user's 1 applies at once.
+    h.load.now = { inFlight: 0, recentRequests: 60 };
+    await handle.signal(desiredStateSignal, desired({ generation: 3, replicas: 1, replicaRequests: 2, minReplicas: 1, maxReplicas: 4, autoscaling: { ...policy, scaleDownDelaySeconds: 600 } }));
+    await settled('the user\'s count', () => h.statuses.at(-1)!.generation === 3 && h.statuses.at(-1)!.replicas === 1 && last(h.statuses) === 'running');
+    await handle.signal(desiredStateSignal, desired({ generation: 4, deleted: true }));
     await handle.result();
   });
 });

@@ -27,6 +27,8 @@ export interface DesiredDeployment {
   readonly maxReplicas: number;
   /** How the autoscaler moves replicas between the bounds; absent from desired states sent before Kiln autoscaled (no autoscaling). */
   readonly autoscaling?: AutoscalingPolicy;
+  /** Raised each time the user sets `replicas`: the workflow drops the autoscaler's count for the user's. */
+  readonly replicaRequests?: number;
   // How vLLM serves the model (absent from desired states sent before Kiln stored them: one GPU, vLLM's defaults).
   /** vLLM's tensor-parallel size: GPUs per replica; 1 when absent. */
   readonly gpusPerReplica?: number;

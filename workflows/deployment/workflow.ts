@@ -53,7 +53,7 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
   setHandler(desiredStateSignal, (next) => {
     if (next.generation <= desired.generation) return; // an old or repeated message
     // A replica count the user sets replaces the autoscaler's; new bounds hold the autoscaler's within them.
-    if (next.replicas !== desired.replicas) autoscaled = undefined;
+    if (next.replicas !== desired.replicas || (next.replicaRequests ?? 0) !== (desired.replicaRequests ?? 0)) autoscaled = undefined;
     else if (autoscaled !== undefined) autoscaled = Math.min(next.maxReplicas, Math.max(next.minReplicas, autoscaled));
     desired = next;
     if (next.deleted) inFlight?.cancel(); // deleting beats finishing a deployment nobody wants

@@ -8,6 +8,7 @@ export class Migration20261124060000Autoscaling extends Migration {
 
   override up(): void {
     this.addSql(`alter table "deployment" add column "autoscaling" jsonb not null default '${JSON.stringify(DEFAULT_AUTOSCALING)}';`);
+    this.addSql(`alter table "deployment" add column "replica_requests" int not null default 0;`);
     this.addSql(`alter table "deployment_event" add column "sequence" int not null default 0;`);
     this.addSql(`alter table "deployment_event" drop constraint "deployment_event_deployment_id_type_generation_unique";`);
     this.addSql(`alter table "deployment_event" add constraint "deployment_event_deployment_id_type_generation_sequence_unique" unique ("deployment_id", "type", "generation", "sequence");`);
