@@ -146,7 +146,7 @@ export const DryRunQuery = z.strictObject({
 export const DeploymentDryRun = z.object({
   valid: z.boolean().meta({ description: 'Whether creation would succeed: every check passed and the preview, when asked for, planned the objects.' }),
   checks: z.array(z.object({
-    check: z.enum(['name', 'model', 'replicas', 'model_fit', 'accepting', 'placement', 'credits']),
+    check: z.enum(['name', 'model', 'replicas', 'model_fit', 'accepting', 'placement', 'credits', 'budget']),
     passed: z.boolean(),
     reason: z.string(),
   })).meta({ description: 'Every check creation makes, in its order, each with why it passed or failed.' }),

@@ -95,7 +95,7 @@ export interface Serving {
 
 /** One of creation's checks as the dry run reports it. */
 export interface DryRunCheck {
-  check: 'name' | 'model' | 'replicas' | 'model_fit' | 'accepting' | 'placement' | 'credits';
+  check: 'name' | 'model' | 'replicas' | 'model_fit' | 'accepting' | 'placement' | 'credits' | 'budget';
   passed: boolean;
   reason: string;
 }
@@ -245,6 +245,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       const organization = await em.findOneOrFail(OrganizationSchema, principal.organizationId);
       const capacity = { gpu: input.gpu, replicas: scaling?.replicas ?? input.replicas ?? 1, gpusPerReplica: serving?.gpusPerReplica ?? input.gpusPerReplica ?? 1 };
       await attempt('credits', () => `the balance of ${organization.creditsCents} cents covers an hour (${hourlyCents(capacity)} cents)`, () => assertAffordable(organization.creditsCents, capacity));
+      await attempt('budget', () => 'no budget of the organization that refuses new deployments is reached', () => deps.budgets.assertAllows(em, principal));
       const valid = checks.every((c) => c.passed);
       let plan: DryRunPlan | null = null;
       if (valid && options.preview) {

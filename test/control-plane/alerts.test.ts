@@ -145,6 +145,13 @@ test('a reached budget that refuses: new deployments and scale-ups are 402 BUDGE
   const onPlatform = await api.request('POST', '/api/deployments', { token: owner.token, body: validDeployment('fourth') });
   t.is(onPlatform.status, 402);
   t.like(onPlatform.body.error.details.budget, { id: cap.body.id, name: 'hard cap', limitCents: 5000, spentCents: 5100 });
+  // The dry run says so among its checks.
+  const dryRun = await api.request('POST', '/v1/deployments/validate?preview=false', { token: owner.token, body: validDeployment('fifth') });
+  t.is(dryRun.status, 200);
+  t.false(dryRun.body.valid);
+  const budgetCheck = dryRun.body.checks.find((c: { check: string }) => c.check === 'budget');
+  t.false(budgetCheck.passed);
+  t.regex(budgetCheck.reason, /Budget hard cap .* is reached/);
   const scaleUp = await api.request('PATCH', `/api/deployments/${owner.id}`, { token: owner.token, body: { replicas: 2, maxReplicas: 3 } });
   t.is(scaleUp.status, 402, JSON.stringify(scaleUp.body));
   // Stopping is still allowed.

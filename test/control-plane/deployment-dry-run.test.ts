@@ -19,7 +19,7 @@ test('GET /v1/deployments/validate answers the rules: name and model patterns, b
   const res = await api.request('GET', '/v1/deployments/validate', { token });
   t.is(res.status, 200);
   t.like(res.body, {
-    name: { maxLength: 63 }, runtimes: ['vllm'], replicas: { min: 1, max: 100 }, gpusPerReplica: [1, 2, 4, 8],
+    name: { maxLength: 63 }, runtimes: ['vllm'], replicas: { min: 0, max: 100 }, gpusPerReplica: [1, 2, 4, 8],
     dtypes: ['auto', 'bfloat16', 'float16', 'float32'], plan: { name: 'free', creditsCents: 2500, maxHourlyCents: 2500, rateLimit: { perMinute: 60 } },
   });
   t.true(new RegExp(res.body.name.pattern).test('llama-chat'));
@@ -37,7 +37,7 @@ test('POST /v1/deployments/validate passes every check of a good request, with t
   const { token, organizationId } = await signup(api);
   const res = await api.request('POST', '/v1/deployments/validate', { token, body: { ...validDeployment(), replicas: 2 } });
   t.is(res.status, 200);
-  t.deepEqual(res.body.checks.map((c: { check: string }) => c.check), ['name', 'model', 'replicas', 'model_fit', 'accepting', 'placement', 'credits']);
+  t.deepEqual(res.body.checks.map((c: { check: string }) => c.check), ['name', 'model', 'replicas', 'model_fit', 'accepting', 'placement', 'credits', 'budget']);
   t.deepEqual(failed(res.body), []);
   t.regex(res.body.checks.find((c: { check: string }) => c.check === 'model_fit').reason, /^1 GPU\(s\) per replica, 41984 tokens of context, dtype auto$/);
   t.like(res.body.deployment, { name: 'llama-chat', gpusPerReplica: 1, contextLength: 41_984, replicas: 2, cluster: { name: 'test-cluster' } });

@@ -210,7 +210,7 @@ test('scopes and roles: read-only keys read, deployments-only keys and members o
 test('a custom role with sso:write cannot make the default role one with more than it holds', async (t) => {
   const owner = await signup(api, 'sso-delegate');
   const role = await api.request('POST', '/v1/enterprise/roles', {
-    token: owner.token, body: { name: 'SSO operator', permissions: ['sso:read', 'sso:write', 'deployments:read', 'catalog:read', 'templates:read', 'profile:read', 'profile:write', 'organization:read', 'team:read'] },
+    token: owner.token, body: { name: 'SSO operator', permissions: ['sso:read', 'sso:write', 'deployments:read', 'catalog:read', 'templates:read', 'profile:read', 'profile:write', 'organization:read', 'team:read', 'alerts:read'] },
   });
   t.is(role.status, 201);
   const operator = await addMember(api, owner.organizationId, role.body.id);

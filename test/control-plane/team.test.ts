@@ -317,7 +317,7 @@ test('an inviter offers no role beyond their own: a custom role with team:write 
   const recruiter = await join(owner, 'viewer');
   const role = await api.request('POST', '/v1/enterprise/roles', {
     token: owner.token,
-    body: { name: 'Recruiter', permissions: ['team:read', 'team:write', 'deployments:read', 'catalog:read', 'templates:read', 'profile:read', 'profile:write', 'organization:read'] },
+    body: { name: 'Recruiter', permissions: ['team:read', 'team:write', 'deployments:read', 'catalog:read', 'templates:read', 'profile:read', 'profile:write', 'organization:read', 'alerts:read'] },
   });
   t.is(role.status, 201);
   t.is((await api.request('POST', '/v1/enterprise/assignments', { token: owner.token, body: { userId: recruiter.userId, roleId: role.body.id } })).status, 200);
