@@ -218,7 +218,7 @@ test.serial('a dry run previews the deployment with the real Pulumi engine on th
     name: 'preview-me', model: 'meta-llama/Llama-3.1-8B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4', replicas: 2, contextLength: 8192,
   });
   t.true(dryRun.valid, JSON.stringify(dryRun.checks));
-  t.deepEqual(dryRun.checks.map((c) => c.check), ['name', 'model', 'replicas', 'model_fit', 'accepting', 'placement', 'credits']);
+  t.deepEqual(dryRun.checks.map((c) => c.check), ['name', 'model', 'replicas', 'model_fit', 'accepting', 'placement', 'credits', 'budget']);
   t.like(dryRun.deployment, { gpusPerReplica: 1, contextLength: 8192, replicas: 2, cluster: { name: 'local' } });
   // Two L4s at 80 cents an hour each.
   t.like(dryRun.cost, { hourlyCents: 160, dailyCents: 3840 });
