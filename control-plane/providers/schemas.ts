@@ -19,6 +19,7 @@ const Source = z.object({
   path: z.string(),
   commit: z.string().nullable(),
   date: z.string().nullable().meta({ description: 'The commit\'s date; null where the table was built without it.' }),
+  retrievedOn: z.string().nullable().meta({ description: 'The day (UTC) the price was taken from that commit: the price holds as of then. Null for Kiln\'s own GPU types.' }),
 }).meta({ description: 'Where the price comes from: a CSV of the public price catalog at a commit, or Kiln\'s own GPU catalog (catalog/gpu-types.ts).' });
 
 export const CostComparison = z.object({

@@ -85,7 +85,7 @@ export function createProviderService(deps: { prometheus: PrometheusClient; mode
     })),
     ...GPU_TYPES.map((gpu) => ({
       provider: 'kiln', instanceType: gpu.id, region: null, gpuName: gpu.name, gpuMemoryGb: gpu.memoryGb, gpuCount: null, hourlyUsd: null, kilnGpu: gpu.id,
-      source: { repository: null, path: 'catalog/gpu-types.ts', commit: null, date: null },
+      source: { repository: null, path: 'catalog/gpu-types.ts', commit: null, date: null, retrievedOn: null },
     })),
   ];
 

@@ -39,7 +39,7 @@ test.serial('a model on every offer: sized by the fit rules, priced from the tab
   t.like(g6, {
     region: 'us-east-1', gpu: { name: 'L4', memoryGb: 22.35, count: 1 }, kilnGpu: 'nvidia-l4', fits: true, replicasPerInstance: 1, hourlyUsd: 0.9776, hourlyCents: 97.76,
     perMillionTokensCents: null, throughput: null,
-    source: { repository: 'skypilot-org/skypilot-catalog', path: 'catalogs/v8/aws/vms.csv', commit: '00148f2af3672e2229b4f7bf8157d5a3f36e3c35' },
+    source: { repository: 'skypilot-org/skypilot-catalog', path: 'catalogs/v8/aws/vms.csv', commit: '00148f2af3672e2229b4f7bf8157d5a3f36e3c35', retrievedOn: '2026-11-24' },
   });
   t.regex(g6.throughputNote as string, /^none measured: no deployment of the organization served .* in the last hour; only the hourly price is known$/);
   t.like(offer(res.body, 'aws', 'g6.24xlarge'), { fits: true, replicasPerInstance: 4, hourlyCents: 667.52 });
