@@ -56,6 +56,8 @@ const Sections = {
     KILN_AUTOSCALE_INTERVAL_SECONDS: z.coerce.number().min(1).max(600).default(10),
     // Seconds between two evaluations of every alert rule (workflows/alerts/).
     KILN_ALERT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(15),
+    // Seconds between two passes of optimization auto-apply (workflows/optimization/).
+    KILN_OPTIMIZATION_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   }),
 };
 
@@ -110,6 +112,8 @@ export interface WorkerConfig extends SharedConfig {
   readonly autoscaleIntervalMs: number;
   /** Seconds between two passes of alert evaluation. */
   readonly alertIntervalSeconds: number;
+  /** Seconds between two passes of optimization auto-apply. */
+  readonly optimizationIntervalSeconds: number;
 }
 
 interface RoleConfig { api: ApiConfig; worker: WorkerConfig }
@@ -188,6 +192,7 @@ async function workerConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.
     metricsPort: e.KILN_WORKER_METRICS_PORT,
     autoscaleIntervalMs: e.KILN_AUTOSCALE_INTERVAL_SECONDS * 1000,
     alertIntervalSeconds: e.KILN_ALERT_INTERVAL_SECONDS,
+    optimizationIntervalSeconds: e.KILN_OPTIMIZATION_INTERVAL_SECONDS,
   };
 }
 

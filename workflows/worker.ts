@@ -1,4 +1,4 @@
-// The Temporal worker of Kiln's task queues: deployments, webhook deliveries and reports.
+// The Temporal worker of Kiln's task queues: deployments, webhook deliveries, reports, alert evaluation and optimization auto-apply.
 // `npm run worker` runs one from the environment; infra/start.ts runs one beside the API with startWorker().
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -11,13 +11,15 @@ import { alertsQueue } from './alerts/queue.ts';
 import { ensureAlertEvaluation } from './alerts/start.ts';
 import { deploymentsQueue } from './deployment/queue.ts';
 import { serveWorkerMetrics, type MetricsListener } from './metrics.ts';
+import { optimizationQueue } from './optimization/queue.ts';
+import { ensureOptimization } from './optimization/start.ts';
 import { createQueueWorker, type QueueModule, type WorkerDeps } from './queue.ts';
 import { reportsQueue } from './reports/queue.ts';
 import { webhooksQueue } from './webhooks/queue.ts';
 import { createPrometheusClient } from '../lib/prometheus/client.ts';
 
 /** Every task queue one worker process polls. */
-export const QUEUES: readonly QueueModule[] = [deploymentsQueue, webhooksQueue, reportsQueue, alertsQueue];
+export const QUEUES: readonly QueueModule[] = [deploymentsQueue, webhooksQueue, reportsQueue, alertsQueue, optimizationQueue];
 
 export interface RunningWorker {
   /** Port of the worker's GET /metrics/internal; undefined without KILN_METRICS_TOKEN. */
@@ -69,6 +71,8 @@ export async function startWorker(config: WorkerConfig, log: Logger = pino({ lev
   const running = Promise.all(workers.map((worker) => worker.run()));
   // Alert rules are evaluated by one long-lived workflow (workflows/alerts/workflow.ts): started by the first worker, found by the others.
   await ensureAlertEvaluation(client, { intervalSeconds: config.alertIntervalSeconds });
+  // So are optimization policies' auto-apply passes (workflows/optimization/workflow.ts).
+  await ensureOptimization(client, { intervalSeconds: config.optimizationIntervalSeconds });
   log.info({ taskQueues: QUEUES.map((q) => q.taskQueue) }, 'worker polling');
   return {
     metricsPort: metrics?.port,

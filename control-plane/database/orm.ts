@@ -27,6 +27,7 @@ import { Migration20261124020000OrganizationModels } from './migrations/Migratio
 import { Migration20261124030000Templates } from './migrations/Migration20261124030000Templates.ts';
 import { Migration20261124040000Alerts } from './migrations/Migration20261124040000Alerts.ts';
 import { Migration20261124050000OptimizationPolicy } from './migrations/Migration20261124050000OptimizationPolicy.ts';
+import { Migration20261124070000OptimizationAutoApply } from './migrations/Migration20261124070000OptimizationAutoApply.ts';
 import { applyScope } from '../core/row-level-security.ts';
 
 /** The entities of every API module (modules.ts), the worker's included, on their shared base. */
@@ -65,6 +66,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
         Migration20261124040000Alerts,
         Migration20261124050000OptimizationPolicy,
         Migration20261124060000Autoscaling,
+        Migration20261124070000OptimizationAutoApply,
       ],
       snapshot: false,
       silent: true,

@@ -18,8 +18,10 @@ export const OptimizationPolicySchema = defineEntity({
     targetP95TimeToFirstTokenMs: p.integer().nullable().fieldName('target_p95_ttft_ms'),
     /** The most the deployment may cost per hour, US cents; null: none. */
     maxHourlyCents: p.integer().nullable(),
-    /** Whether Kiln may apply the top recommendation on its own. */
+    /** Whether Kiln applies its cost-saving capacity recommendations on its own (catalog/optimization-rules.ts AUTO_APPLY_KINDS). */
     autoApply: p.boolean().default(false),
+    /** When auto-apply last changed the deployment (workflows/optimization/): at most one change per AUTO_APPLY_COOLDOWN_SECONDS. */
+    autoAppliedAt: p.datetime(3).nullable(),
     updatedAt: p.datetime(3).onCreate(() => new Date()).onUpdate(() => new Date()),
   },
 });

@@ -3,7 +3,11 @@ import { z } from 'zod';
 import { orgIdQuery } from '../core/organization-query.ts';
 import { DeploymentView } from '../deployments/schemas.ts';
 import { DEPLOYMENT_STATUSES } from '../../workflows/contract/deployment.ts';
-import { RECOMMENDATION_KINDS } from './rules.ts';
+import { RECOMMENDATION_KINDS } from '../../catalog/optimization-rules.ts';
+
+const AUTO_APPLY = 'true: Kiln applies, on its own, the first of the cost-saving capacity recommendations (scale-to-zero, then fewer-replicas) '
+  + 'while the deployment is running, its measured p95 time to first token within the target, at most one change an hour (audited as deployment.optimize by system:optimization). '
+  + 'Changes that add cost or change hardware (more-replicas, larger-gpu, shorter-context, cheaper-gpu) are left for a person to apply; the autoscaler adds replicas under load.';
 
 export const OptimizationQuery = z.strictObject({ ...orgIdQuery });
 
@@ -29,7 +33,7 @@ export const OptimizationPolicyView = z.object({
   deploymentId: z.string(),
   targetP95TimeToFirstTokenMs: z.number().int().nullable(),
   maxHourlyCents: z.number().int().nullable(),
-  autoApply: z.boolean().meta({ description: 'Stored with the policy; Kiln does not yet apply recommendations on its own.' }),
+  autoApply: z.boolean().meta({ description: AUTO_APPLY }),
   updatedAt: z.iso.datetime().nullable().meta({ description: 'null: no policy set yet (no targets).' }),
 }).meta({ id: 'OptimizationPolicy' });
 
@@ -81,7 +85,7 @@ export const OptimizationPolicyRequest = z.strictObject({
     .meta({ description: 'p95 time to first token to keep under, ms: no fewer replicas or slower GPU is recommended while above it. null clears it.' }),
   maxHourlyCents: z.number().int().min(0).max(100_000_000).nullable().optional()
     .meta({ description: 'Cost ceiling, US cents per hour: nothing recommended costs more (unless it costs less than now). null clears it.' }),
-  autoApply: z.boolean().optional().meta({ description: 'Stored with the policy; Kiln does not yet apply recommendations on its own.' }),
+  autoApply: z.boolean().optional().meta({ description: AUTO_APPLY }),
 }).meta({ id: 'OptimizationPolicyRequest' });
 
 export type OptimizationPolicyInput = z.infer<typeof OptimizationPolicyRequest>;

@@ -1,5 +1,5 @@
-// Optimization: a deployment's measured load over the last hour (Prometheus, the PromQL of
-// lib/prometheus/deployment-metrics.ts), the recommendations the rules (rules.ts) draw from it under the
+// Optimization: a deployment's measured load over the last hour (Prometheus, lib/prometheus/optimization-load.ts),
+// the recommendations the rules (catalog/optimization-rules.ts) draw from it under the
 // deployment's policy, applying one as a desired-state change through the deployments service (its update,
 // which the deployment's workflow receives), and the policy itself.
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -9,18 +9,13 @@ import type { CostService } from '../costs/service.ts';
 import { DeploymentSchema, type Deployment } from '../deployments/deployment.entity.ts';
 import type { UpdateDeploymentInput } from '../deployments/schemas.ts';
 import type { DeploymentService } from '../deployments/service.ts';
+import { recommend, type RecommendationKind } from '../../catalog/optimization-rules.ts';
 import { newId } from '../../lib/ids.ts';
-import { metricQueries } from '../../lib/prometheus/deployment-metrics.ts';
 import type { PrometheusClient } from '../../lib/prometheus/client.ts';
+import { measureOptimizationLoad } from '../../lib/prometheus/optimization-load.ts';
 import { namespaceOf } from '../../workflows/contract/deployment.ts';
 import { OptimizationPolicySchema, type OptimizationPolicy } from './optimization-policy.entity.ts';
-import { recommend, type MeasuredLoad, type RecommendationKind } from './rules.ts';
 import type { OptimizationPolicyInput } from './schemas.ts';
-
-/** The window the recommendations measure load over. */
-export const OPTIMIZATION_WINDOW_SECONDS = 3600;
-/** How finely gauges (queue, KV cache, replicas) are sampled for their mean and peak over the window. */
-const GAUGE_RESOLUTION_SECONDS = 15;
 
 /** Statuses in which a deployment serves: the only ones whose load means anything. */
 const SERVING = new Set(['running', 'scaling', 'updating']);
@@ -46,32 +41,6 @@ export function createOptimizationService(deps: OptimizationServiceDeps) {
     return deployment;
   }
 
-  /** The deployment's load over the window ending `at`: rates over the window, gauges' mean and peak. */
-  async function measure(principal: Principal, deployment: Deployment, at: Date): Promise<MeasuredLoad> {
-    const window = OPTIMIZATION_WINDOW_SECONDS;
-    const q = metricQueries({ namespace: namespaceOf(principal.organizationId), deployment: deployment.name }, window);
-    const over = (fn: 'avg' | 'max', query: string) => `${fn}_over_time((${query})[${window}s:${GAUGE_RESOLUTION_SECONDS}s])`;
-    const queries = {
-      requestsPerSecond: q.requestsPerSecond,
-      generationTokensPerSecond: q.generationTokensPerSecond,
-      requestsRunningAvg: over('avg', q.requestsRunning),
-      requestsRunningMax: over('max', q.requestsRunning),
-      requestsWaitingAvg: over('avg', q.requestsWaiting),
-      requestsWaitingMax: over('max', q.requestsWaiting),
-      kvCacheUsageMax: over('max', q.kvCacheUsage),
-      kvCacheUsageAvg: over('avg', q.kvCacheUsage),
-      readyReplicasAvg: over('avg', q.readyReplicas),
-      p95TimeToFirstTokenSeconds: q.timeToFirstTokenSeconds.p95,
-    } as const;
-    const names = Object.keys(queries) as Array<keyof typeof queries>;
-    const results = await Promise.all(names.map((name) => deps.prometheus.query(queries[name], at)));
-    const figures = Object.fromEntries(names.map((name, i) => {
-      const value = results[i]!.find((s) => s.labels.deployment === deployment.name)?.value;
-      return [name, value !== undefined && Number.isFinite(value) ? value : null];
-    })) as Record<keyof typeof queries, number | null>;
-    return { from: new Date(at.getTime() - window * 1000).toISOString(), to: at.toISOString(), windowSeconds: window, ...figures };
-  }
-
   async function policyOf(em: EntityManager, deployment: Deployment): Promise<OptimizationPolicy | null> {
     return em.findOne(OptimizationPolicySchema, { deployment: deployment.id });
   }
@@ -80,7 +49,7 @@ export function createOptimizationService(deps: OptimizationServiceDeps) {
     const policy = await policyOf(em, deployment);
     const serving = SERVING.has(deployment.status) && deployment.running;
     const at = new Date();
-    const load = serving ? await measure(principal, deployment, at) : null;
+    const load = serving ? await measureOptimizationLoad(deps.prometheus, namespaceOf(principal.organizationId), deployment.name, at) : null;
     const { facts, alternatives } = await deps.costs.alternatives(em, principal, deployment);
     const list = load ? recommend({
       deployment: { ...deployment, contextLength: deployment.contextLength ?? null },
@@ -120,7 +89,7 @@ export function createOptimizationService(deps: OptimizationServiceDeps) {
     async setPolicy(em: EntityManager, principal: Principal, id: string, input: OptimizationPolicyInput) {
       const deployment = await find(em, principal, id);
       const policy = await policyOf(em, deployment) ?? em.create(OptimizationPolicySchema, {
-        id: newId('opt'), organization: principal.organizationId, deployment: deployment.id, targetP95TimeToFirstTokenMs: null, maxHourlyCents: null, autoApply: false,
+        id: newId('opt'), organization: principal.organizationId, deployment: deployment.id, targetP95TimeToFirstTokenMs: null, maxHourlyCents: null, autoApply: false, autoAppliedAt: null,
       });
       if (input.targetP95TimeToFirstTokenMs !== undefined) policy.targetP95TimeToFirstTokenMs = input.targetP95TimeToFirstTokenMs;
       if (input.maxHourlyCents !== undefined) policy.maxHourlyCents = input.maxHourlyCents;

@@ -1,10 +1,11 @@
-// The optimization rules (control-plane/optimization/rules.ts) with chosen figures: what each measured load
-// recommends, the evidence and effect each recommendation carries, and how the policy's targets bound them.
+// The optimization rules (catalog/optimization-rules.ts) with chosen figures: what each measured load
+// recommends, the evidence and effect each recommendation carries, how the policy's targets bound them, and
+// which of them auto-apply takes.
 // The figures come from Prometheus in service; here they are given.
 import test from 'ava';
 import { MIN_REPLICAS } from '../../catalog/deployment-rules.ts';
 import { findCatalogModel } from '../../catalog/models.ts';
-import { recommend, type DeploymentShape, type GpuAlternative, type MeasuredLoad, type OptimizationTargets } from '../../control-plane/optimization/rules.ts';
+import { autoApplicable, recommend, type DeploymentShape, type GpuAlternative, type MeasuredLoad, type OptimizationTargets } from '../../catalog/optimization-rules.ts';
 
 const llama = findCatalogModel('meta-llama/Llama-3.1-8B-Instruct')!;
 const l4: DeploymentShape = { gpu: 'nvidia-l4', gpusPerReplica: 1, replicas: 3, minReplicas: 1, maxReplicas: 3, contextLength: 8192, dtype: 'auto' };
@@ -81,4 +82,21 @@ test('a cheaper GPU type that fits with headroom: the cheapest whose cache holds
   t.like(run({ kvCacheUsageMax: 0.05 }, h100, {}, alternatives).find((r) => r.id === 'cheaper-gpu'), { change: { gpu: 'nvidia-l4' }, effect: { hourlyCentsAfter: 80 } });
   t.false(kinds(run({ kvCacheUsageMax: 0.1, p95TimeToFirstTokenSeconds: 2 }, h100, { targetP95TimeToFirstTokenMs: 1000 }, alternatives)).includes('cheaper-gpu'),
     'no slower GPU while latency is above its target');
+});
+
+test('auto-apply takes only cost-saving capacity cuts, in precedence order, and none while p95 time to first token is above the target', (t) => {
+  const idle = { requestsPerSecond: 0, requestsRunningMax: 0, requestsRunningAvg: 0, kvCacheUsageMax: 0, kvCacheUsageAvg: 0, p95TimeToFirstTokenSeconds: null };
+  const targets = { ...noTargets, targetP95TimeToFirstTokenMs: 500 };
+  t.is(autoApplicable(run(idle, {}, targets), { ...quiet, ...idle }, targets)?.id, (MIN_REPLICAS as number) === 0 ? 'scale-to-zero' : 'fewer-replicas');
+  const underused = { kvCacheUsageMax: 0.2 };
+  t.like(autoApplicable(run(underused, { replicas: 4, maxReplicas: 4 }, targets), { ...quiet, ...underused }, targets), { id: 'fewer-replicas', change: { replicas: 2 } });
+  // Above the target: nothing, even were a cut listed.
+  const slow = { ...underused, p95TimeToFirstTokenSeconds: 0.8 };
+  const cut = run(underused, { replicas: 4, maxReplicas: 4 }, targets);
+  t.is(autoApplicable(cut, { ...quiet, ...slow }, targets), undefined);
+  // More replicas, a larger GPU, a shorter context or a cheaper GPU wait for a person.
+  const queue = { requestsWaitingAvg: 6, requestsWaitingMax: 12, requestsRunningAvg: 12, kvCacheUsageMax: 0.95 };
+  const others = run(queue, {}, noTargets, [{ gpu: 'nvidia-t4', fits: true, gpusPerReplica: 2, hourlyCents: 100 }]);
+  t.true(others.length > 0);
+  t.is(autoApplicable(others, { ...quiet, ...queue }, noTargets), undefined);
 });

@@ -1,15 +1,26 @@
 // The optimization rules: what a deployment's measured load (Prometheus, over a window) says to change, each
 // recommendation with the figures it rests on and what it would do to the hourly cost and to latency. Pure
-// functions of their inputs (the service reads the figures, the tests give them), so every rule can be checked
-// with chosen numbers. Prices come from the catalog's price rule (hourlyCents), sizes from the model fit rules.
-import { GPUS_PER_REPLICA_CHOICES, MAX_REPLICAS, MIN_REPLICAS, type Dtype } from '../../catalog/deployment-rules.ts';
-import { findGpuType, GPU_TYPES, hourlyCents } from '../../catalog/gpu-types.ts';
-import { modelFit } from '../../catalog/model-fit.ts';
-import type { CatalogModel } from '../../catalog/models.ts';
+// functions of their inputs (the API's optimization service and the worker's auto-apply read the figures,
+// lib/prometheus/optimization-load.ts; the tests give them), so every rule can be checked with chosen numbers.
+// Prices come from the catalog's price rule (hourlyCents), sizes from the model fit rules.
+import { GPUS_PER_REPLICA_CHOICES, MAX_REPLICAS, MIN_REPLICAS, type Dtype } from './deployment-rules.ts';
+import { findGpuType, GPU_TYPES, hourlyCents } from './gpu-types.ts';
+import { modelFit } from './model-fit.ts';
+import type { CatalogModel } from './models.ts';
 
-/** Every kind of recommendation, in the order they are listed (the first is what auto-apply would take). */
+/** Every kind of recommendation, in the order they are listed (their precedence). */
 export const RECOMMENDATION_KINDS = ['more-replicas', 'larger-gpu', 'shorter-context', 'scale-to-zero', 'fewer-replicas', 'cheaper-gpu'] as const;
 export type RecommendationKind = (typeof RECOMMENDATION_KINDS)[number];
+
+/**
+ * The kinds a policy's autoApply takes on its own, in precedence order: capacity cuts that save cost and that
+ * the rules withhold while p95 time to first token is above the target. What adds cost or changes hardware
+ * (more replicas, a larger or cheaper GPU, a shorter context) waits for a person; the autoscaler adds replicas
+ * under load.
+ */
+export const AUTO_APPLY_KINDS = ['scale-to-zero', 'fewer-replicas'] as const satisfies readonly RecommendationKind[];
+/** At most one change auto-apply makes to a deployment in this long, seconds. */
+export const AUTO_APPLY_COOLDOWN_SECONDS = 3600;
 
 /** The KV-cache use a replica is sized to: room left for bursts. */
 export const TARGET_KV_CACHE_USAGE = 0.7;
@@ -256,4 +267,15 @@ export function recommend({ deployment, load, targets, facts, alternatives }: Re
   }
 
   return out.sort((a, b) => RECOMMENDATION_KINDS.indexOf(a.kind) - RECOMMENDATION_KINDS.indexOf(b.kind));
+}
+
+/**
+ * The recommendation auto-apply takes from `recommendations` (recommend's answer for the same load and
+ * targets): the first of AUTO_APPLY_KINDS that saves cost; none while the measured p95 time to first token
+ * is above the target, whatever the rules say.
+ */
+export function autoApplicable(recommendations: readonly Recommendation[], load: MeasuredLoad, targets: OptimizationTargets): Recommendation | undefined {
+  const ttftMs = load.p95TimeToFirstTokenSeconds === null ? null : load.p95TimeToFirstTokenSeconds * 1000;
+  if (targets.targetP95TimeToFirstTokenMs !== null && ttftMs !== null && ttftMs > targets.targetP95TimeToFirstTokenMs) return undefined;
+  return recommendations.find((r) => (AUTO_APPLY_KINDS as readonly RecommendationKind[]).includes(r.kind) && r.effect.hourlyCentsChange < 0);
 }
