@@ -169,14 +169,16 @@ test.serial('load through Kiln shows in the metric, pricing, dashboard and analy
   for (let i = 0; i < 30; i++) t.is((await ask()).status, 200);
   const latest = (points: Array<{ time: number; value: number | null }>) => points.filter((p) => p.value !== null).at(-1)?.value ?? null;
   // Prometheus scrapes each second; the rate needs two scrapes after the load.
-  const metrics = await eventually('the load in the metrics', async () => {
+  // Every figure of the load, its time to first token included (on a busy machine the scrapes that carry it
+  // may land a little apart).
+  const metrics = await eventually('the load in the metrics, its time to first token included', async () => {
     const res = await kiln.request('GET', `/v1/deployments/${chat.id}/metrics?orgId=${tenant.organizationId}&step=5`, { token: tenant.key });
     if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
     // Three replicas were scaled up before: each is found and answers its scrape.
     return (latest(res.body.series.generationTokensPerSecond) ?? 0) > 0 && (latest(res.body.series.requestsPerSecond) ?? 0) > 0
-      && latest(res.body.series.readyReplicas) === 3 && res.body;
+      && latest(res.body.series.readyReplicas) === 3
+      && res.body.series.timeToFirstTokenSeconds.p95.some((p: { value: number | null }) => (p.value ?? 0) > 0) && res.body;
   }, 60_000);
-  t.true(metrics.series.timeToFirstTokenSeconds.p95.some((p: { value: number | null }) => (p.value ?? 0) > 0), 'the load\'s time to first token was measured');
   t.is(metrics.stepSeconds, 5);
   // The organization's view: every live deployment's series, and its figures now.
   const all = await kiln.request('GET', `/v1/monitoring/metrics?orgId=${tenant.organizationId}&step=5`, { token: tenant.key });
