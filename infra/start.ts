@@ -59,11 +59,11 @@ async function main(): Promise<void> {
   for (const plugin of describePulumiPlugins()) say(`Pulumi plugin ${plugin}`);
 
 
-  const worker = await startWorker(await loadConfig('worker', { ...pulumiToolsEnv(), ...process.env, KILN_METRICS_TOKEN: metricsToken, DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporal.address }), log);
-  stops.push(() => worker.stop());
-
+  // The API first: it migrates the database, which the worker's first passes (alert evaluation, optimization) read.
   const api = await startApi({ config: { ...config, metricsToken, databaseUrl: postgres.url, temporalAddress: temporal.address }, log });
   stops.push(() => api.close());
+  const worker = await startWorker(await loadConfig('worker', { ...pulumiToolsEnv(), ...process.env, KILN_METRICS_TOKEN: metricsToken, DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporal.address }), log);
+  stops.push(() => worker.stop());
   say(`API: ${api.url} (reference API under /v1, platform API under /api)`);
   say(`Kiln's own metrics: ${api.url}/metrics/internal (API), http://127.0.0.1:${worker.metricsPort}/metrics/internal (worker), Bearer token in ${config.metricsToken ? 'KILN_METRICS_TOKEN' : join(dataDir, 'metrics-token')}`);
 
