@@ -4,6 +4,7 @@
 // Baseline, in the same run: the first token of the same request to the deployment once it runs.
 // Run: node bench/observability-wake.ts
 import { performance } from 'node:perf_hooks';
+import pg from 'pg';
 import { startBenchStack } from './support/bench-stack.ts';
 
 const WAKES = Number(process.env.BENCH_WAKES ?? 5);
@@ -13,7 +14,12 @@ const WARM_REQUESTS = Number(process.env.BENCH_WARM_REQUESTS ?? 20);
 process.env.LOG_LEVEL ??= 'error';
 const stack = await startBenchStack('bench-wake', [{ gpuType: 'nvidia-l4', nodes: 2, gpusPerNode: 1 }]);
 const { call, newOrganization } = stack;
-const { token } = await newOrganization('wake');
+const { token, organizationId } = await newOrganization('wake');
+// The growth plan's rate limit: the bench polls the deployment's status between wakes.
+const database = new pg.Client({ connectionString: stack.databaseUrl });
+await database.connect();
+await database.query(`UPDATE organization SET plan = 'growth' WHERE id = $1`, [organizationId]);
+await database.end();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function until(what: string, id: string, holds: (d: { status: string; currentReplicas: number }) => boolean, timeoutMs = 180_000) {
