@@ -8,15 +8,15 @@ import { pino, type Logger } from 'pino';
 import { exitOnConfigError, loadConfig, type WorkerConfig } from '../control-plane/config.ts';
 import { openDatabase } from '../control-plane/database/orm.ts';
 import { alertsQueue } from './alerts/queue.ts';
-import { ensureAlertEvaluation } from './alerts/start.ts';
 import { deploymentsQueue } from './deployment/queue.ts';
 import { serveWorkerMetrics, type MetricsListener } from './metrics.ts';
 import { optimizationQueue } from './optimization/queue.ts';
-import { ensureOptimization } from './optimization/start.ts';
 import { createQueueWorker, type QueueModule, type WorkerDeps } from './queue.ts';
 import { reportsQueue } from './reports/queue.ts';
 import { webhooksQueue } from './webhooks/queue.ts';
 import { createPrometheusClient } from '../lib/prometheus/client.ts';
+import { ALERT_EVALUATION_WORKFLOW, ALERT_EVALUATION_WORKFLOW_ID, ALERTS_TASK_QUEUE } from './contract/alerts.ts';
+import { OPTIMIZATION_TASK_QUEUE, OPTIMIZATION_WORKFLOW, OPTIMIZATION_WORKFLOW_ID } from './contract/optimization.ts';
 
 /** Every task queue one worker process polls. */
 export const QUEUES: readonly QueueModule[] = [deploymentsQueue, webhooksQueue, reportsQueue, alertsQueue, optimizationQueue];
@@ -69,10 +69,15 @@ export async function startWorker(config: WorkerConfig, log: Logger = pino({ lev
     log.info({ port: metrics.port }, 'worker metrics at /metrics/internal');
   }
   const running = Promise.all(workers.map((worker) => worker.run()));
-  // Alert rules are evaluated by one long-lived workflow (workflows/alerts/workflow.ts): started by the first worker, found by the others.
-  await ensureAlertEvaluation(client, { intervalSeconds: config.alertIntervalSeconds });
-  // So are optimization policies' auto-apply passes (workflows/optimization/workflow.ts).
-  await ensureOptimization(client, { intervalSeconds: config.optimizationIntervalSeconds });
+  // The platform's long-lived workflows (alert evaluation, optimization auto-apply: timers, then continue-as-new):
+  // started by the first worker, found running by every later one.
+  const platformWorkflows = [
+    { type: ALERT_EVALUATION_WORKFLOW, workflowId: ALERT_EVALUATION_WORKFLOW_ID, taskQueue: ALERTS_TASK_QUEUE, intervalSeconds: config.alertIntervalSeconds },
+    { type: OPTIMIZATION_WORKFLOW, workflowId: OPTIMIZATION_WORKFLOW_ID, taskQueue: OPTIMIZATION_TASK_QUEUE, intervalSeconds: config.optimizationIntervalSeconds },
+  ];
+  for (const { type, workflowId, taskQueue, intervalSeconds } of platformWorkflows) {
+    await client.workflow.start(type, { workflowId, taskQueue, args: [{ intervalSeconds }], workflowIdConflictPolicy: 'USE_EXISTING' });
+  }
   log.info({ taskQueues: QUEUES.map((q) => q.taskQueue) }, 'worker polling');
   return {
     metricsPort: metrics?.port,

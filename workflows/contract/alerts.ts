@@ -1,5 +1,5 @@
 // Contract of alert evaluation: one workflow for every organization's rules, id ALERT_EVALUATION_WORKFLOW_ID,
-// started by the worker (workflows/alerts/start.ts) and kept running (timers, then continue-as-new).
+// started by the worker (workflows/worker.ts) and kept running (timers, then continue-as-new).
 export const ALERTS_TASK_QUEUE = 'kiln-alerts';
 export const ALERT_EVALUATION_WORKFLOW = 'alertEvaluationWorkflow';
 export const ALERT_EVALUATION_WORKFLOW_ID = 'kiln-alert-evaluation';

@@ -1,5 +1,5 @@
 // Contract of optimization auto-apply: one workflow for every deployment whose policy has autoApply on, id
-// OPTIMIZATION_WORKFLOW_ID, started by the worker (workflows/optimization/start.ts) and kept running (timers,
+// OPTIMIZATION_WORKFLOW_ID, started by the worker (workflows/worker.ts) and kept running (timers,
 // then continue-as-new).
 export const OPTIMIZATION_TASK_QUEUE = 'kiln-optimization';
 export const OPTIMIZATION_WORKFLOW = 'optimizationWorkflow';
