@@ -12,8 +12,8 @@ const WORKFLOWS = [
   { group: ['**/infra/**'], message: 'Shipping code does not import development infrastructure (ARCHITECTURE.md).' },
   {
     // The worker shares the control plane's database and configuration, and the circuits' rules with placement.
-    regex: 'control-plane/(?!.*\\.entity\\.ts$|database/orm\\.ts$|config\\.ts$|recovery/circuits\\.ts$)',
-    message: 'Workflows use the control plane\'s entities, database, configuration and circuits only (ARCHITECTURE.md).',
+    regex: 'control-plane/(?!.*\\.entity\\.ts$|database/orm\\.ts$|config\\.ts$|recovery/circuits\\.ts$|billing/credit-ledger\\.ts$)',
+    message: 'Workflows use the control plane\'s entities, database, configuration, circuits and credit ledger only (ARCHITECTURE.md).',
   },
 ];
 

@@ -5,6 +5,7 @@ import { alertsModule } from './alerts/module.ts';
 import { apiKeysModule } from './api-keys/module.ts';
 import { auditModule } from './audit/module.ts';
 import { authModule } from './auth/module.ts';
+import { billingModule } from './billing/module.ts';
 import { clustersModule } from './clusters/module.ts';
 import { deploymentLogsModule } from './deployment-logs/module.ts';
 import { deploymentsModule } from './deployments/module.ts';
@@ -55,6 +56,7 @@ export const API_MODULES: readonly ApiModule[] = [
   inferenceModule,
   monitoringModule,
   costsModule,
+  billingModule,
   optimizationModule,
   providersModule,
   dashboardModule,

@@ -39,6 +39,8 @@ export const PERMISSIONS = [
   'roles:read', 'roles:write',
   'audit:read',
   'analytics:read',
+  // Credits, usage, invoices, checkout and the customer portal: full-access credentials of owners and admins.
+  'billing:read', 'billing:write',
   'sso:read', 'sso:write',
   'admin:read', 'admin:write',
 ] as const;
@@ -47,7 +49,8 @@ export type Permission = 'public' | 'internal' | (typeof PERMISSIONS)[number];
 export type OrganizationPermission = Exclude<(typeof PERMISSIONS)[number], `admin:${string}`>;
 export const ORGANIZATION_PERMISSIONS = PERMISSIONS.filter((p): p is OrganizationPermission => !p.startsWith('admin:'));
 
-const READS: readonly Permission[] = PERMISSIONS.filter((p) => p.endsWith(':read'));
+// Billing is full access only (the spec's scope table): a read-only key does not see invoices or credits.
+const READS: readonly Permission[] = PERMISSIONS.filter((p) => p.endsWith(':read') && p !== 'billing:read');
 
 /** What an API key may do (a login session acts as full_access). */
 export const SCOPE_PERMISSIONS: Readonly<Record<Scope, readonly Permission[]>> = {

@@ -28,6 +28,7 @@ import { Migration20261124030000Templates } from './migrations/Migration20261124
 import { Migration20261124040000Alerts } from './migrations/Migration20261124040000Alerts.ts';
 import { Migration20261124050000OptimizationPolicy } from './migrations/Migration20261124050000OptimizationPolicy.ts';
 import { Migration20261124070000OptimizationAutoApply } from './migrations/Migration20261124070000OptimizationAutoApply.ts';
+import { Migration20261124080000Billing } from './migrations/Migration20261124080000Billing.ts';
 import { applyScope } from '../core/row-level-security.ts';
 
 /** The entities of every API module (modules.ts), the worker's included, on their shared base. */
@@ -67,6 +68,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
         Migration20261124050000OptimizationPolicy,
         Migration20261124060000Autoscaling,
         Migration20261124070000OptimizationAutoApply,
+        Migration20261124080000Billing,
       ],
       snapshot: false,
       silent: true,

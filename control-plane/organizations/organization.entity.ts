@@ -22,8 +22,20 @@ export const OrganizationSchema = defineEntity({
     contactEmail: p.string().nullable(),
     defaultRegion: p.string().$type<Region>(),
     plan: p.string().$type<Plan>(),
-    /** Prepaid balance in US cents; deployments need credits to start. */
+    /** Prepaid balance in US cents; deployments need credits to start. Only the credit ledger moves it (billing/credit-ledger.ts). */
     creditsCents: p.integer(),
+    /** Usage metered so far, in exact units (catalog/billing.ts): the debits are the whole cents it crossed. */
+    meteredUnits: p.bigint('number').default(0),
+    /** End of the last metering interval closed for the organization; null before its first. */
+    meteredUntil: p.datetime(3).nullable(),
+    /** The last grant or top-up: low-balance thresholds are percentages of it. */
+    lastTopUpCents: p.integer().default(0),
+    /** The lowest low-balance threshold its members were told of since that top-up; null above all. */
+    lowBalancePercent: p.integer().nullable(),
+    /** When metering first drew the balance to zero or below; cleared by a top-up. */
+    creditsExhaustedAt: p.datetime(3).nullable(),
+    /** When its deployments were stopped for want of credits (the grace period after exhaustion ran out); cleared by a top-up. */
+    creditsStoppedAt: p.datetime(3).nullable(),
   },
 });
 

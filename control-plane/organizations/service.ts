@@ -1,4 +1,5 @@
 // Organizations and memberships: created at sign-up; looked up when a credential is resolved.
+import { CreditEntrySchema } from '../billing/credit-entry.entity.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { FREE_PLAN_CREDITS_CENTS } from '../../catalog/plans.ts';
 import { newId } from '../../lib/ids.ts';
@@ -31,6 +32,12 @@ export function createOrganizationService(deps: { adminEmails: readonly string[]
         defaultRegion: DEFAULT_REGION,
         plan: 'free',
         creditsCents: FREE_PLAN_CREDITS_CENTS,
+        lastTopUpCents: FREE_PLAN_CREDITS_CENTS,
+      });
+      // The grant opens the organization's ledger, so the balance is the sum of its lines from the start.
+      em.create(CreditEntrySchema, {
+        id: newId('cre'), organization, kind: 'grant', amountCents: FREE_PLAN_CREDITS_CENTS, balanceAfterCents: FREE_PLAN_CREDITS_CENTS,
+        description: 'Free plan credits', reference: 'sign-up-grant',
       });
       em.create(MembershipSchema, { id: newId('mem'), organization, user: input.ownerId, role: 'owner' satisfies Role });
       return organization;

@@ -40,6 +40,10 @@ const SEEDS: Readonly<Record<string, string>> = {
     values ('dep_' || $3, now(), $1, 'd' || $3, 'm', 'vllm', 'nvidia-l4', 'running', 'https://e', 1, 1, 1, 1, now())`,
   deployment_event: `insert into deployment_event (id, created_at, deployment_id, organization_id, type, generation, payload) values ('evt_' || $3, now(), 'dep_' || $3, $1, 'deployment.running', 1, '{}')`,
   invitation: `insert into invitation (id, created_at, organization_id, email, role, invited_by_id, token_hash, expires_at, state) values ('inv_' || $3, now(), $1, 'i@example.com', 'member', $2, 'hash_' || $3, now(), 'pending')`,
+  replica_record: `insert into replica_record (id, created_at, organization_id, deployment_id, status, replicas, gpu, gpus_per_replica, observed_at) values ('rep_' || $3, now(), $1, 'dep_' || $3, 'running', 1, 'nvidia-l4', 1, now())`,
+  usage_interval: `insert into usage_interval (id, created_at, organization_id, starts_at, ends_at, usage_units, debit_cents) values ('usi_' || $3, now(), $1, now(), now(), 0, 0)`,
+  usage_charge: `insert into usage_charge (id, created_at, organization_id, interval_id, starts_at, deployment_id, deployment_name, gpu, gpu_ms, rate_cents_per_hour, usage_units)
+    values ('usc_' || $3, now(), $1, 'usi_' || $3, now(), 'dep_' || $3, 'd', 'nvidia-l4', 0, 80, 0)`,
   sso_configuration: `insert into sso_configuration (id, created_at, organization_id, provider, issuer, client_id, sealed_client_secret, allowed_domains, default_role, jit_provisioning, updated_at)
     values ('sso_' || $3, now(), $1, 'oidc', 'https://idp', 'c', 's', '[]', 'member', false, now())`,
   sso_login: `insert into sso_login (id, created_at, organization_id, provider, state_hash, nonce, sealed_code_verifier, redirect_uri, expires_at) values ('ssl_' || $3, now(), $1, 'oidc', 'hash_' || $3, 'n', 'v', 'https://r', now())`,
@@ -89,7 +93,7 @@ test.after.always(() => api?.close());
 /** Ids are a prefix and 20 base-36 characters (lib/ids.ts); the seeds' look the same. */
 const idSuffix = (start: string) => start.padEnd(20, '0');
 // Parents before children.
-const seedOrder = (table: string) => (['deployment_event', 'alert_event', 'webhook_attempt', 'template_version', 'template_subscription', 'optimization_policy'].includes(table) ? 1 : 0);
+const seedOrder = (table: string) => (['deployment_event', 'alert_event', 'usage_charge', 'webhook_attempt', 'template_version', 'template_subscription', 'optimization_policy'].includes(table) ? 1 : 0);
 
 /** The organizations the rows of `table` belong to, as the connecting user (who sees them all) counts them. */
 async function ownersOf(table: string, owner: string): Promise<Map<string, number>> {

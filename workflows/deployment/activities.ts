@@ -19,6 +19,8 @@ export interface StatusUpdate {
   readonly sequence?: number;
   /** Why the autoscaler scaled (the event's `reason`). */
   readonly reason?: string;
+  /** When the workflow saw the edge (epoch ms): metering charges the replicas from then, however late the write. Now when absent. */
+  readonly at?: number;
 }
 
 /** A deployment's load as the autoscaler reads it, and when to read it next. */

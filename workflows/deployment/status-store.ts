@@ -6,6 +6,8 @@ import { newId } from '../../lib/ids.ts';
 import { DeploymentSchema } from '../../control-plane/deployments/deployment.entity.ts';
 import { DeploymentEventSchema, type DeploymentEvent } from '../../control-plane/deployments/deployment-event.entity.ts';
 import type { StatusUpdate } from './activities.ts';
+import { ReplicaRecordSchema } from '../../control-plane/billing/replica-record.entity.ts';
+import { billableReplicas } from '../../catalog/billing.ts';
 
 /** Starts webhook deliveries of a recorded event (webhooks/store.ts). */
 export interface EventDeliveries {
@@ -21,6 +23,12 @@ export function createStatusStore(orm: MikroORM, deliveries?: EventDeliveries) {
         deployment.currentReplicas = update.replicas;
         deployment.failureReason = update.failureReason ?? null;
         if (update.status === 'deleted') deployment.deletedAt ??= new Date();
+        // Metering's history: the replicas charged from the edge on (a retried write lands on the same row).
+        await em.upsert(ReplicaRecordSchema, {
+          id: newId('rep'), organizationId: deployment.organization.id, deploymentId: deployment.id, status: update.status,
+          replicas: billableReplicas(update.status, update.replicas), gpu: deployment.gpu, gpusPerReplica: deployment.gpusPerReplica,
+          observedAt: new Date(update.at ?? Date.now()), createdAt: new Date(),
+        }, { onConflictFields: ['deploymentId', 'observedAt'], onConflictMergeFields: ['status', 'replicas'], disableIdentityMap: true });
         if (!update.event) return;
         const payload = {
           event: update.event,

@@ -78,7 +78,7 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
     }
     // Not cancelled with the rollout it reports on: an abandoned write could land after the next edge's.
     const autoscale = event === 'deployment.scaled' ? { sequence: scales, ...(scaleReason ? { reason: scaleReason } : {}) } : {};
-    await CancellationScope.nonCancellable(() => recordStatus({ deploymentId, status, event, generation, failureReason, replicas: applied?.running ? applied.replicas : 0, ...autoscale }));
+    await CancellationScope.nonCancellable(() => recordStatus({ deploymentId, status, event, generation, failureReason, replicas: applied?.running ? applied.replicas : 0, ...autoscale, at: Date.now() }));
   };
 
   const converge = async (target: DesiredDeployment, change: Change) => {
