@@ -1,7 +1,9 @@
 // Runs every test: the ordinary files (ava.config.js), then, if they pass, the end-to-end files
 // (ava.e2e.config.js). ava's output passes through unchanged; at the end one summary line counts both phases,
 // in the plain "Tests: N passed, N failed, N skipped" form that CI logs are read for: alone on the last line,
-// nothing after "skipped" (todo tests, never run, count as skipped).
+// nothing after "skipped" (todo tests, never run, count as skipped). ava marks passes "✔" and its logs "ℹ", as
+// node's own test runner does, so a log reader may take the output for node's: the same totals are printed
+// before it in that runner's closing form too ("ℹ tests N", "ℹ pass N", ...), and both say the same.
 import { spawn } from 'node:child_process';
 
 const PHASES = [
@@ -43,5 +45,7 @@ for (const phase of PHASES) {
     break;
   }
 }
+const ran = total.passed + total.failed;
+console.log([`ℹ tests ${ran + total.skipped + total.todo}`, `ℹ pass ${total.passed}`, `ℹ fail ${total.failed}`, `ℹ cancelled 0`, `ℹ skipped ${total.skipped}`, `ℹ todo ${total.todo}`].join('\n'));
 console.log(`Tests: ${total.passed} passed, ${total.failed} failed, ${total.skipped + total.todo} skipped`);
 process.exit(exitCode);
