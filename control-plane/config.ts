@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import type { MeteringSettings } from '../workflows/contract/metering.ts';
 
 const Shared = z.object({
   KILN_ENV: z.enum(['development', 'production']).default('development'),
@@ -58,6 +59,11 @@ const Sections = {
     KILN_ALERT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(15),
     // Seconds between two passes of optimization auto-apply (workflows/optimization/).
     KILN_OPTIMIZATION_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+    // Metering (workflows/metering/): the interval usage is closed and drawn from credits in, how long after its
+    // end it waits for late status records, and how long deployments run on after the credits ran out.
+    KILN_METERING_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
+    KILN_METERING_SETTLE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
+    KILN_CREDITS_GRACE_SECONDS: z.coerce.number().int().min(0).max(30 * 86_400).default(86_400),
   }),
 };
 
@@ -114,6 +120,8 @@ export interface WorkerConfig extends SharedConfig {
   readonly alertIntervalSeconds: number;
   /** Seconds between two passes of optimization auto-apply. */
   readonly optimizationIntervalSeconds: number;
+  /** Metering's interval, settling time and the credits' grace period, in milliseconds. */
+  readonly metering: MeteringSettings;
 }
 
 interface RoleConfig { api: ApiConfig; worker: WorkerConfig }
@@ -193,6 +201,7 @@ async function workerConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.
     autoscaleIntervalMs: e.KILN_AUTOSCALE_INTERVAL_SECONDS * 1000,
     alertIntervalSeconds: e.KILN_ALERT_INTERVAL_SECONDS,
     optimizationIntervalSeconds: e.KILN_OPTIMIZATION_INTERVAL_SECONDS,
+    metering: { intervalMs: e.KILN_METERING_INTERVAL_SECONDS * 1000, settleMs: e.KILN_METERING_SETTLE_SECONDS * 1000, graceMs: e.KILN_CREDITS_GRACE_SECONDS * 1000 },
   };
 }
 

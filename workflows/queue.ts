@@ -7,6 +7,7 @@ import type { Orm } from '../control-plane/database/orm.ts';
 import type { PrometheusClient } from '../lib/prometheus/client.ts';
 import { activityOutcomes, workflowOutcomes } from './metrics.ts';
 import type { PulumiSettings } from './pulumi/automation.ts';
+import type { MeteringSettings } from './contract/metering.ts';
 import { workflowBundle } from './workflow-bundle.ts';
 
 export interface WorkerDeps {
@@ -25,6 +26,8 @@ export interface WorkerDeps {
   readonly autoscaleIntervalMs: number;
   /** Seconds between two passes of alert evaluation (KILN_ALERT_INTERVAL_SECONDS). */
   readonly alertIntervalSeconds: number;
+  /** Metering's interval, settling time and the credits' grace period. */
+  readonly metering: MeteringSettings;
 }
 
 export interface QueueModule {

@@ -1,4 +1,4 @@
-// The Temporal worker of Kiln's task queues: deployments, webhook deliveries, reports, alert evaluation and optimization auto-apply.
+// The Temporal worker of Kiln's task queues: deployments, webhook deliveries, reports, alert evaluation, optimization auto-apply and metering.
 // `npm run worker` runs one from the environment; infra/start.ts runs one beside the API with startWorker().
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -12,14 +12,17 @@ import { deploymentsQueue } from './deployment/queue.ts';
 import { serveWorkerMetrics, type MetricsListener } from './metrics.ts';
 import { optimizationQueue } from './optimization/queue.ts';
 import { createQueueWorker, type QueueModule, type WorkerDeps } from './queue.ts';
+import { meteringQueue } from './metering/queue.ts';
 import { reportsQueue } from './reports/queue.ts';
+import { ensureSchedule, type KilnSchedule } from './schedules.ts';
 import { webhooksQueue } from './webhooks/queue.ts';
 import { createPrometheusClient } from '../lib/prometheus/client.ts';
 import { ALERT_EVALUATION_WORKFLOW, ALERT_EVALUATION_WORKFLOW_ID, ALERTS_TASK_QUEUE } from './contract/alerts.ts';
 import { OPTIMIZATION_TASK_QUEUE, OPTIMIZATION_WORKFLOW, OPTIMIZATION_WORKFLOW_ID } from './contract/optimization.ts';
+import { METERING_SCHEDULE_ID, METERING_TASK_QUEUE, METERING_WORKFLOW } from './contract/metering.ts';
 
 /** Every task queue one worker process polls. */
-export const QUEUES: readonly QueueModule[] = [deploymentsQueue, webhooksQueue, reportsQueue, alertsQueue, optimizationQueue];
+export const QUEUES: readonly QueueModule[] = [deploymentsQueue, webhooksQueue, reportsQueue, alertsQueue, optimizationQueue, meteringQueue];
 
 export interface RunningWorker {
   /** Port of the worker's GET /metrics/internal; undefined without KILN_METRICS_TOKEN. */
@@ -54,6 +57,7 @@ export async function startWorker(config: WorkerConfig, log: Logger = pino({ lev
   const deps: WorkerDeps = {
     orm, client, signingKey: config.signingKey, dataDir: config.dataDir, allowPrivateWebhookUrls: config.allowPrivateWebhookUrls,
     prometheus: createPrometheusClient(config.prometheusUrl), autoscaleIntervalMs: config.autoscaleIntervalMs, alertIntervalSeconds: config.alertIntervalSeconds,
+    metering: config.metering,
     pulumi: {
       backendUrl: config.pulumiBackendUrl, passphrase: config.pulumiPassphrase, workspacesDir: join(config.dataDir, 'pulumi-workspaces'),
       home: config.pulumiHome, cliRoot: config.pulumiCliRoot,
@@ -78,6 +82,14 @@ export async function startWorker(config: WorkerConfig, log: Logger = pino({ lev
   for (const { type, workflowId, taskQueue, intervalSeconds } of platformWorkflows) {
     await client.workflow.start(type, { workflowId, taskQueue, args: [{ intervalSeconds }], workflowIdConflictPolicy: 'USE_EXISTING' });
   }
+  // The jobs that run by the clock, as Temporal Schedules (workflows/schedules.ts).
+  const schedules: KilnSchedule[] = [
+    {
+      scheduleId: METERING_SCHEDULE_ID, spec: { intervals: [{ every: config.metering.intervalMs }] },
+      action: { type: 'startWorkflow', workflowType: METERING_WORKFLOW, taskQueue: METERING_TASK_QUEUE, args: [] },
+    },
+  ];
+  for (const schedule of schedules) await ensureSchedule(client, schedule);
   log.info({ taskQueues: QUEUES.map((q) => q.taskQueue) }, 'worker polling');
   return {
     metricsPort: metrics?.port,

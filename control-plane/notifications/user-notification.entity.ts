@@ -4,7 +4,7 @@ import { UserSchema } from '../auth/user.entity.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
 
 /** What a notification is about; each kind has its own payload (below). Later areas add kinds here. */
-export const USER_NOTIFICATION_KINDS = ['template.updated'] as const;
+export const USER_NOTIFICATION_KINDS = ['template.updated', 'credits.low', 'credits.exhausted', 'credits.stopped'] as const;
 export type UserNotificationKind = (typeof USER_NOTIFICATION_KINDS)[number];
 
 /** `template.updated`: a template the user follows has a new version, and what changed from the one before. */
@@ -16,8 +16,25 @@ export interface TemplateUpdatedPayload {
   changes: Array<{ field: string; from: unknown; to: unknown }>;
 }
 
+/**
+ * The organization's credits (to its owners and admins): `credits.low` when the balance falls to a threshold
+ * (a percentage of the last top-up), `credits.exhausted` at zero (deployments keep running until `graceEndsAt`),
+ * `credits.stopped` when the grace period ended and Kiln stopped its deployments.
+ */
+export interface CreditsPayload {
+  message: string;
+  balanceCents: number;
+  lastTopUpCents: number;
+  thresholdPercent?: number;
+  graceEndsAt?: string;
+  stoppedDeployments?: number;
+}
+
 export interface UserNotificationPayloads {
   'template.updated': TemplateUpdatedPayload;
+  'credits.low': CreditsPayload;
+  'credits.exhausted': CreditsPayload;
+  'credits.stopped': CreditsPayload;
 }
 
 /**

@@ -19,9 +19,10 @@ export function createUserNotificationService() {
     },
 
     /** The recipient's unread notifications of `kind`, newest first. */
-    unread(em: EntityManager, recipient: Recipient, kind: UserNotificationKind): Promise<UserNotification[]> {
+    async unread<K extends UserNotificationKind>(em: EntityManager, recipient: Recipient, kind: K): Promise<Array<UserNotification & { payload: UserNotificationPayloads[K] }>> {
+      // The kind selects the payload's shape (user-notification.entity.ts).
       return em.find(UserNotificationSchema, { user: recipient.userId, organization: recipient.organizationId, kind, readAt: null },
-        { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: UNREAD_LIMIT });
+        { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: UNREAD_LIMIT }) as Promise<Array<UserNotification & { payload: UserNotificationPayloads[K] }>>;
     },
 
     /**

@@ -11,8 +11,8 @@ import { newId } from '../../lib/ids.ts';
 import { AlertEventSchema, type AlertEvent } from '../../control-plane/alerts/alert-event.entity.ts';
 import { AlertRuleSchema, type AlertRule } from '../../control-plane/alerts/alert-rule.entity.ts';
 import { AlertSchema, type Alert } from '../../control-plane/alerts/alert.entity.ts';
-import { AuditLogSchema } from '../../control-plane/audit/audit-log.entity.ts';
 import { DeploymentSchema } from '../../control-plane/deployments/deployment.entity.ts';
+import { stopRunningDeployments } from '../deployment/system-stop.ts';
 
 /** A rule as loaded for a pass: what it watches, where it was, and what tells a change by the API meanwhile. */
 export interface LoadedRule extends AlertRuleSpec, RuleProgress {
@@ -109,26 +109,14 @@ export function alertStore(orm: MikroORM) {
     },
 
     /**
-     * A reached budget with action `stop`: the deployments it covers that still run are stopped as `stop` does
-     * (running false, a new generation, which the API's desired-state delivery sends to their workflows), each
-     * change audited. Answers how many it stopped; none once they all are.
+     * A reached budget with action `stop`: the deployments it covers that still run are stopped
+     * (workflows/deployment/system-stop.ts). Answers how many it stopped; none once they all are.
      */
     async stopCovered(rule: LoadedRule, at: Date): Promise<number> {
-      return orm.em.fork().transactional(async (em) => {
-        const running = await em.find(DeploymentSchema, {
-          organization: rule.organizationId, running: true, deleteRequested: false, deletedAt: null, ...(rule.deploymentId ? { id: rule.deploymentId } : {}),
-        }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        for (const deployment of running) {
-          Object.assign(deployment, { running: false, generation: deployment.generation + 1 });
-          em.create(AuditLogSchema, {
-            id: newId('aud'), organizationId: rule.organizationId, action: 'deployment.stop', resourceType: 'deployment', resourceId: deployment.id,
-            userId: SYSTEM_ACTOR, apiKeyId: null, ipAddress: '', statusCode: 200, createdAt: at,
-            details: { reason: 'budget reached', budget: { id: rule.id, name: rule.name, limitCents: rule.threshold, period: rule.period } },
-          });
-        }
-        await em.flush();
-        return running.length;
-      });
+      return orm.em.fork().transactional((em) => stopRunningDeployments(em, {
+        organizationId: rule.organizationId, deploymentId: rule.deploymentId, actor: SYSTEM_ACTOR, at,
+        details: { reason: 'budget reached', budget: { id: rule.id, name: rule.name, limitCents: rule.threshold, period: rule.period } },
+      }));
     },
 
     /** Events whose deliveries have not been started, oldest first; `silenced`: their alert or rule is silenced at `at`. */

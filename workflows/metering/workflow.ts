@@ -1,0 +1,17 @@
+// A metering run, started by the metering schedule (workflows/schedules.ts) every interval: one activity closes
+// what is due. Exactly once lives in the database (one row per organization and interval), so a retried
+// activity or an overlapping run charges nothing twice.
+import { proxyActivities } from '@temporalio/workflow';
+import type { MeteringResult } from '../contract/metering.ts';
+import type { MeteringActivities } from './activities.ts';
+
+const { closeDueIntervals } = proxyActivities<MeteringActivities>({
+  startToCloseTimeout: '30 minutes',
+  // A worker that dies mid-run is noticed within the heartbeat timeout; the retry finds what it closed closed.
+  heartbeatTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 5 },
+});
+
+export async function meteringWorkflow(): Promise<MeteringResult> {
+  return closeDueIntervals();
+}
