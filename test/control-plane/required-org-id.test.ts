@@ -38,6 +38,7 @@ const ROWS: ReadonlyArray<[path: string, status: number]> = [
   // Requested as written, `{id}` is no model reference: 400 INVALID_MODEL once orgId is given.
   ['/v1/models/{id}', 400],
   ['/v1/recovery', 200],
+  ['/v1/credits', 200],
   ['/v1/recovery/circuits', 200],
   ['/v1/templates/deploy', 200],
   ['/v1/models/templates', 200],
