@@ -6,7 +6,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
+import { USAGE_UNITS_PER_CENT, unitsToCents } from '../../catalog/billing.ts';
 import { GPU_RESOURCE, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
 
 import { eventually } from '../support/eventually.ts';
@@ -340,4 +342,48 @@ test.serial('stop removes the pods, start brings them back, delete removes the o
   t.is((await cluster.pods('coder')).length, 0);
   t.false(existsSync(stateFile), 'the stack is removed from the state backend');
   await eventually('the deleted webhook', () => t.context.hooks.some((h) => h.deploymentId === id && h.type === 'deployment.deleted'));
+});
+
+test.serial('metering draws what the deployments ran from credits: the deleted deployment is charged for the time its replicas ran, each interval once', async (t) => {
+  const { kiln, tenant } = t.context;
+  const pool = new pg.Pool({ connectionString: kiln.databaseUrl });
+  t.teardown(() => pool.end());
+  const { rows: [coder] } = await pool.query<{ id: string; gpus_per_replica: number }>(
+    `SELECT id, gpus_per_replica FROM deployment WHERE organization_id = $1 AND name = 'coder'`, [tenant.organizationId]);
+  const { rows: records } = await pool.query<{ observed_at: Date; replicas: number }>(
+    'SELECT observed_at, replicas FROM replica_record WHERE deployment_id = $1 ORDER BY observed_at', [coder!.id]);
+  const deletedAt = records.at(-1)!.observed_at;
+  await eventually('metering past the deletion', async () => {
+    const { rows: [org] } = await pool.query<{ metered_until: Date | null }>('SELECT metered_until FROM organization WHERE id = $1', [tenant.organizationId]);
+    return !!org!.metered_until && org!.metered_until >= deletedAt;
+  }, 60_000);
+
+  // The replica history the workflow wrote, walked here on its own: each record's replicas until the next.
+  let expectedGpuMs = 0;
+  for (let i = 0; i + 1 < records.length; i++) expectedGpuMs += records[i]!.replicas * coder!.gpus_per_replica * (records[i + 1]!.observed_at.getTime() - records[i]!.observed_at.getTime());
+  const { rows: [charged] } = await pool.query<{ gpu_ms: string; units: string }>(
+    'SELECT coalesce(sum(gpu_ms), 0) AS gpu_ms, coalesce(sum(usage_units), 0) AS units FROM usage_charge WHERE deployment_id = $1', [coder!.id]);
+  t.true(expectedGpuMs > 0);
+  t.is(Number(charged!.gpu_ms), expectedGpuMs);
+  // It ran while it was running, as its events say (the edges are written a moment after the workflow sees them).
+  const { rows: events } = await pool.query<{ type: string; created_at: Date }>(
+    `SELECT type, created_at FROM deployment_event WHERE deployment_id = $1 AND type IN ('deployment.running', 'deployment.stopped', 'deployment.scaled') ORDER BY created_at`, [coder!.id]);
+  t.true(events.some((e) => e.type === 'deployment.stopped'), 'it was stopped once, and charged nothing meanwhile');
+
+  // Whole cents drawn: the metered total, rounded down, each interval once.
+  const { rows: [org] } = await pool.query<{ metered_units: string }>('SELECT metered_units FROM organization WHERE id = $1', [tenant.organizationId]);
+  const { rows: debits } = await pool.query<{ amount_cents: number; reference: string }>(`SELECT amount_cents, reference FROM credit_entry WHERE organization_id = $1 AND kind = 'debit'`, [tenant.organizationId]);
+  t.is(-debits.reduce((sum, d) => sum + d.amount_cents, 0), Math.floor(Number(org!.metered_units) / USAGE_UNITS_PER_CENT));
+  t.is(new Set(debits.map((d) => d.reference)).size, debits.length);
+  const { rows: [intervals] } = await pool.query<{ n: string; starts: string }>('SELECT count(*) AS n, count(DISTINCT starts_at) AS starts FROM usage_interval WHERE organization_id = $1', [tenant.organizationId]);
+  t.is(intervals!.n, intervals!.starts);
+
+  // What a user reads: the ledger's debits, and this period's usage of the deleted deployment, to the cent.
+  const credits = await kiln.request('GET', `/v1/credits?orgId=${tenant.organizationId}&kind=debit&limit=100`, { token: tenant.token });
+  t.is(credits.status, 200);
+  t.is(credits.body.totals.debitedCents, -debits.reduce((sum, d) => sum + d.amount_cents, 0));
+  const usage = await kiln.request('GET', '/api/billing/usage', { token: tenant.token });
+  const row = usage.body.data.deployments.find((d: { deploymentId: string }) => d.deploymentId === coder!.id);
+  t.is(row.costCents, unitsToCents(Number(charged!.units)));
+  t.log(`coder ran ${(expectedGpuMs / 1000).toFixed(1)} GPU-seconds over ${events.length} running/stopped/scaled edges; ${debits.length} debits, ${credits.body.totals.debitedCents} cents drawn`);
 });

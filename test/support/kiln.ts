@@ -67,6 +67,8 @@ export async function startKiln(testFile: string, options: { nodePools?: readonl
     PULUMI_CONFIG_PASSPHRASE: 'e2e', PORT: String(apiPort), LOG_LEVEL: 'warn', PROMETHEUS_URL: prometheus.url,
     // The autoscaler reads load every 2 s here (Prometheus scrapes every second): scaling tests take seconds.
     KILN_AUTOSCALE_INTERVAL_SECONDS: '2',
+    // Metering closes 2-second intervals a second after they end: what the deployments ran is drawn from credits as the tests go.
+    KILN_METERING_INTERVAL_SECONDS: '2', KILN_METERING_SETTLE_SECONDS: '1',
   };
   const start = (role: 'api' | 'worker') => startProcess(`kiln ${role}`, process.execPath,
     [join(ROOT, role === 'api' ? 'control-plane/main.ts' : 'workflows/worker.ts')],
