@@ -41,6 +41,17 @@ const Sections = {
     KILN_HF_TOKEN: z.string().min(1).optional(),
     // A lookup waits no longer than this, so a Hub that hangs answers 503 quickly.
     KILN_HF_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+    // Stripe (control-plane/payments/): checkout, the customer portal and the payment webhooks. Without a secret key
+    // those routes answer 503 PAYMENTS_UNAVAILABLE and the rest of Kiln works; npm start points them at the local
+    // Stripe stand-in (stripe-mock). The SDK takes the API's protocol, host and port from STRIPE_API_BASE.
+    STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_\w+$/, 'a Stripe secret or restricted key (sk_live_..., sk_test_...)').optional(),
+    STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).default('https://api.stripe.com'),
+    // Signs the events Stripe sends to POST /v1/payprovider/webhook (checkouts) and POST /v1/billing/webhook
+    // (subscriptions, invoices); the second defaults to the first (one Stripe endpoint may serve both).
+    STRIPE_WEBHOOK_SECRET: z.string().min(8).optional(),
+    STRIPE_BILLING_WEBHOOK_SECRET: z.string().min(8).optional(),
+    // Where Stripe's checkout and portal pages send the user back; KILN_PUBLIC_URL/billing when unset.
+    KILN_BILLING_RETURN_URL: z.url({ protocol: /^https?$/ }).optional(),
   }),
   worker: z.object({
     // Pulumi's state backend (file://, s3://, https://api.pulumi.com ...); a file backend under DATA_DIR when unset.
@@ -96,6 +107,20 @@ export interface ApiConfig extends SharedConfig {
   readonly publicUrl: string;
   /** The Hugging Face Hub (or a mirror) model facts are read from, its token and how long a lookup may take. */
   readonly hub: { readonly endpoint: string; readonly token: string | undefined; readonly timeoutMs: number };
+  /** Stripe; undefined (no STRIPE_SECRET_KEY): the payment routes answer 503. */
+  readonly stripe: StripeSettings | undefined;
+}
+
+export interface StripeSettings {
+  readonly secretKey: string;
+  /** Stripe's API (or the local stand-in): protocol, host and port. */
+  readonly apiBase: string;
+  /** Verifies POST /v1/payprovider/webhook. */
+  readonly webhookSecret: string;
+  /** Verifies POST /v1/billing/webhook. */
+  readonly billingWebhookSecret: string;
+  /** The page checkout and the portal return to; checkout adds `?checkout=success|cancelled`. */
+  readonly returnUrl: string;
 }
 
 /** The API's configuration, as app.ts takes it. */
@@ -170,6 +195,9 @@ async function apiConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.api
   const common = await sharedConfig(e);
   // A logged message would put invitation tokens in production logs.
   if (e.KILN_ENV === 'production' && !e.SMTP_URL) throw required('SMTP_URL');
+  // Payments without their webhooks would take money and never credit it.
+  if (e.STRIPE_SECRET_KEY && !e.STRIPE_WEBHOOK_SECRET) throw required('STRIPE_WEBHOOK_SECRET', 'with STRIPE_SECRET_KEY');
+  const publicUrl = e.KILN_PUBLIC_URL.replace(/\/+$/, '');
   return {
     ...common,
     port: e.PORT,
@@ -179,8 +207,15 @@ async function apiConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.api
     errorTrackerUrl: e.ERROR_TRACKER_URL,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
-    publicUrl: e.KILN_PUBLIC_URL.replace(/\/+$/, ''),
+    publicUrl,
     hub: { endpoint: e.KILN_HF_ENDPOINT.replace(/\/+$/, ''), token: e.KILN_HF_TOKEN, timeoutMs: e.KILN_HF_TIMEOUT_MS },
+    stripe: e.STRIPE_SECRET_KEY ? {
+      secretKey: e.STRIPE_SECRET_KEY,
+      apiBase: e.STRIPE_API_BASE.replace(/\/+$/, ''),
+      webhookSecret: e.STRIPE_WEBHOOK_SECRET!,
+      billingWebhookSecret: e.STRIPE_BILLING_WEBHOOK_SECRET ?? e.STRIPE_WEBHOOK_SECRET!,
+      returnUrl: e.KILN_BILLING_RETURN_URL ?? `${publicUrl}/billing`,
+    } : undefined,
   };
 }
 

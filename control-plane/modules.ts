@@ -25,6 +25,7 @@ import { observabilityModule } from './observability/module.ts';
 import { openApiModule } from './openapi/module.ts';
 import { optimizationModule } from './optimization/module.ts';
 import { organizationsModule } from './organizations/module.ts';
+import { paymentsModule } from './payments/module.ts';
 import { providersModule } from './providers/module.ts';
 import { recoveryModule } from './recovery/module.ts';
 import { reportsModule } from './reports/module.ts';
@@ -57,6 +58,7 @@ export const API_MODULES: readonly ApiModule[] = [
   monitoringModule,
   costsModule,
   billingModule,
+  paymentsModule,
   optimizationModule,
   providersModule,
   dashboardModule,

@@ -15,6 +15,7 @@ import { DEV_POSTGRES_PORT, externalPostgres, startPostgres } from './servers/po
 import { externalTemporal, startTemporal } from './servers/temporal.ts';
 import { startGpuCluster } from './servers/gpu-cluster.ts';
 import { externalPrometheus, startPrometheus } from './servers/prometheus.ts';
+import { STRIPE_MOCK_SECRET_KEY, STRIPE_MOCK_WEBHOOK_SECRET, startStripeMock } from './servers/stripe-mock.ts';
 import { pulumiToolsEnv } from './tools/paths.ts';
 import { describePulumiPlugins } from './tools/pulumi-plugins.ts';
 
@@ -59,8 +60,18 @@ async function main(): Promise<void> {
   for (const plugin of describePulumiPlugins()) say(`Pulumi plugin ${plugin}`);
 
 
+  // Unset, STRIPE_SECRET_KEY means the local Stripe stand-in (stripe-mock, on its usual ports) with test keys: checkout
+  // and the portal answer with Stripe-shaped sessions, and webhooks verify against the test webhook secret.
+  let stripe = config.stripe;
+  if (!stripe) {
+    const mock = await startStripeMock({ dataDir: join(dataDir, 'stripe-mock'), port: 12111, httpsPort: 12112 });
+    stops.push(() => mock.stop());
+    ({ stripe } = await loadConfig('api', { ...process.env, STRIPE_SECRET_KEY: STRIPE_MOCK_SECRET_KEY, STRIPE_API_BASE: mock.url, STRIPE_WEBHOOK_SECRET: STRIPE_MOCK_WEBHOOK_SECRET }));
+  }
+  say(`Stripe: ${config.stripe ? `${config.stripe.apiBase} (STRIPE_SECRET_KEY)` : `the local stand-in (stripe-mock) at ${stripe!.apiBase}, webhook secret ${STRIPE_MOCK_WEBHOOK_SECRET}`}`);
+
   // The API first: it migrates the database, which the worker's first passes (alert evaluation, optimization) read.
-  const api = await startApi({ config: { ...config, metricsToken, databaseUrl: postgres.url, temporalAddress: temporal.address }, log });
+  const api = await startApi({ config: { ...config, stripe, metricsToken, databaseUrl: postgres.url, temporalAddress: temporal.address }, log });
   stops.push(() => api.close());
   const worker = await startWorker(await loadConfig('worker', { ...pulumiToolsEnv(), ...process.env, KILN_METRICS_TOKEN: metricsToken, DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporal.address }), log);
   stops.push(() => worker.stop());

@@ -1,11 +1,14 @@
 // Runs a command (the test runner) with the servers every test file shares: one PostgreSQL, in which each
 // test file creates its own database (test/support/database.ts), so files run in parallel, and one Temporal
-// dev server. With DATABASE_URL or TEMPORAL_ADDRESS set, those servers are used instead.
+// dev server, and the local Stripe stand-in (stripe-mock) the payment tests send Stripe's API calls to. With
+// DATABASE_URL, TEMPORAL_ADDRESS or KILN_TEST_STRIPE_API_BASE set, those servers are used instead (a developer's
+// STRIPE_API_BASE is left alone: tests never reach Stripe itself).
 import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePort } from './servers/process.ts';
 import { externalPostgres, startPostgres } from './servers/postgres.ts';
+import { externalStripeMock, startStripeMock } from './servers/stripe-mock.ts';
 import { externalTemporal, startTemporal } from './servers/temporal.ts';
 
 const [command, ...args] = process.argv.slice(2);
@@ -25,14 +28,21 @@ const temporal = process.env.TEMPORAL_ADDRESS
   ? externalTemporal(process.env.TEMPORAL_ADDRESS)
   : await startTemporal({ dataDir: join(dataDir, 'temporal'), port: await freePort(), uiPort: await freePort() });
 
+const stripe = process.env.KILN_TEST_STRIPE_API_BASE
+  ? externalStripeMock(process.env.KILN_TEST_STRIPE_API_BASE)
+  : await startStripeMock({ dataDir: join(dataDir, 'stripe-mock'), port: await freePort(), httpsPort: await freePort() });
+
 const child = spawn(command, args, {
   stdio: 'inherit',
-  env: { ...process.env, KILN_TEST_DATABASE_URL: postgres.url, KILN_TEST_TEMPORAL_ADDRESS: temporal.address, KILN_TEST_DATA_DIR: dataDir },
+  env: {
+    ...process.env, KILN_TEST_DATABASE_URL: postgres.url, KILN_TEST_TEMPORAL_ADDRESS: temporal.address, KILN_TEST_STRIPE_API_BASE: stripe.url, KILN_TEST_DATA_DIR: dataDir,
+  },
 });
 const stopOn = (signal: NodeJS.Signals) => process.on(signal, () => child.kill(signal));
 stopOn('SIGINT');
 stopOn('SIGTERM');
 const code = await new Promise<number>((resolve) => child.on('exit', (c, s) => resolve(c ?? (s ? 1 : 0))));
+await stripe.stop();
 await temporal.stop();
 await postgres.stop();
 process.exit(code);

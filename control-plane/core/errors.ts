@@ -62,6 +62,8 @@ export class UpstreamError extends ApiError {}
 export class ReplicaUnavailableError extends ApiError {}
 /** The model server stayed silent past the gateway's timeout. */
 export class UpstreamTimeoutError extends ApiError {}
+/** Stripe is not configured (no STRIPE_SECRET_KEY): checkout, the portal and the payment webhooks are off, the rest of Kiln works. */
+export class PaymentsUnavailableError extends ApiError {}
 /** The client went away before its answer was complete: work on its behalf stops. Nobody reads the answer; the audit record shows it. */
 export class ClientClosedError extends ApiError {}
 
@@ -94,6 +96,7 @@ export const ERROR_TABLE: ReadonlyArray<readonly [ErrorClass, number, string]> =
   [ServiceUnavailableError, 503, 'SERVICE_UNAVAILABLE'],
   [GpuUnavailableError, 503, 'GPU_UNAVAILABLE'],
   [ReplicaUnavailableError, 503, 'REPLICA_UNAVAILABLE'],
+  [PaymentsUnavailableError, 503, 'PAYMENTS_UNAVAILABLE'],
   [UpstreamTimeoutError, 504, 'UPSTREAM_TIMEOUT'],
 ];
 

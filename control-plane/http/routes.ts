@@ -84,11 +84,14 @@ export interface RouteSpec<Q extends z.ZodType | undefined, P extends z.ZodType 
   errors?: number[];
   /** A creating POST: honours Idempotency-Key. */
   idempotent?: boolean;
+  /** The handler also gets the body's exact text (`rawBody`): a webhook's signature covers those bytes, not the parsed JSON. */
+  rawBody?: boolean;
   /**
    * `origin`: scheme and host as the client sees them (X-Forwarded-* when proxies are trusted). `signal`
    * aborts when the client goes away before its answer is complete: work done on its behalf stops with it.
+   * `header` reads a request header ('' when absent), for what is no credential's or body's (a webhook's signature).
    */
-  handle(input: { query: Out<Q>; params: Out<P>; body: Out<B>; state: AppState; origin: string; signal: AbortSignal }): Promise<Reply>;
+  handle(input: { query: Out<Q>; params: Out<P>; body: Out<B>; rawBody?: string; header(name: string): string; state: AppState; origin: string; signal: AbortSignal }): Promise<Reply>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of routes with differing schemas
@@ -108,18 +111,21 @@ export function servedPaths(path: string): string[] {
 
 const MAX_BODY = '1mb';
 
-const parseJson = koaBody({
+const jsonBody = (includeUnparsed: boolean) => koaBody({
   json: true,
   jsonStrict: true,
   jsonLimit: MAX_BODY,
   multipart: false,
   urlencoded: false,
   text: false,
+  includeUnparsed,
   onError: (error) => {
     if ((error as { status?: number }).status === 413) throw new PayloadTooLargeError(`Request body exceeds ${MAX_BODY}`);
     throw new MalformedJsonError('Request body is not valid JSON');
   },
 });
+const parseJson = jsonBody(false);
+const parseJsonKeepingText = jsonBody(true);
 
 function authorize(permission: Permission, internalToken: string | undefined): Middleware<AppState> {
   if (permission === 'internal') {
@@ -187,7 +193,7 @@ export function mountRoutes(router: Router<AppState>, routes: readonly Route[], 
       authorize(route.permission, extra.internalToken),
       databaseScope(route.permission),
     ];
-    if (route.body) chain.push(requireJson, parseJson);
+    if (route.body) chain.push(requireJson, route.rawBody ? parseJsonKeepingText : parseJson);
     // Validation before idempotency: only well-formed requests are looked up and stored.
     chain.push(async (ctx, next) => {
       ctx.state.input = {
@@ -202,7 +208,8 @@ export function mountRoutes(router: Router<AppState>, routes: readonly Route[], 
       // Where this API is reached (SSO redirect URIs, links): from a Host header that must be a valid one.
       const origin = `${ctx.protocol}://${ctx.host}`;
       if (!URL.canParse(origin)) throw new BadRequestError('Invalid header Host', { header: 'Host' });
-      const reply = await route.handle({ ...ctx.state.input!, state: ctx.state, origin, signal: clientGone(ctx.res) });
+      const rawBody = route.rawBody ? ctx.request.rawBody : undefined;
+      const reply = await route.handle({ ...ctx.state.input!, rawBody, header: (name) => ctx.get(name), state: ctx.state, origin, signal: clientGone(ctx.res) });
       if (reply.auditDetails) ctx.state.auditDetails = reply.auditDetails;
       if ('redirect' in reply && reply.redirect) return ctx.redirect(reply.redirect);
       // A change is audited against the resource it answers with, unless the handler named another.

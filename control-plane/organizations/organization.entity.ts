@@ -36,6 +36,11 @@ export const OrganizationSchema = defineEntity({
     creditsExhaustedAt: p.datetime(3).nullable(),
     /** When its deployments were stopped for want of credits (the grace period after exhaustion ran out); cleared by a top-up. */
     creditsStoppedAt: p.datetime(3).nullable(),
+    /** Its customer at Stripe (payments/), created on first checkout or portal visit. */
+    stripeCustomerId: p.string().nullable(),
+    /** A plan that replaces `plan` at `pendingPlanAt` (a downgrade or cancellation waits for the period's end); the monthly close applies it. */
+    pendingPlan: p.string().$type<Plan>().nullable(),
+    pendingPlanAt: p.datetime(3).nullable(),
   },
 });
 

@@ -143,6 +143,19 @@ export const TOOLS = {
       paths: { prometheus: `prometheus-${bare(v)}.linux-amd64/prometheus`, promtool: `prometheus-${bare(v)}.linux-amd64/promtool` },
     }),
   },
+  // The local Stripe stand-in (infra/servers/stripe-mock.ts): a server answering Stripe's API from Stripe's own
+  // OpenAPI description, for development and the tests; production talks to Stripe itself (README, "Billing and payments").
+  'stripe-mock': {
+    version: 'v0.203.0',
+    binaries: { 'stripe-mock': ['-version'] },
+    go: {
+      module: 'github.com/stripe/stripe-mock',
+      packages: ['github.com/stripe/stripe-mock'],
+      mode: 'install',
+      ldflags: ['main.version=0.203.0'],
+    },
+    download: (v) => ({ url: `https://github.com/stripe/stripe-mock/releases/download/${v}/stripe-mock_${bare(v)}_linux_amd64.tar.gz`, paths: { 'stripe-mock': 'stripe-mock' } }),
+  },
 } satisfies Record<string, ToolSpec>;
 
 export type ToolName = keyof typeof TOOLS;

@@ -38,6 +38,23 @@ test('mail: unset SMTP_URL logs messages in development and stops a production s
   t.like(configured, { smtpUrl: 'smtp://mail.example:587', mailFrom: 'Ops <ops@example.com>', publicUrl: 'https://kiln.example' });
 });
 
+test('Stripe: unset, payments are off (their routes answer 503); a secret key needs the webhook secret, which the billing webhook shares unless given its own; checkout returns to KILN_PUBLIC_URL/billing', async (t) => {
+  const production = { DATA_DIR: await tempDir(), KILN_ENV: 'production', KILN_SIGNING_KEY: 'p'.repeat(40), SMTP_URL: 'smtps://u:p@mail.example:465' };
+  t.is((await loadConfig('api', production)).stripe, undefined);
+  await t.throwsAsync(loadConfig('api', { ...production, STRIPE_SECRET_KEY: 'sk_live_abc123' }), { message: /STRIPE_WEBHOOK_SECRET is required with STRIPE_SECRET_KEY/ });
+  await t.throwsAsync(loadConfig('api', { ...production, STRIPE_SECRET_KEY: 'pk_live_abc123', STRIPE_WEBHOOK_SECRET: 'whsec_0123456789' }), { message: /STRIPE_SECRET_KEY/ });
+  await t.throwsAsync(loadConfig('api', { ...production, STRIPE_SECRET_KEY: 'sk_live_abc123', STRIPE_WEBHOOK_SECRET: 'whsec_0123456789', STRIPE_API_BASE: 'ftp://stripe' }), { message: /STRIPE_API_BASE/ });
+  const configured = await loadConfig('api', { ...production, STRIPE_SECRET_KEY: 'sk_live_abc123', STRIPE_WEBHOOK_SECRET: 'whsec_0123456789', KILN_PUBLIC_URL: 'https://kiln.example/' });
+  t.deepEqual(configured.stripe, {
+    secretKey: 'sk_live_abc123', apiBase: 'https://api.stripe.com', webhookSecret: 'whsec_0123456789', billingWebhookSecret: 'whsec_0123456789', returnUrl: 'https://kiln.example/billing',
+  });
+  const own = await loadConfig('api', {
+    ...production, STRIPE_SECRET_KEY: 'sk_test_abc', STRIPE_WEBHOOK_SECRET: 'whsec_0123456789', STRIPE_BILLING_WEBHOOK_SECRET: 'whsec_billing_secret',
+    STRIPE_API_BASE: 'http://127.0.0.1:12111/', KILN_BILLING_RETURN_URL: 'https://app.kiln.example/settings/billing',
+  });
+  t.like(own.stripe, { apiBase: 'http://127.0.0.1:12111', webhookSecret: 'whsec_0123456789', billingWebhookSecret: 'whsec_billing_secret', returnUrl: 'https://app.kiln.example/settings/billing' });
+});
+
 test('invalid values stop start-up naming the variable', async (t) => {
   for (const [name, value] of [['PORT', 'eighty'], ['KILN_ENV', 'staging'], ['DATABASE_URL', 'mysql://x'], ['KILN_SIGNING_KEY', 'short'], ['SMTP_URL', 'http://mail.example'], ['KILN_PUBLIC_URL', 'kiln.example'], ['KILN_METRICS_TOKEN', 'shorter than 32 characters']] as const) {
     await t.throwsAsync(loadConfig('api', { DATA_DIR: await tempDir(), [name]: value }), { message: new RegExp(name) }, name);

@@ -18,13 +18,16 @@ test.before(async () => {
 });
 test.after.always(() => api?.close());
 
-test('public routes are only the credential-free ones: health, OpenAPI, the sign-in family, the SSO login with its callback and the invitee\'s side by token', (t) => {
+test('public routes are only the credential-free ones: health, OpenAPI, the sign-in family, the SSO login with its callback, the invitee\'s side by token and Stripe\'s signed webhooks', (t) => {
   const publicRoutes = routes.filter(([, p]) => p === 'public').map(([r]) => r).sort();
   t.deepEqual(publicRoutes, [
-    'GET /api/health', 'GET /api/openapi.json', 'GET /v1/auth/sso/callback/{provider}', 'GET /v1/auth/sso/login', 'GET /v1/health', 'GET /v1/openapi',
+    'GET /api/health', 'GET /api/openapi.json', 'GET /v1/auth/sso/callback/{provider}', 'GET /v1/auth/sso/login',
+    // Stripe's events: their signature (Stripe-Signature) is their credential; GET says what to subscribe each endpoint to.
+    'GET /v1/billing/webhook',
+    'GET /v1/health', 'GET /v1/openapi',
     // Invitation look-up by token; accepting or declining is the invitee's own act, the mailed token their credential.
     'GET /v1/team/invite/{token}',
-    'POST /api/auth/login', 'POST /api/auth/refresh', 'POST /v1/auth/signin', 'POST /v1/auth/signup',
+    'POST /api/auth/login', 'POST /api/auth/refresh', 'POST /v1/auth/signin', 'POST /v1/auth/signup', 'POST /v1/billing/webhook', 'POST /v1/payprovider/webhook',
     'POST /v1/team/invite/{token}/accept', 'POST /v1/team/invite/{token}/decline',
   ]);
 });

@@ -55,6 +55,8 @@ const SEEDS: Readonly<Record<string, string>> = {
     values ('tpv_' || $3, now(), 'tpl_' || $3, $1, 1, 'm/m', 'nvidia-l4', 1, 1, 1, 1, 'auto', '[]', $2)`,
   template_subscription: `insert into template_subscription (id, created_at, user_id, organization_id, template_id, reason) values ('tsb_' || $3, now(), $2, $1, 'tpl_' || $3, 'subscribed')`,
   user_notification: `insert into user_notification (id, created_at, user_id, organization_id, kind, payload) values ('unt_' || $3, now(), $2, $1, 'template.updated', '{}')`,
+  checkout: `insert into checkout (id, created_at, organization_id, stripe_session_id, kind, amount_cents, status, url) values ('chk_' || $3, now(), $1, 'cs_' || $3, 'credits', 500, 'open', 'https://checkout')`,
+  payment_event: `insert into payment_event (id, created_at, stripe_event_id, webhook, type, organization_id, outcome) values ('pev_' || $3, now(), 'evt_' || $3, 'payprovider', 'checkout.session.completed', $1, 'o')`,
   webhook_subscription: `insert into webhook_subscription (id, created_at, organization_id, url, events, sealed_secret) values ('whs_' || $3, now(), $1, 'https://h', '[]', 's')`,
   webhook_attempt: `insert into webhook_attempt (id, created_at, subscription_id, delivery_id, event_id, attempt, duration_ms) values ('wha_' || $3, now(), 'whs_' || $3, 'd', 'e', 1, 1)`,
 };
