@@ -2,6 +2,7 @@
 // Idempotent: a warm run only checks stamp files. Exits non-zero naming the tool that failed.
 import { performance } from 'node:perf_hooks';
 import { ensureTool, isInstalled, ToolError } from './build.ts';
+import { ensureDebianPackages } from './debian.ts';
 import { ensurePulumiPlugins } from './pulumi-plugins.ts';
 import { kilnCacheDir } from './paths.ts';
 import { ensurePythonTool, isPythonToolInstalled } from './python.ts';
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     say(`  ${name} ${PYTHON_TOOLS[name].version}: ${source === 'cache' ? 'cached' : `ready (${source}, ${seconds}s)`}`);
   }
+  await ensureDebianPackages(say);
 }
 
 main().catch((error: unknown) => {

@@ -193,3 +193,20 @@ export const PYTHON_TOOLS = {
 } satisfies Record<string, PythonToolSpec>;
 
 export type PythonToolName = keyof typeof PYTHON_TOOLS;
+
+/**
+ * Commands from Debian packages (debian.ts): not pinned (each Debian release has its own build), installed with
+ * apt-get when missing and `npm run tools` runs as root, else named with the command to run.
+ */
+export interface DebianPackageSpec {
+  /** The commands the package provides that Kiln runs; any of them missing means the package is. */
+  readonly commands: readonly string[];
+  /** What needs it, said when it is missing. */
+  readonly why: string;
+}
+
+export const DEBIAN_PACKAGES = {
+  'poppler-utils': { commands: ['pdftoppm', 'pdftotext'], why: 'the invoice tests render and read the PDFs Kiln makes' },
+} satisfies Record<string, DebianPackageSpec>;
+
+export type DebianPackageName = keyof typeof DEBIAN_PACKAGES;
