@@ -6,16 +6,10 @@ import test from 'ava';
 import Stripe from 'stripe';
 import { billingPeriod } from '../../catalog/billing.ts';
 import { PLANS, type Plan } from '../../catalog/plans.ts';
-import type { StripeSettings } from '../../control-plane/config.ts';
 import { addMember, createApiKey, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
+import { testStripeSettings } from '../support/stripe.ts';
 
-const STRIPE: StripeSettings = {
-  secretKey: 'sk_test_kilnpaymenttests',
-  apiBase: process.env.KILN_TEST_STRIPE_API_BASE ?? 'http://127.0.0.1:12111',
-  webhookSecret: 'whsec_payprovider_test_secret',
-  billingWebhookSecret: 'whsec_billing_test_secret',
-  returnUrl: 'http://kiln.test/billing',
-};
+const STRIPE = testStripeSettings();
 /** A different limit per plan, so the header tells which plan a request was counted under. */
 const LIMITS = Object.fromEntries(PLANS.map((plan, i) => [plan, { perMinute: 1000 * (i + 1), burst: 1000 * (i + 1) }])) as Record<Plan, { perMinute: number; burst: number }>;
 
