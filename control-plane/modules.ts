@@ -15,6 +15,7 @@ import { gpuTypesModule } from './gpu-types/module.ts';
 import { healthModule } from './health/module.ts';
 import { idempotencyModule } from './idempotency/module.ts';
 import { inferenceModule } from './inference/module.ts';
+import { invoicesModule } from './invoices/module.ts';
 import { monitoringModule } from './monitoring/module.ts';
 import { costsModule } from './costs/module.ts';
 import { dashboardModule } from './dashboard/module.ts';
@@ -58,6 +59,7 @@ export const API_MODULES: readonly ApiModule[] = [
   monitoringModule,
   costsModule,
   billingModule,
+  invoicesModule,
   paymentsModule,
   optimizationModule,
   providersModule,

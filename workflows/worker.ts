@@ -1,4 +1,4 @@
-// The Temporal worker of Kiln's task queues: deployments, webhook deliveries, reports, alert evaluation, optimization auto-apply and metering.
+// The Temporal worker of Kiln's task queues: deployments, webhook deliveries, reports, alert evaluation, optimization auto-apply, metering and invoicing.
 // `npm run worker` runs one from the environment; infra/start.ts runs one beside the API with startWorker().
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -12,6 +12,7 @@ import { deploymentsQueue } from './deployment/queue.ts';
 import { serveWorkerMetrics, type MetricsListener } from './metrics.ts';
 import { optimizationQueue } from './optimization/queue.ts';
 import { createQueueWorker, type QueueModule, type WorkerDeps } from './queue.ts';
+import { invoicingQueue } from './invoicing/queue.ts';
 import { meteringQueue } from './metering/queue.ts';
 import { reportsQueue } from './reports/queue.ts';
 import { ensureSchedule, type KilnSchedule } from './schedules.ts';
@@ -20,9 +21,10 @@ import { createPrometheusClient } from '../lib/prometheus/client.ts';
 import { ALERT_EVALUATION_WORKFLOW, ALERT_EVALUATION_WORKFLOW_ID, ALERTS_TASK_QUEUE } from './contract/alerts.ts';
 import { OPTIMIZATION_TASK_QUEUE, OPTIMIZATION_WORKFLOW, OPTIMIZATION_WORKFLOW_ID } from './contract/optimization.ts';
 import { METERING_SCHEDULE_ID, METERING_TASK_QUEUE, METERING_WORKFLOW } from './contract/metering.ts';
+import { INVOICING_CRON, INVOICING_SCHEDULE_ID, INVOICING_TASK_QUEUE, INVOICING_WORKFLOW } from './contract/invoicing.ts';
 
 /** Every task queue one worker process polls. */
-export const QUEUES: readonly QueueModule[] = [deploymentsQueue, webhooksQueue, reportsQueue, alertsQueue, optimizationQueue, meteringQueue];
+export const QUEUES: readonly QueueModule[] = [deploymentsQueue, webhooksQueue, reportsQueue, alertsQueue, optimizationQueue, meteringQueue, invoicingQueue];
 
 export interface RunningWorker {
   /** Port of the worker's GET /metrics/internal; undefined without KILN_METRICS_TOKEN. */
@@ -87,6 +89,12 @@ export async function startWorker(config: WorkerConfig, log: Logger = pino({ lev
     {
       scheduleId: METERING_SCHEDULE_ID, spec: { intervals: [{ every: config.metering.intervalMs }] },
       action: { type: 'startWorkflow', workflowType: METERING_WORKFLOW, taskQueue: METERING_TASK_QUEUE, args: [] },
+    },
+    {
+      // The monthly close: each run invoices the month before it started. A close missed while Temporal was
+      // away is still made when it returns, within a week.
+      scheduleId: INVOICING_SCHEDULE_ID, spec: { cronExpressions: [INVOICING_CRON] }, catchupWindow: '7 days',
+      action: { type: 'startWorkflow', workflowType: INVOICING_WORKFLOW, taskQueue: INVOICING_TASK_QUEUE, args: [] },
     },
   ];
   for (const schedule of schedules) await ensureSchedule(client, schedule);

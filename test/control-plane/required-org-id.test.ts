@@ -39,6 +39,9 @@ const ROWS: ReadonlyArray<[path: string, status: number]> = [
   ['/v1/models/{id}', 400],
   ['/v1/recovery', 200],
   ['/v1/credits', 200],
+  ['/v1/billing/invoices', 200],
+  // Requested as written, `{id}` names no invoice: 404 once orgId is given.
+  ['/v1/billing/invoices/{id}/download', 404],
   ['/v1/recovery/circuits', 200],
   ['/v1/templates/deploy', 200],
   ['/v1/models/templates', 200],

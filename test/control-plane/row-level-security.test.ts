@@ -54,6 +54,8 @@ const SEEDS: Readonly<Record<string, string>> = {
   template_version: `insert into template_version (id, created_at, template_id, organization_id, version, model, gpu, gpus_per_replica, replicas, min_replicas, max_replicas, dtype, vllm_args, created_by)
     values ('tpv_' || $3, now(), 'tpl_' || $3, $1, 1, 'm/m', 'nvidia-l4', 1, 1, 1, 1, 'auto', '[]', $2)`,
   template_subscription: `insert into template_subscription (id, created_at, user_id, organization_id, template_id, reason) values ('tsb_' || $3, now(), $2, $1, 'tpl_' || $3, 'subscribed')`,
+  invoice: `insert into invoice (id, created_at, organization_id, number, period_start, period_end, plan, plan_fee_cents, usage_cents, credits_applied_cents, total_cents, currency, lines, issued_at)
+    values ('ivc_' || $3, now(), $1, 1, '2026-01-01', '2026-02-01', 'startup', 4900, 0, 0, 4900, 'usd', '[]', now())`,
   user_notification: `insert into user_notification (id, created_at, user_id, organization_id, kind, payload) values ('unt_' || $3, now(), $2, $1, 'template.updated', '{}')`,
   checkout: `insert into checkout (id, created_at, organization_id, stripe_session_id, kind, amount_cents, status, url) values ('chk_' || $3, now(), $1, 'cs_' || $3, 'credits', 500, 'open', 'https://checkout')`,
   payment_event: `insert into payment_event (id, created_at, stripe_event_id, webhook, type, organization_id, outcome) values ('pev_' || $3, now(), 'evt_' || $3, 'payprovider', 'checkout.session.completed', $1, 'o')`,

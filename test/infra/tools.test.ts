@@ -7,9 +7,10 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { onPath } from '../../infra/tools/debian.ts';
 import { binaryPath, pythonToolBinary, pythonToolDir } from '../../infra/tools/paths.ts';
 import { checkoutDir, inspectPlugin, pluginBinary, standinLauncher } from '../../infra/tools/pulumi-plugins.ts';
-import { KUBERNETES_PROVIDER_VERSION, PULUMI_PLUGINS, PYTHON_TOOLS, TOOLS, type PythonToolName, type ToolName } from '../../infra/tools/versions.ts';
+import { DEBIAN_PACKAGES, KUBERNETES_PROVIDER_VERSION, PULUMI_PLUGINS, PYTHON_TOOLS, TOOLS, type PythonToolName, type ToolName } from '../../infra/tools/versions.ts';
 
 const run = promisify(execFile);
 
@@ -44,6 +45,12 @@ for (const name of Object.keys(PYTHON_TOOLS) as PythonToolName[]) {
       const key = p.toLowerCase().replaceAll('_', '-');
       if (installed.has(key)) t.is(installed.get(key), v, p);
     }
+  });
+}
+
+for (const [name, spec] of Object.entries(DEBIAN_PACKAGES)) {
+  test(`the Debian package ${name} is installed: ${spec.commands.join(', ')} on PATH`, (t) => {
+    for (const command of spec.commands) t.true(onPath(command), command);
   });
 }
 
