@@ -22,6 +22,7 @@ import { startHubRecordings } from '../support/hub-recordings.ts';
 import { startPrometheus } from '../../infra/servers/prometheus.ts';
 import { freePort } from '../../infra/servers/process.ts';
 import { inviteByMail, startMailingApi, type TestSmtp } from '../support/smtp.ts';
+import { testStripeSettings } from '../support/stripe.ts';
 
 const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance'];
 /** Cases per operation and phase: enough to reach every documented status, small enough for `npm test`'s budget. */
@@ -41,10 +42,11 @@ let close: () => Promise<void>;
 // Models outside the catalog are looked up on a Hub: the stand-in serving recorded answers (one it has no
 // recording of is 404, as on the Hub), since this machine cannot reach the real one.
 // The metric routes read a real Prometheus of this file's own (nothing to scrape: their series are empty).
+// The payment routes talk to the shared local Stripe stand-in (stripe-mock); no case carries a valid webhook signature.
 test.before(async () => {
   const hub = await startHubRecordings();
   const prometheus = await startPrometheus({ dataDir: join(reportRoot, 'prometheus'), port: await freePort(), kubeconfigs: [] });
-  const mailing = await startMailingApi(import.meta.filename, { config: { ...hub.hubConfig(), prometheusUrl: prometheus.url } });
+  const mailing = await startMailingApi(import.meta.filename, { config: { ...hub.hubConfig(), prometheusUrl: prometheus.url, stripe: testStripeSettings() } });
   ({ api, smtp } = mailing);
   close = async () => {
     await mailing.close();
