@@ -2,6 +2,8 @@
 // checkout for credits and plans, plan changes, the customer portal, and Stripe's two webhooks with events
 // signed as Stripe signs them. Stripe's answers come from stripe-mock; what Stripe would send later (a paid
 // session) the tests send themselves, signed with the test webhook secrets.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import test from 'ava';
 import Stripe from 'stripe';
 import { billingPeriod } from '../../catalog/billing.ts';
@@ -150,6 +152,49 @@ test('portal: a Stripe customer portal URL; concurrent first uses create one cus
   t.is((await organization(user.organizationId)).stripe_customer_id, customer);
   t.is((await api.request('POST', '/v1/billing/portal', { token: user.token, body: { returnUrl: 'not a url' } })).status, 422);
   t.is((await api.request('POST', '/v1/billing/portal', { token: user.token, body: { returnUrl: 5 } })).status, 400);
+});
+
+/** Relays requests to stripe-mock, counting them by method and path: what Kiln asked of Stripe. */
+async function countingStripe(): Promise<{ url: string; calls: Map<string, number>; close(): Promise<void> }> {
+  const calls = new Map<string, number>();
+  const server = createServer(async (req, res) => {
+    const key = `${req.method} ${req.url}`;
+    calls.set(key, (calls.get(key) ?? 0) + 1);
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const answer = await fetch(STRIPE.apiBase + req.url, {
+      method: req.method, body: chunks.length ? Buffer.concat(chunks) : undefined,
+      headers: Object.fromEntries(Object.entries(req.headers).filter(([name]) => ['authorization', 'content-type', 'idempotency-key', 'stripe-version'].includes(name)) as [string, string][]),
+    });
+    res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await answer.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+test('concurrent first uses of checkout and the portal ask Stripe for one customer; Stripe unreachable is 502 and stores nothing', async (t) => {
+  const stripe = await countingStripe();
+  t.teardown(() => stripe.close());
+  const replica = await startTestApi(import.meta.filename, { databaseUrl: api.databaseUrl, config: { stripe: { ...STRIPE, apiBase: stripe.url } } });
+  t.teardown(() => replica.close());
+  const user = await signup(replica, 'concurrent');
+  const answers = await Promise.all([
+    ...Array.from({ length: 4 }, () => replica.request('POST', '/v1/billing/portal', { token: user.token, body: {} })),
+    ...Array.from({ length: 4 }, () => replica.request('POST', '/v1/payprovider/checkout', { token: user.token, body: { kind: 'credits', amountCents: 1000 } })),
+  ]);
+  t.deepEqual(answers.map((r) => r.status), [200, 200, 200, 200, 201, 201, 201, 201]);
+  t.is(stripe.calls.get('POST /v1/customers'), 1);
+  t.is(stripe.calls.get('POST /v1/checkout/sessions'), 4);
+
+  const away = await startTestApi(import.meta.filename, { databaseUrl: api.databaseUrl, config: { stripe: { ...STRIPE, apiBase: 'http://127.0.0.1:9' } } });
+  t.teardown(() => away.close());
+  const stranded = await signup(away, 'stranded');
+  const refused = await away.request('POST', '/v1/payprovider/checkout', { token: stranded.token, body: { kind: 'credits', amountCents: 1000 } });
+  t.is(refused.status, 502);
+  t.like(refused.body, { code: 'UPSTREAM_ERROR' });
+  t.regex(refused.body.message, /^Stripe could not create the customer/);
+  t.is((await organization(stranded.organizationId)).stripe_customer_id, null);
+  t.is(await count('checkout WHERE organization_id = $1', [stranded.organizationId]), 0);
 });
 
 test('upgrade: a dearer plan is a checkout; a cheaper one waits for the next billing month; the same plan is 422; bad input changes nothing', async (t) => {
