@@ -73,7 +73,8 @@ async function main(): Promise<void> {
   // The API first: it migrates the database, which the worker's first passes (alert evaluation, optimization) read.
   const api = await startApi({ config: { ...config, stripe, metricsToken, databaseUrl: postgres.url, temporalAddress: temporal.address }, log });
   stops.push(() => api.close());
-  const worker = await startWorker(await loadConfig('worker', { ...pulumiToolsEnv(), ...process.env, KILN_METRICS_TOKEN: metricsToken, DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporal.address }), log);
+  // Metering closes a minute at a time here (an hour in production), so the walk-through sees its debits.
+  const worker = await startWorker(await loadConfig('worker', { ...pulumiToolsEnv(), KILN_METERING_INTERVAL_SECONDS: '60', KILN_METERING_SETTLE_SECONDS: '10', ...process.env, KILN_METRICS_TOKEN: metricsToken, DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporal.address }), log);
   stops.push(() => worker.stop());
   say(`API: ${api.url} (reference API under /v1, platform API under /api)`);
   say(`Kiln's own metrics: ${api.url}/metrics/internal (API), http://127.0.0.1:${worker.metricsPort}/metrics/internal (worker), Bearer token in ${config.metricsToken ? 'KILN_METRICS_TOKEN' : join(dataDir, 'metrics-token')}`);
