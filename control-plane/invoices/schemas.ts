@@ -23,7 +23,7 @@ export const InvoiceLineView = z.object({
 
 export const InvoiceView = z.object({
   id: z.string(),
-  number: z.string().meta({ description: 'The invoice\'s number as printed: KILN-<organization>-<sequence>.', example: 'KILN-0123ABCD-0001' }),
+  number: z.string().meta({ description: 'The invoice\'s number as printed, unique across organizations: KILN-<organization id>-<sequence>.', example: 'KILN-0123456789ABCDEFGHIJ-0001' }),
   sequence: z.number().int().min(1).meta({ description: 'The organization\'s invoices are numbered 1, 2, 3... in the order issued.' }),
   organizationId: z.string(),
   periodStart: z.iso.datetime(),

@@ -12,9 +12,12 @@ import type { InvoiceBody, ListInvoicesInput } from './schemas.ts';
 const ORDERING = 'invoices:-number';
 const MS_PER_HOUR = 3_600_000;
 
-/** The number printed on an invoice: KILN-<the organization id's first 8 characters>-<sequence, 4 digits at least>. */
+/**
+ * The number printed on an invoice: KILN-<the organization id without its prefix>-<sequence, 4 digits at least>.
+ * The whole id, not a part: two organizations' invoices never share a number.
+ */
 export function invoiceNumber(organizationId: string, sequence: number): string {
-  return `KILN-${organizationId.replace(/^org_/, '').slice(0, 8).toUpperCase()}-${String(sequence).padStart(4, '0')}`;
+  return `KILN-${organizationId.replace(/^org_/, '').toUpperCase()}-${String(sequence).padStart(4, '0')}`;
 }
 
 export function invoiceView(invoice: Invoice): InvoiceBody {

@@ -9,7 +9,11 @@ export interface InvoicingActivityDeps {
   readonly now?: () => Date;
   /** Reports progress (Temporal's heartbeat in the worker); nothing in tests and benches that call the activity directly. */
   readonly progress?: () => void;
+  /** Organizations issued at once, each on a connection of its own (the ORM's pool holds 10). */
+  readonly concurrency?: number;
 }
+
+const CONCURRENCY = 4;
 
 export function createInvoicingActivities(deps: InvoicingActivityDeps) {
   const now = deps.now ?? (() => new Date());
@@ -23,19 +27,23 @@ export function createInvoicingActivities(deps: InvoicingActivityDeps) {
       // An invoice is final: one for a month still running would leave the rest of its usage on none.
       if (period.end > at) throw ApplicationFailure.nonRetryable(`${input.month} has not ended yet`, 'MonthNotEnded');
       const candidates = await deps.store.candidates(period);
+      const due = candidates.filter((candidate) => candidate.ready || input.force);
+      const waiting = candidates.length - due.length;
       let issued = 0;
       let planChanges = 0;
-      let waiting = 0;
-      for (const candidate of candidates) {
-        if (!candidate.ready && !input.force) {
-          waiting += 1;
-          continue;
+      // A few organizations at a time: each is its own transaction under its own row lock, so they never meet.
+      let next = 0;
+      await Promise.all(Array.from({ length: Math.min(deps.concurrency ?? CONCURRENCY, due.length) }, async () => {
+        while (next < due.length) {
+          const outcome = await deps.store.issue(due[next++]!.organizationId, period, at).catch((error: unknown) => {
+            next = due.length; // the others stop too: the activity fails, and its retry takes up what is left
+            throw error;
+          });
+          if (outcome.issued) issued += 1;
+          if (outcome.planChanged) planChanges += 1;
+          progress();
         }
-        const outcome = await deps.store.issue(candidate.organizationId, period, at);
-        if (outcome.issued) issued += 1;
-        if (outcome.planChanged) planChanges += 1;
-        progress();
-      }
+      }));
       // The organizations with no invoice for the month change plan too, once none is left to issue: an invoice
       // still waiting is for the plan the organization had over the month.
       if (waiting === 0) planChanges += await deps.store.applyDuePlanChanges(period.end);
