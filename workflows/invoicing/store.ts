@@ -26,7 +26,7 @@ export interface IssueOutcome {
   readonly planChanged: boolean;
 }
 
-/** What an invoice says, from the period's rows (pure: the store and the tests share it). */
+/** What an invoice says, from the period's rows. */
 export interface InvoiceFigures {
   readonly plan: Plan;
   readonly planFeeCents: number;
@@ -38,6 +38,7 @@ export interface InvoiceFigures {
 
 const PAID_PLANS = PLANS.filter((plan) => PLAN_TERMS[plan].monthlyPriceCents > 0);
 
+/** The plan's fee, the usage (the lines' sum), the credits applied and the total, never below zero. */
 export function invoiceFigures(plan: string, lines: InvoiceLine[], creditsAppliedCents: number): InvoiceFigures {
   if (!(PLANS as readonly string[]).includes(plan)) throw new Error(`unknown plan ${plan}`);
   const planFeeCents = PLAN_TERMS[plan as Plan].monthlyPriceCents;
