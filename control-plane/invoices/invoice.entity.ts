@@ -1,18 +1,13 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import type { Plan } from '../../catalog/plans.ts';
 import { BaseSchema } from '../database/base.entity.ts';
+import type { DeploymentUsage } from '../../lib/billing/usage.ts';
 
-/** One line of an invoice: a deployment's GPU time of one type at one rate over the period. */
-export interface InvoiceLine {
-  readonly deploymentId: string;
-  /** Its name when last charged in the period. */
-  readonly deploymentName: string;
-  readonly gpu: string;
-  /** Exact GPU-milliseconds; GPU-hours are shown from it. */
-  readonly gpuMs: number;
-  readonly rateCentsPerHour: number;
-  /** The line's exact usage units (catalog/billing.ts), rounded once to `amountCents`. */
-  readonly usageUnits: number;
+/**
+ * One line of an invoice: a deployment's GPU time of one type at one rate over the period (the usage shape
+ * metering charges, lib/billing/usage.ts), its exact units rounded once to `amountCents`.
+ */
+export interface InvoiceLine extends DeploymentUsage {
   readonly amountCents: number;
 }
 
