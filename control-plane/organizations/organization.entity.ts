@@ -38,6 +38,8 @@ export const OrganizationSchema = defineEntity({
     creditsStoppedAt: p.datetime(3).nullable(),
     /** Its customer at Stripe (payments/), created on first checkout or portal visit. */
     stripeCustomerId: p.string().nullable(),
+    /** The Stripe subscription paying for the plan: plan changes update it rather than start another. */
+    stripeSubscriptionId: p.string().nullable(),
     /** A plan that replaces `plan` at `pendingPlanAt` (a downgrade or cancellation waits for the period's end); the monthly close applies it. */
     pendingPlan: p.string().$type<Plan>().nullable(),
     pendingPlanAt: p.datetime(3).nullable(),

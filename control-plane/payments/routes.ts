@@ -16,7 +16,7 @@ export function paymentRoutes(payments: PaymentService): Route[] {
     }),
     defineRoute({
       tag: 'Billing', resourceType: 'organization', permission: 'billing:write', method: 'POST', path: '/v1/billing/upgrade', operationId: 'changePlanV1',
-      summary: 'Changes the plan: a dearer plan through a Stripe checkout now, a cheaper one (free included) from the start of the next billing month (UTC); the same plan is 422',
+      summary: 'Changes the plan: a dearer plan through a Stripe checkout (or at once, when a subscription already pays for a plan: it moves to the new price and Stripe bills the difference), a cheaper one (free included) from the start of the next billing month (UTC); the same plan is 422',
       body: UpgradeRequest, response: PlanChangeView, idempotent: true, errors: [502, 503],
       handle: async ({ body, state }) => {
         state.resourceId = state.principal!.organizationId;

@@ -36,8 +36,8 @@ export const PlanChangeView = z.object({
   change: z.enum(['upgrade', 'downgrade']),
   currentPlan: z.enum(PLANS),
   plan: z.enum(PLANS),
-  effectiveAt: z.iso.datetime().nullable().meta({ description: 'Downgrade: when the plan changes (the start of the next billing month, UTC); upgrade: null, it changes once checkout is paid.' }),
-  checkout: CheckoutView.nullable().meta({ description: 'Upgrade: the checkout to pay; downgrade: null.' }),
+  effectiveAt: z.iso.datetime().nullable().meta({ description: 'Downgrade: when the plan changes (the start of the next billing month, UTC). Upgrade through checkout: null, it changes once checkout is paid; upgrade of a plan a subscription already pays for: now (the subscription moves to the new price and Stripe bills the difference).' }),
+  checkout: CheckoutView.nullable().meta({ description: 'Upgrade from the free plan: the checkout to pay; otherwise null.' }),
 }).meta({ id: 'PlanChange' });
 
 export const PortalRequest = z.strictObject({

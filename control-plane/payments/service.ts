@@ -58,7 +58,7 @@ export interface PaymentDeps {
   now?: () => Date;
 }
 
-interface OrganizationRow { id: string; name: string; contact_email: string | null; plan: Plan; stripe_customer_id: string | null }
+interface OrganizationRow { id: string; name: string; contact_email: string | null; plan: Plan; stripe_customer_id: string | null; stripe_subscription_id: string | null }
 interface CheckoutRow { id: string; organization_id: string; kind: CheckoutKind; amount_cents: number | null; plan: Plan | null; status: CheckoutStatus }
 
 /** What an event did: the organization it acted on (from Kiln's rows), in words, and whether that organization's plan changed. */
@@ -101,7 +101,7 @@ export function createPaymentService(deps: PaymentDeps) {
 
   async function organization(em: EntityManager, organizationId: string, lock = false): Promise<OrganizationRow> {
     const [row] = await em.execute<OrganizationRow[]>(
-      `SELECT id, name, contact_email, plan, stripe_customer_id FROM organization WHERE id = ?${lock ? ' FOR UPDATE' : ''}`, [organizationId]);
+      `SELECT id, name, contact_email, plan, stripe_customer_id, stripe_subscription_id FROM organization WHERE id = ?${lock ? ' FOR UPDATE' : ''}`, [organizationId]);
     if (!row) throw new Error(`organization ${organizationId} not found`);
     return row;
   }
@@ -123,6 +123,20 @@ export function createPaymentService(deps: PaymentDeps) {
       await tx.execute('UPDATE organization SET stripe_customer_id = ? WHERE id = ?', [customer.id, organizationId]);
       return customer.id;
     });
+  }
+
+  /** The subscription's plan item moved to `plan`'s monthly price; `proration` says whether Stripe bills the difference now. */
+  async function moveSubscription(organizationId: string, subscriptionId: string, plan: Plan, proration: 'always_invoice' | 'none'): Promise<void> {
+    const { stripe } = configured();
+    const current = await atStripe('read the subscription', () => stripe.subscriptions.retrieve(subscriptionId));
+    const item = current.items.data[0];
+    if (!item) throw new UpstreamError(`Stripe's subscription ${subscriptionId} has no item to change`);
+    const price = await atStripe('create the plan\'s price', () => stripe.prices.create({
+      currency: 'usd', unit_amount: PLAN_TERMS[plan].monthlyPriceCents, recurring: { interval: 'month' }, product_data: { name: `Kiln ${plan} plan` },
+    }));
+    await atStripe('change the subscription', () => stripe.subscriptions.update(subscriptionId, {
+      items: [{ id: item.id, price: price.id }], proration_behavior: proration, cancel_at_period_end: false, metadata: { organizationId, plan },
+    }));
   }
 
   /** Appends query parameters to the return page, which may carry some already. */
@@ -175,17 +189,38 @@ export function createPaymentService(deps: PaymentDeps) {
 
     checkout,
 
-    /** A dearer plan: checkout for it now. A cheaper one: recorded to replace the plan when the billing period ends. */
+    /**
+     * A dearer plan: checkout for it now, or, when a subscription already pays for a plan, that subscription
+     * moved to the new price (Stripe bills the difference at once) and the plan changed now. A cheaper one:
+     * recorded to replace the plan when the billing period ends, the subscription renewing at the cheaper price
+     * (or cancelled at its period's end, for free).
+     */
     async changePlan(em: EntityManager, principal: Principal, plan: Plan): Promise<PlanChange> {
-      const current = (await organization(em, principal.organizationId)).plan;
+      const organizationId = principal.organizationId;
+      const { plan: current, stripe_subscription_id: subscription } = await organization(em, organizationId);
       if (plan === current) throw invalidField('plan', `the organization is on the ${plan} plan already`);
+      const paidBySubscription = subscription !== null && current !== 'free';
       if (PLAN_TERMS[plan].monthlyPriceCents > PLAN_TERMS[current].monthlyPriceCents) {
-        const paid = await checkout(em, principal, { kind: 'plan', plan: plan as Exclude<Plan, 'free'> });
-        return { change: 'upgrade', currentPlan: current, plan, effectiveAt: null, checkout: paid };
+        if (!paidBySubscription) {
+          const paid = await checkout(em, principal, { kind: 'plan', plan: plan as Exclude<Plan, 'free'> });
+          return { change: 'upgrade', currentPlan: current, plan, effectiveAt: null, checkout: paid };
+        }
+        await moveSubscription(organizationId, subscription, plan, 'always_invoice');
+        await em.execute('UPDATE organization SET plan = ?, pending_plan = NULL, pending_plan_at = NULL WHERE id = ?', [plan, organizationId]);
+        deps.credentials.forget({ organizationId });
+        return { change: 'upgrade', currentPlan: current, plan, effectiveAt: now().toISOString(), checkout: null };
+      }
+      if (paidBySubscription) {
+        if (plan === 'free') {
+          const { stripe } = configured();
+          await atStripe('cancel the subscription at its period\'s end', () => stripe.subscriptions.update(subscription, { cancel_at_period_end: true }));
+        } else {
+          await moveSubscription(organizationId, subscription, plan, 'none');
+        }
       }
       // The month is paid for: the cheaper plan starts with the next one (the monthly close applies it).
       const effectiveAt = billingPeriod(now()).end;
-      await em.execute('UPDATE organization SET pending_plan = ?, pending_plan_at = ? WHERE id = ?', [plan, effectiveAt, principal.organizationId]);
+      await em.execute('UPDATE organization SET pending_plan = ?, pending_plan_at = ? WHERE id = ?', [plan, effectiveAt, organizationId]);
       return { change: 'downgrade', currentPlan: current, plan, effectiveAt: effectiveAt.toISOString(), checkout: null };
     },
 
@@ -249,15 +284,16 @@ export function createPaymentService(deps: PaymentDeps) {
         if (session.payment_status !== 'paid' && !(row.kind === 'plan' && session.payment_status === 'no_payment_required')) {
           return { organizationId, outcome: `checkout ${row.id} completed, awaiting payment (${String(session.payment_status)})` };
         }
-        return fulfil(tx, row, session.id);
+        return fulfil(tx, row, session);
       default:
-        return fulfil(tx, row, session.id);
+        return fulfil(tx, row, session);
     }
   }
 
   /** A paid checkout: credits into the ledger (once per session), or the organization's plan. An expired checkout paid after all still counts. */
-  async function fulfil(tx: EntityManager, row: CheckoutRow, sessionId: string): Promise<Effect> {
+  async function fulfil(tx: EntityManager, row: CheckoutRow, session: Stripe.Checkout.Session): Promise<Effect> {
     const organizationId = row.organization_id;
+    const sessionId = session.id;
     if (row.status === 'completed') return { organizationId, outcome: `ignored: checkout ${row.id} was fulfilled already` };
     await tx.execute(`UPDATE checkout SET status = 'completed', completed_at = ? WHERE id = ?`, [now(), row.id]);
     if (row.kind === 'credits') {
@@ -266,8 +302,10 @@ export function createPaymentService(deps: PaymentDeps) {
       });
       return { organizationId, outcome: moved.applied ? `credited ${row.amount_cents} cents (checkout ${row.id})` : `checkout ${row.id} had been credited already` };
     }
-    // A plan bought replaces any change that was waiting for the period's end.
-    await tx.execute('UPDATE organization SET plan = ?, pending_plan = NULL, pending_plan_at = NULL WHERE id = ?', [row.plan, organizationId]);
+    // A plan bought replaces any change that was waiting for the period's end; its subscription pays for later changes.
+    const subscription = typeof session.subscription === 'string' ? session.subscription : session.subscription?.id ?? null;
+    await tx.execute('UPDATE organization SET plan = ?, pending_plan = NULL, pending_plan_at = NULL, stripe_subscription_id = coalesce(?, stripe_subscription_id) WHERE id = ?',
+      [row.plan, subscription, organizationId]);
     return { organizationId, outcome: `plan changed to ${row.plan} (checkout ${row.id})`, planChanged: true };
   }
 
@@ -286,9 +324,10 @@ export function createPaymentService(deps: PaymentDeps) {
     const ending = event.type === 'customer.subscription.deleted' || subscription.cancel_at_period_end === true || ENDED_SUBSCRIPTION.has(subscription.status);
     if (!ending) return { organizationId: org.id, outcome: `subscription ${String(subscription.id)} is ${String(subscription.status)}: no change` };
     if (org.plan === 'free') return { organizationId: org.id, outcome: 'subscription ended; the organization is on the free plan already' };
-    // The month is paid for: free from the next one, when the monthly close applies it.
+    // The month is paid for: free from the next one, when the monthly close applies it. A subscription gone for
+    // good pays for nothing more: the next upgrade goes through checkout.
     const at = billingPeriod(now()).end;
-    await tx.execute(`UPDATE organization SET pending_plan = 'free', pending_plan_at = ? WHERE id = ?`, [at, org.id]);
+    await tx.execute(`UPDATE organization SET pending_plan = 'free', pending_plan_at = ?${event.type === 'customer.subscription.deleted' ? ', stripe_subscription_id = NULL' : ''} WHERE id = ?`, [at, org.id]);
     return { organizationId: org.id, outcome: `subscription ${String(subscription.id)} ended: the free plan from ${at.toISOString()}` };
   }
 }

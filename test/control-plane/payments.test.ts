@@ -347,6 +347,37 @@ test('a paid plan checkout changes the plan, and the next request is rate-limite
   t.is((await api.request('GET', '/v1/settings/profile', { token: user.token })).headers.get('x-ratelimit-limit'), String(LIMITS.growth.perMinute));
 });
 
+test('a plan a subscription pays for: an upgrade moves that subscription to the new price and changes the plan now, with no second checkout; a downgrade renews cheaper, free cancels at the period end', async (t) => {
+  const stripe = await countingStripe();
+  t.teardown(() => stripe.close());
+  const replica = await startTestApi(import.meta.filename, { databaseUrl: api.databaseUrl, config: { stripe: { ...STRIPE, apiBase: stripe.url } } });
+  t.teardown(() => replica.close());
+  const user = await signup(replica, 'subscribed');
+  const first = await replica.request('POST', '/v1/billing/upgrade', { token: user.token, body: { plan: 'startup' } });
+  t.truthy(first.body.checkout, 'from free, a checkout');
+  await replica.request('POST', '/v1/payprovider/webhook', sessionEvent('checkout.session.completed', await paidSession(user, first.body.checkout.id, { mode: 'subscription', subscription: 'sub_kiln_test' })));
+  const { rows: [paid] } = await api.pool.query<{ plan: string; stripe_subscription_id: string }>('SELECT plan, stripe_subscription_id FROM organization WHERE id = $1', [user.organizationId]);
+  t.deepEqual(paid, { plan: 'startup', stripe_subscription_id: 'sub_kiln_test' });
+  const sessions = stripe.calls.get('POST /v1/checkout/sessions');
+
+  const up = await replica.request('POST', '/v1/billing/upgrade', { token: user.token, body: { plan: 'growth' } });
+  t.is(up.status, 200, JSON.stringify(up.body));
+  t.like(up.body, { change: 'upgrade', currentPlan: 'startup', plan: 'growth', checkout: null });
+  t.true(Date.parse(up.body.effectiveAt) <= Date.now());
+  t.is((await organization(user.organizationId)).plan, 'growth', 'changed now: Stripe bills the difference');
+  t.is(stripe.calls.get('POST /v1/checkout/sessions'), sessions, 'no second checkout, so no second subscription');
+  t.is(stripe.calls.get('GET /v1/subscriptions/sub_kiln_test'), 1);
+  t.is(stripe.calls.get('POST /v1/subscriptions/sub_kiln_test'), 1);
+
+  const down = await replica.request('POST', '/v1/billing/upgrade', { token: user.token, body: { plan: 'startup' } });
+  t.like(down.body, { change: 'downgrade', plan: 'startup', checkout: null });
+  t.like(await organization(user.organizationId), { plan: 'growth', pending_plan: 'startup' });
+  t.is(stripe.calls.get('POST /v1/subscriptions/sub_kiln_test'), 2, 'renews at the cheaper price');
+  const free = await replica.request('POST', '/v1/billing/upgrade', { token: user.token, body: { plan: 'free' } });
+  t.like(free.body, { change: 'downgrade', plan: 'free' });
+  t.is(stripe.calls.get('POST /v1/subscriptions/sub_kiln_test'), 3, 'cancelled at its period end');
+});
+
 test('the billing webhook: a cancelled subscription returns the organization to free when the month ends; a failed invoice is recorded; once per event', async (t) => {
   const user = await signup(api, 'subscriber');
   await api.request('POST', '/v1/billing/portal', { token: user.token, body: {} });
