@@ -1,5 +1,6 @@
 // Every area of the API, in the order their services are built (a module may use the services of those
 // above it; routes see them all). Adding an area: its folder with a module.ts, and one line here.
+import { activityModule } from './activity/module.ts';
 import { adminModule } from './admin/module.ts';
 import { alertsModule } from './alerts/module.ts';
 import { apiKeysModule } from './api-keys/module.ts';
@@ -71,6 +72,7 @@ export const API_MODULES: readonly ApiModule[] = [
   teamModule,
   rolesModule,
   notificationsModule,
+  activityModule,
   templatesModule,
   reportsModule,
   adminModule,
