@@ -32,6 +32,7 @@ import { Migration20261124080000Billing } from './migrations/Migration2026112408
 import { Migration20261124090000Payments } from './migrations/Migration20261124090000Payments.ts';
 import { Migration20261124100000Invoices } from './migrations/Migration20261124100000Invoices.ts';
 import { Migration20261124104000StripeSubscription } from './migrations/Migration20261124104000StripeSubscription.ts';
+import { Migration20261124110000Notifications } from './migrations/Migration20261124110000Notifications.ts';
 import { applyScope } from '../core/row-level-security.ts';
 
 /** The entities of every API module (modules.ts), the worker's included, on their shared base. */
@@ -75,6 +76,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
         Migration20261124090000Payments,
         Migration20261124100000Invoices,
         Migration20261124104000StripeSubscription,
+        Migration20261124110000Notifications,
       ],
       snapshot: false,
       silent: true,

@@ -1,7 +1,11 @@
 // Platform notifications, written by administrators, and notifications addressed to one user (what they
-// follow: template updates).
+// follow: template updates; and what the worker tells them: deployments, alerts, credits, invoices), which
+// /v1/notifications lists together with the live announcements, with the user's reads and preferences.
 import { defineModule } from '../module.ts';
+import { createInboxService } from './inbox.ts';
+import { NotificationPreferenceSchema, NotificationReadSchema } from './notification-state.entity.ts';
 import { NotificationSchema } from './notification.entity.ts';
+import { inboxRoutes } from './routes.ts';
 import { createNotificationService, type NotificationService } from './service.ts';
 import { UserNotificationSchema } from './user-notification.entity.ts';
 import { createUserNotificationService, type UserNotificationService } from './user-notifications.ts';
@@ -12,6 +16,7 @@ declare module '../module.ts' {
 
 export const notificationsModule = defineModule({
   name: 'notifications',
-  entities: [NotificationSchema, UserNotificationSchema],
+  entities: [NotificationSchema, UserNotificationSchema, NotificationReadSchema, NotificationPreferenceSchema],
   services: ({ cursors }) => ({ notifications: createNotificationService({ cursors }), userNotifications: createUserNotificationService() }),
+  routes: ({ cursors }) => inboxRoutes(createInboxService({ cursors })),
 });

@@ -4,8 +4,15 @@ import { UserSchema } from '../auth/user.entity.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
 
 /** What a notification is about; each kind has its own payload (below). Later areas add kinds here. */
-export const USER_NOTIFICATION_KINDS = ['template.updated', 'credits.low', 'credits.exhausted', 'credits.stopped'] as const;
+export const USER_NOTIFICATION_KINDS = [
+  'template.updated', 'credits.low', 'credits.exhausted', 'credits.stopped',
+  'deployment.failed', 'deployment.running', 'alert.fired', 'alert.resolved', 'invoice.issued',
+] as const;
 export type UserNotificationKind = (typeof USER_NOTIFICATION_KINDS)[number];
+
+/** The kinds a user's list shows: their own notifications' and the platform announcements (notification.entity.ts). */
+export const NOTIFICATION_KINDS = [...USER_NOTIFICATION_KINDS, 'platform.announcement'] as const;
+export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 /** `template.updated`: a template the user follows has a new version, and what changed from the one before. */
 export interface TemplateUpdatedPayload {
@@ -30,11 +37,46 @@ export interface CreditsPayload {
   stoppedDeployments?: number;
 }
 
+/** `deployment.failed` / `deployment.running`: a deployment reached that status (the status store's edge). */
+export interface DeploymentStatusPayload {
+  message: string;
+  deploymentId: string;
+  deploymentName: string;
+  status: 'failed' | 'running';
+  reason?: string | null;
+}
+
+/** `alert.fired` / `alert.resolved`: one of the organization's alerts fired or resolved. */
+export interface AlertPayload {
+  message: string;
+  alertId: string;
+  name: string;
+  metric: string;
+  value?: number | null;
+  threshold?: number | null;
+}
+
+/** `invoice.issued`: the month's invoice (to owners and admins, who hold billing:read). */
+export interface InvoicePayload {
+  message: string;
+  invoiceId: string;
+  number: string;
+  totalCents: number;
+  currency: string;
+  periodStart: string;
+  periodEnd: string;
+}
+
 export interface UserNotificationPayloads {
   'template.updated': TemplateUpdatedPayload;
   'credits.low': CreditsPayload;
   'credits.exhausted': CreditsPayload;
   'credits.stopped': CreditsPayload;
+  'deployment.failed': DeploymentStatusPayload;
+  'deployment.running': DeploymentStatusPayload;
+  'alert.fired': AlertPayload;
+  'alert.resolved': AlertPayload;
+  'invoice.issued': InvoicePayload;
 }
 
 /**

@@ -1,7 +1,9 @@
 // Notifications addressed to one user in one organization (user-notification.entity.ts): areas create them
 // for what their users follow (template updates now), and read and mark them for their own routes.
+// /v1/notifications (inbox.ts) lists them all.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomString } from '../../lib/ids.ts';
+import { NotificationPreferenceSchema } from './notification-state.entity.ts';
 import { UserNotificationSchema, type UserNotification, type UserNotificationKind, type UserNotificationPayloads } from './user-notification.entity.ts';
 
 export interface Recipient { userId: string; organizationId: string }
@@ -11,9 +13,17 @@ export const UNREAD_LIMIT = 100;
 
 export function createUserNotificationService() {
   return {
-    /** One notification per recipient; flushed with the caller's unit of work. */
-    notify<K extends UserNotificationKind>(em: EntityManager, recipients: readonly Recipient[], kind: K, payload: UserNotificationPayloads[K]): void {
+    /**
+     * One notification per recipient, but those who turned the kind off in the app (their preferences in that
+     * organization); flushed with the caller's unit of work.
+     */
+    async notify<K extends UserNotificationKind>(em: EntityManager, recipients: readonly Recipient[], kind: K, payload: UserNotificationPayloads[K]): Promise<void> {
+      const off = recipients.length ? await em.find(NotificationPreferenceSchema, {
+        $or: recipients.map((r) => ({ user: r.userId, organization: r.organizationId })),
+      }) : [];
+      const declined = new Set(off.filter((p) => p.inApp[kind] === false).map((p) => `${p.user.id} ${p.organization.id}`));
       for (const { userId, organizationId } of recipients) {
+        if (declined.has(`${userId} ${organizationId}`)) continue;
         em.create(UserNotificationSchema, { id: `unt_${randomString(20)}`, user: userId, organization: organizationId, kind, payload, readAt: null });
       }
     },

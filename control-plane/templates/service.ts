@@ -165,7 +165,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
     await bypassingRowLevelSecurity(async () => {
       const fork = em.fork();
       const subscribers = await fork.find(TemplateSubscriptionSchema, { template: template.id, user: { $ne: principal.userId } });
-      deps.userNotifications.notify(fork, subscribers.map((s) => ({ userId: s.user.id, organizationId: s.organization.id })), 'template.updated', payload);
+      await deps.userNotifications.notify(fork, subscribers.map((s) => ({ userId: s.user.id, organizationId: s.organization.id })), 'template.updated', payload);
       await fork.flush();
     });
     return versionView(template.id, created);

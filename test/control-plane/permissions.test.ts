@@ -64,7 +64,9 @@ test('full access: everything the role allows; members cannot manage API keys, v
   for (const [route, permission] of routes) t.true(isAllowed(permission, ROLE_PERMISSIONS.owner, 'full_access', true), route);
   for (const [route, permission] of writes.filter(([r]) => r.includes('/api-keys'))) t.false(isAllowed(permission, ROLE_PERMISSIONS.member, 'full_access'), route);
   for (const [route, permission] of writes.filter(([, p]) => p !== 'public')) {
-    t.is(isAllowed(permission, ROLE_PERMISSIONS.viewer, 'full_access'), route.includes('/v1/settings/profile') || permission === 'catalog:read', route);
+    // Their own notifications (marking them read, their preferences) are their profile's.
+    const ownProfile = route.includes('/v1/settings/profile') || (route.startsWith('POST /v1/notifications') && permission === 'profile:write');
+    t.is(isAllowed(permission, ROLE_PERMISSIONS.viewer, 'full_access'), ownProfile || permission === 'catalog:read', route);
   }
   t.true(isAllowed('deployments:write', ROLE_PERMISSIONS.member, 'full_access'));
   // Inference uses a deployment without changing it: members may, viewers may not.

@@ -56,6 +56,10 @@ const SEEDS: Readonly<Record<string, string>> = {
   template_subscription: `insert into template_subscription (id, created_at, user_id, organization_id, template_id, reason) values ('tsb_' || $3, now(), $2, $1, 'tpl_' || $3, 'subscribed')`,
   invoice: `insert into invoice (id, created_at, organization_id, number, period_start, period_end, plan, plan_fee_cents, usage_cents, credits_applied_cents, total_cents, currency, lines, issued_at)
     values ('ivc_' || $3, now(), $1, 1, '2026-01-01', '2026-02-01', 'startup', 4900, 0, 0, 4900, 'usd', '[]', now())`,
+  notification_preference: `insert into notification_preference (id, created_at, user_id, organization_id, in_app, email, updated_at) values ('npf_' || $3, now(), $2, $1, '{}', '{}', now())`,
+  // The announcement it reads is a platform row, made alongside.
+  notification_read: `with n as (insert into notification (id, created_at, title, message, severity, updated_at) values ('ntf_' || $3, now(), 't', 'm', 'info', now()) returning id)
+    insert into notification_read (id, created_at, user_id, organization_id, notification_id) select 'ntr_' || $3, now(), $2, $1, n.id from n`,
   user_notification: `insert into user_notification (id, created_at, user_id, organization_id, kind, payload) values ('unt_' || $3, now(), $2, $1, 'template.updated', '{}')`,
   checkout: `insert into checkout (id, created_at, organization_id, stripe_session_id, kind, amount_cents, status, url) values ('chk_' || $3, now(), $1, 'cs_' || $3, 'credits', 500, 'open', 'https://checkout')`,
   payment_event: `insert into payment_event (id, created_at, stripe_event_id, webhook, type, organization_id, outcome) values ('pev_' || $3, now(), 'evt_' || $3, 'payprovider', 'checkout.session.completed', $1, 'o')`,
