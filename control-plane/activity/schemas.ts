@@ -2,11 +2,10 @@
 import { z } from 'zod';
 import { optionalOrgIdQuery } from '../core/organization-query.ts';
 import { pageQuery } from '../core/pagination.ts';
+import { instant, periodInOrder } from '../core/period-query.ts';
 
 export const ACTIVITY_CATEGORIES = ['deployments', 'members', 'keys', 'alerts', 'billing'] as const;
 export type ActivityCategory = (typeof ACTIVITY_CATEGORIES)[number];
-
-const instant = z.iso.datetime({ offset: true });
 
 /** `deployments` or `deployments,alerts`: each a known category, at least one. */
 const categories = z.string().max(200).transform((value, ctx): ActivityCategory[] => {
@@ -18,7 +17,7 @@ const categories = z.string().max(200).transform((value, ctx): ActivityCategory[
   return [...new Set(parts as ActivityCategory[])];
 }).meta({ description: `One category or a comma-separated list of ${ACTIVITY_CATEGORIES.join(', ')}.`, example: 'deployments,alerts' });
 
-export const ListActivityQuery = z.object({
+export const ListActivityQuery = periodInOrder(z.object({
   ...pageQuery,
   category: categories.optional(),
   type: z.string().min(1).max(64).regex(/^[a-z_]+\.[a-z_]+$/, 'expected a type such as deployment.running').optional()
@@ -27,7 +26,7 @@ export const ListActivityQuery = z.object({
   from: instant.optional().meta({ description: 'Occurred at or after this instant (ISO 8601).', example: '2026-11-01T00:00:00Z' }),
   to: instant.optional().meta({ description: 'Occurred before this instant (ISO 8601).', example: '2026-12-01T00:00:00Z' }),
   ...optionalOrgIdQuery,
-}).refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), { path: ['to'], message: 'must be later than from' });
+}));
 
 export const ActivityView = z.object({
   id: z.string().meta({ description: 'Unique in the feed (an entry drawn from a record\'s later change carries a suffix).', example: 'evt_0123456789abcdefghij' }),

@@ -127,6 +127,10 @@ function view(row: Row): ActivityBody {
   };
 }
 
+const DEPLOYMENT_EDGES: Readonly<Record<string, string>> = {
+  created: 'was created', running: 'is running', failed: 'failed', scaled: 'was scaled', stopped: 'was stopped', deleted: 'was deleted',
+};
+
 const cents = (value: unknown) => `$${(Number(value) / 100).toFixed(2)}`;
 
 /** One line a person reads; the record's own fields stay in `type` and `resource`. */
@@ -135,10 +139,15 @@ function summaryOf(row: Row): string {
   const name = row.resource_name ?? row.resource_id;
   const [, verb = row.type] = row.type.split('.');
   switch (row.category) {
-    case 'deployments':
-      if (row.actor_id?.startsWith('system:')) return `${row.actor_id} ran ${row.type} on deployment ${name}${typeof d.reason === 'string' ? ` (${d.reason})` : ''}`;
-      return `Deployment ${name} ${verb === 'created' ? 'was created' : verb === 'deleted' ? 'was deleted' : `is ${verb}`}`
-        + (typeof d.reason === 'string' ? `: ${d.reason}` : '');
+    case 'deployments': {
+      if (row.actor_id?.startsWith('system:')) {
+        const done = row.type === 'deployment.stop' ? 'stopped' : row.type === 'deployment.optimize' ? 'optimized' : `ran ${row.type} on`;
+        return `${row.actor_id} ${done} deployment ${name}${typeof d.reason === 'string' ? ` (${d.reason})` : ''}`;
+      }
+      const what = DEPLOYMENT_EDGES[verb] ?? `is ${verb}`;
+      const replicas = verb === 'scaled' && typeof d.replicas === 'number' ? ` to ${d.replicas} replica(s)` : '';
+      return `Deployment ${name} ${what}${replicas}${typeof d.reason === 'string' ? `: ${d.reason}` : ''}`;
+    }
     case 'members':
       if (row.type === 'member.joined') return `${name} joined as ${String(d.role)}`;
       if (row.type === 'member.invited') return `${name} was invited as ${String(d.role)}`;

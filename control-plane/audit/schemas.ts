@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { optionalOrgIdQuery, orgIdQuery } from '../core/organization-query.ts';
 import { pageQuery, sortParam } from '../core/pagination.ts';
+import { instant, periodInOrder } from '../core/period-query.ts';
 
 export const AUDIT_SORT_FIELDS = ['created_at'] as const;
 export const EXPORT_FORMATS = ['csv', 'jsonl'] as const;
 
 const id = z.string().min(1).max(64);
-const instant = z.iso.datetime({ offset: true });
 
 const filters = {
   userId: id.optional().meta({ description: 'Records of this user (the acting user).', example: 'usr_0123456789abcdefghij' }),
@@ -18,11 +18,6 @@ const filters = {
   to: instant.optional().meta({ description: 'Created before this instant (ISO 8601).', example: '2026-12-01T00:00:00Z' }),
   sort: sortParam(AUDIT_SORT_FIELDS, '-created_at'),
 };
-
-/** `to` must come after `from`; reported on `to`. */
-function periodInOrder<S extends z.ZodObject<{ from: z.ZodOptional<typeof instant>; to: z.ZodOptional<typeof instant> }>>(schema: S) {
-  return schema.refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), { path: ['to'], message: 'must be later than from' });
-}
 
 const page = {
   ...pageQuery,

@@ -50,7 +50,8 @@ const newestFirst = (entries: Entry[]) => entries.every((e, i) => i === 0
   || entries[i - 1]!.occurredAt > e.occurredAt || (entries[i - 1]!.occurredAt === e.occurredAt && entries[i - 1]!.id > e.id));
 
 test('the feed merges deployments, members, keys and billing, newest first, without secrets', async (t) => {
-  const { owner, key, deploymentId, invitationId } = await busyOrganization();
+  const { owner, key, deploymentId, invitationId, revokedStatus } = await busyOrganization();
+  t.is(revokedStatus, 200);
   const res = await activity(owner.token, '?limit=100');
   t.is(res.status, 200);
   const entries = res.body.data as Entry[];
@@ -60,6 +61,7 @@ test('the feed merges deployments, members, keys and billing, newest first, with
   // Made in this order: the top-up after the deployment ran, the key before the invitation.
   t.true(types.indexOf('credits.top_up') < types.indexOf('deployment.running'));
   t.true(types.indexOf('member.invited') < types.indexOf('api_key.created'));
+  t.true(types.indexOf('api_key.revoked') >= 0 && types.indexOf('api_key.revoked') < types.indexOf('credits.top_up'), 'the revocation, last');
   const running = entries.find((e) => e.type === 'deployment.running')!;
   t.deepEqual(running.resource, { type: 'deployment', id: deploymentId, name: 'feed' });
   t.is(running.category, 'deployments');
