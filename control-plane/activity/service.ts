@@ -90,18 +90,22 @@ export function createActivityService(deps: ActivityDeps) {
       const branches = visible.flatMap((category) => BRANCHES[category]);
       if (!branches.length) return { items: [], hasMore: false, nextCursor: null };
       const where: string[] = [];
-      const params: unknown[] = branches.map(() => principal.organizationId);
-      if (query.type) { where.push('f.type = ?'); params.push(query.type); }
-      if (query.resourceId) { where.push('f.resource_id = ?'); params.push(query.resourceId); }
-      if (query.from) { where.push('f.occurred_at >= ?::timestamptz'); params.push(query.from); }
-      if (query.to) { where.push('f.occurred_at < ?::timestamptz'); params.push(query.to); }
-      if (after) { where.push('(f.occurred_at, f.id) < (?::timestamptz, ?)'); params.push(after[0], after[1]); }
+      const filters: unknown[] = [];
+      if (query.type) { where.push('b.type = ?'); filters.push(query.type); }
+      if (query.resourceId) { where.push('b.resource_id = ?'); filters.push(query.resourceId); }
+      if (query.from) { where.push('b.occurred_at >= ?::timestamptz'); filters.push(query.from); }
+      if (query.to) { where.push('b.occurred_at < ?::timestamptz'); filters.push(query.to); }
+      if (after) { where.push('(b.occurred_at, b.id) < (?::timestamptz, ?)'); filters.push(after[0], after[1]); }
+      // Each branch filtered and cut to the page on its own: the page is among the branches' first rows,
+      // so the merge sorts at most (limit + 1) rows per branch, however long the organization's history.
+      const branch = (sql: string) => `(SELECT * FROM (${sql}) AS b (${COLUMNS})
+        ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY b.occurred_at DESC, b.id DESC LIMIT ?)`;
+      const params = branches.flatMap(() => [principal.organizationId, ...filters, query.limit + 1]);
       params.push(query.limit + 1);
       const rows = await em.getConnection().execute<Row[]>(`
         SELECT f.*, u.email AS actor_email
-        FROM (${branches.map((sql) => `(${sql})`).join('\nUNION ALL\n')}) AS f (${COLUMNS})
+        FROM (${branches.map(branch).join('\nUNION ALL\n')}) AS f
         LEFT JOIN "user" u ON u.id = f.actor_id
-        ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
         ORDER BY f.occurred_at DESC, f.id DESC
         LIMIT ?`, params);
       const page = deps.cursors.page(rows, query.limit, ORDERING, (row): Position => [new Date(row.occurred_at).toISOString(), row.id]);

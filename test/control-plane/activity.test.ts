@@ -173,3 +173,24 @@ test('members and viewers see the feed without billing lines; a read-only key ne
   t.false(byKey.some((e) => e.category === 'billing'));
   t.true(((await activity(owner.token, '?category=billing')).body.data as Entry[]).length >= 2);
 });
+
+test('billing: a balance notice sent to every owner and admin is one entry; an issued invoice is one', async (t) => {
+  const { owner } = await busyOrganization();
+  await addMember(api, owner.organizationId, 'admin');
+  const message = 'Your credit balance is down to 100 cents, 20% or less of your last top-up.';
+  const notified = await api.pool.query(`INSERT INTO user_notification (id, created_at, user_id, organization_id, kind, payload)
+    SELECT 'unt_t' || substr(md5(m.user_id), 1, 16), now(), m.user_id, m.organization_id, 'credits.low', $2::jsonb FROM membership m WHERE m.organization_id = $1`,
+  [owner.organizationId, JSON.stringify({ message, balanceCents: 100, lastTopUpCents: 500, thresholdPercent: 20 })]);
+  t.is(notified.rowCount, 2);
+  await api.pool.query(`INSERT INTO invoice (id, created_at, organization_id, number, period_start, period_end, plan, plan_fee_cents, usage_cents,
+    credits_applied_cents, total_cents, currency, lines, issued_at) VALUES ($1, now(), $2, 1, '2026-10-01', '2026-11-01', 'free', 0, 1234, 0, 1234, 'usd', '[]', now())`,
+  [`inv_t${Date.now()}`, owner.organizationId]);
+  const billing = (await activity(owner.token, '?category=billing&limit=100')).body.data as Entry[];
+  const low = billing.filter((e) => e.type === 'credits.low');
+  t.is(low.length, 1);
+  t.is(low[0]!.summary, message);
+  t.deepEqual(low[0]!.actor, { kind: 'system', id: 'system:billing', email: null });
+  const invoice = billing.find((e) => e.type === 'invoice.issued')!;
+  t.is(invoice.resource.name, 'Invoice 1');
+  t.regex(invoice.summary, /\$12\.34 USD/);
+});
