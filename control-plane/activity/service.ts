@@ -6,6 +6,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
 import type { CursorCodec } from '../core/pagination.ts';
+import { isAllowed } from '../core/permissions.ts';
 import type { ActivityBody, ActivityCategory, ListActivityInput } from './schemas.ts';
 
 interface Row {
@@ -84,9 +85,9 @@ export function createActivityService(deps: ActivityDeps) {
   return {
     async list(em: EntityManager, principal: Principal, query: ListActivityInput) {
       const after = query.cursor ? (JSON.parse(deps.cursors.decode(query.cursor, ORDERING)) as Position) : undefined;
-      // Billing lines only for callers who may read billing (owners' and admins' full-access credentials).
-      const visible = (query.category ?? [...Object.keys(BRANCHES)] as ActivityCategory[])
-        .filter((category) => category !== 'billing' || principal.permissions.includes('billing:read') && principal.scope === 'full_access');
+      // Billing lines only for callers whose role and credential may read billing, as its own routes ask.
+      const billing = isAllowed('billing:read', principal.permissions, principal.scope, principal.platformAdmin);
+      const visible = (query.category ?? [...Object.keys(BRANCHES)] as ActivityCategory[]).filter((category) => category !== 'billing' || billing);
       const branches = visible.flatMap((category) => BRANCHES[category]);
       if (!branches.length) return { items: [], hasMore: false, nextCursor: null };
       const where: string[] = [];
