@@ -5,6 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomString } from '../../lib/ids.ts';
 import type { Principal } from '../auth/principal.ts';
+import { invoiceNumber } from '../invoices/service.ts';
 import { NotFoundError } from '../core/errors.ts';
 import type { CursorCodec } from '../core/pagination.ts';
 import type { Severity } from './notification.entity.ts';
@@ -74,21 +75,24 @@ export function describe<K extends UserNotificationKind>(kind: K, payload: UserN
     case 'deployment.running': return { title: `Deployment ${(payload as UserNotificationPayloads['deployment.running']).deploymentName} is running`, message };
     case 'alert.fired': return { title: `Alert fired: ${(payload as UserNotificationPayloads['alert.fired']).name}`, message };
     case 'alert.resolved': return { title: `Alert resolved: ${(payload as UserNotificationPayloads['alert.resolved']).name}`, message };
-    case 'invoice.issued': return { title: `Invoice ${(payload as UserNotificationPayloads['invoice.issued']).number} issued`, message };
+    case 'invoice.issued': return { title: 'Your monthly invoice is issued', message };
     default: return { title: kind, message };
   }
 }
 
 const iso = (at: Date | string) => new Date(at).toISOString();
 
-function view(row: Row): MyNotificationViewBody {
+function view(row: Row, organizationId: string): MyNotificationViewBody {
   const readAt = row.read_at ? iso(row.read_at) : null;
   if (row.kind === 'platform.announcement') {
     return { id: row.id, kind: row.kind, title: row.title!, message: row.message!, severity: row.severity!, data: {}, createdAt: iso(row.created_at), readAt };
   }
   const kind = row.kind;
   const payload = (row.payload ?? {}) as unknown as UserNotificationPayloads[typeof kind];
-  return { id: row.id, kind, ...describe(kind, payload), severity: SEVERITY[kind] ?? 'info', data: payload as unknown as Record<string, unknown>, createdAt: iso(row.created_at), readAt };
+  const data: Record<string, unknown> = { ...payload };
+  // The worker writes the invoice's sequence; the printed number is the invoices area's to make.
+  if (kind === 'invoice.issued' && typeof data.sequence === 'number') data.number = invoiceNumber(organizationId, data.sequence);
+  return { id: row.id, kind, ...describe(kind, payload), severity: SEVERITY[kind] ?? 'info', data, createdAt: iso(row.created_at), readAt };
 }
 
 /** Stored switches over the defaults: every kind in the app, none by e-mail. */
@@ -122,7 +126,7 @@ export function createInboxService(deps: { cursors: CursorCodec }) {
     async list(em: EntityManager, principal: Principal, query: ListMyNotificationsInput) {
       const position = query.cursor ? JSON.parse(deps.cursors.decode(query.cursor, ORDERING)) as [boolean, string, string] : null;
       const rows = await select(em, principal, { unread: query.unread, kind: query.kind, off: await switchedOff(em, principal) }, position, query.limit + 1);
-      return deps.cursors.page(rows.map(view), query.limit, ORDERING, (n) => [n.readAt === null, n.createdAt, n.id]);
+      return deps.cursors.page(rows.map((row) => view(row, principal.organizationId)), query.limit, ORDERING, (n) => [n.readAt === null, n.createdAt, n.id]);
     },
 
     /** Marks one of the caller's notifications read; one already read keeps its time. Another's or unknown: 404. */
@@ -139,7 +143,7 @@ export function createInboxService(deps: { cursors: CursorCodec }) {
         }
       }
       const [marked] = await select(em, principal, { id }, null, 1);
-      return view(marked!);
+      return view(marked!, principal.organizationId);
     },
 
     /** Marks every unread notification of the caller's read; answers how many were unread. */

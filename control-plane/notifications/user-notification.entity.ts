@@ -56,11 +56,14 @@ export interface AlertPayload {
   threshold?: number | null;
 }
 
-/** `invoice.issued`: the month's invoice (to owners and admins, who hold billing:read). */
+/**
+ * `invoice.issued`: the month's invoice (to owners and admins, who hold billing:read). `sequence` is the
+ * organization's invoice count; the list answers the printed number beside it (invoices/service.ts invoiceNumber).
+ */
 export interface InvoicePayload {
   message: string;
   invoiceId: string;
-  number: string;
+  sequence: number;
   totalCents: number;
   currency: string;
   periodStart: string;

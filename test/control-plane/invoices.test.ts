@@ -142,6 +142,13 @@ test.serial('numbers run 1, 2, 3 per organization, independently; a period is in
     [[1, '2026-01', 49_900, 0, 49_900], [2, '2026-02', 49_900, 250, 50_150], [3, '2026-03', 49_900, 0, 49_900]]);
   const { rows: [{ n }] } = await api.pool.query(`SELECT count(*)::int AS n FROM invoice WHERE organization_id IN ($1, $2)`, [x.organizationId, y.organizationId]);
   t.is(n, 6);
+  // Each issued invoice told the owner once, in the app, with its printed number.
+  const told = (await api.request('GET', '/v1/notifications?kind=invoice.issued', { token: y.token })).body.data;
+  t.deepEqual(told.map((i: { data: { sequence: number } }) => i.data.sequence).sort(), [1, 2, 3]);
+  t.like(told.find((i: { data: { sequence: number } }) => i.data.sequence === 2), {
+    title: 'Your monthly invoice is issued', message: 'Your invoice for 2026-02 is issued: 501.50 USD.',
+    data: { number: `KILN-${y.organizationId.slice(4).toUpperCase()}-0002`, totalCents: 50_150, currency: 'usd' },
+  });
 });
 
 test.serial('a pass that fails partway is taken up by its retry: nothing issued twice, no number skipped', async (t) => {

@@ -2,7 +2,7 @@
 import test from 'ava';
 import { DeploymentEventSchema } from '../../control-plane/deployments/deployment-event.entity.ts';
 import { createStatusStore } from '../../workflows/deployment/status-store.ts';
-import { signup, startTestApi, type TestApi, validDeployment } from '../support/control-plane.ts';
+import { addMember, signup, startTestApi, type TestApi, validDeployment } from '../support/control-plane.ts';
 
 let api: TestApi;
 test.before(async () => { api = await startTestApi(import.meta.filename); });
@@ -40,4 +40,28 @@ test('a failed edge keeps its reason; deleted removes the deployment from reads'
   await store.record({ deploymentId: id, status: 'deleted', event: 'deployment.deleted', generation: 2, replicas: 0 });
   t.is((await api.request('GET', `/api/deployments/${id}`, { token })).status, 404);
   t.deepEqual((await events(id)).map((e) => e.type), ['deployment.failed', 'deployment.deleted']);
+});
+
+test('running and failed edges notify the organization\'s owners and admins once, in the app, but those who turned the kind off', async (t) => {
+  const owner = await signup(api);
+  const { body } = await api.request('POST', '/api/deployments', { token: owner.token, body: validDeployment('told') });
+  const id = body.data.id as string;
+  const admin = await addMember(api, owner.organizationId, 'admin');
+  const member = await addMember(api, owner.organizationId, 'member');
+  t.is((await api.request('POST', '/v1/notifications', { ...admin.as, body: { inApp: { 'deployment.running': false } } })).status, 200);
+
+  const store = createStatusStore(api.orm);
+  await store.record({ deploymentId: id, status: 'running', event: 'deployment.running', generation: 1, replicas: 1 });
+  await store.record({ deploymentId: id, status: 'running', event: 'deployment.running', generation: 1, replicas: 1 }); // a retried write
+  await store.record({ deploymentId: id, status: 'scaling', event: 'deployment.scaled', generation: 2, replicas: 1 });
+  await store.record({ deploymentId: id, status: 'failed', event: 'deployment.failed', generation: 3, replicas: 0, failureReason: 'image pull error' });
+
+  const owners = (await api.request('GET', '/v1/notifications', { token: owner.token })).body.data;
+  t.like(owners, [
+    { kind: 'deployment.failed', title: 'Deployment told failed', message: 'Deployment told failed: image pull error.', severity: 'critical', data: { deploymentId: id, reason: 'image pull error' } },
+    { kind: 'deployment.running', title: 'Deployment told is running', data: { deploymentId: id, status: 'running' } },
+  ]);
+  t.is(owners.length, 2);
+  t.deepEqual((await api.request('GET', '/v1/notifications', admin.as)).body.data.map((n: { kind: string }) => n.kind), ['deployment.failed']);
+  t.deepEqual((await api.request('GET', '/v1/notifications', member.as)).body.data, []);
 });

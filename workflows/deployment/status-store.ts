@@ -8,6 +8,7 @@ import { DeploymentEventSchema, type DeploymentEvent } from '../../control-plane
 import type { StatusUpdate } from './activities.ts';
 import { ReplicaRecordSchema } from '../../control-plane/billing/replica-record.entity.ts';
 import { billableReplicas } from '../../catalog/billing.ts';
+import { notifyMembers } from '../notifications.ts';
 
 /** Starts webhook deliveries of a recorded event (webhooks/store.ts). */
 export interface EventDeliveries {
@@ -38,10 +39,22 @@ export function createStatusStore(orm: MikroORM, deliveries?: EventDeliveries) {
             replicas: update.replicas, ...(update.failureReason ?? update.reason ? { reason: update.failureReason ?? update.reason } : {}),
           },
         };
+        const key = { deploymentId: deployment.id, type: update.event, generation: update.generation, sequence: update.sequence ?? 0 };
+        // A retried write finds its event there: its notification was written with it.
+        const recorded = await em.count(DeploymentEventSchema, key) > 0;
         await em.upsert(DeploymentEventSchema, {
           id: newId('evt'), deploymentId: deployment.id, organizationId: deployment.organization.id,
           type: update.event, generation: update.generation, sequence: update.sequence ?? 0, payload, createdAt: new Date(),
         }, { onConflictAction: 'ignore', onConflictFields: ['deploymentId', 'type', 'generation', 'sequence'], disableIdentityMap: true });
+        if (!recorded && (update.event === 'deployment.failed' || update.event === 'deployment.running')) {
+          // To the organization's owners and admins: Kiln keeps no deployment's creator to tell instead.
+          const failed = update.event === 'deployment.failed';
+          const reason = update.failureReason ?? update.reason ?? null;
+          await notifyMembers(em, deployment.organization.id, ['owner', 'admin'], update.event, {
+            message: failed ? `Deployment ${deployment.name} failed${reason ? `: ${reason}` : ''}.` : `Deployment ${deployment.name} is running${deployment.endpoint ? ` at ${deployment.endpoint}` : ''}.`,
+            deploymentId: deployment.id, deploymentName: deployment.name, status: failed ? 'failed' : 'running', reason,
+          });
+        }
       });
       if (!update.event || !deliveries) return;
       // After the commit, and on every retry too: the deliveries' workflow ids make a second start a no-op.

@@ -8,6 +8,7 @@ import { unitsToCents } from '../../catalog/billing.ts';
 import { PLAN_TERMS, PLANS, type Plan } from '../../catalog/plans.ts';
 import { newId } from '../../lib/ids.ts';
 import type { InvoiceLine } from '../../control-plane/invoices/invoice.entity.ts';
+import { notifyMembers } from '../notifications.ts';
 
 export interface Period {
   readonly start: Date;
@@ -110,6 +111,11 @@ export function invoicingStore(orm: MikroORM) {
         [newId('ivc'), issuedAt, organizationId, next!.number, period.start, period.end, figures.plan, figures.planFeeCents, figures.usageCents,
           figures.creditsAppliedCents, figures.totalCents, JSON.stringify(figures.lines), issuedAt]);
         if (inserted.length === 0) return { issued: false, planChanged: false };
+        await notifyMembers(em, organizationId, ['owner', 'admin'], 'invoice.issued', {
+          message: `Your invoice for ${period.start.toISOString().slice(0, 7)} is issued: ${(figures.totalCents / 100).toFixed(2)} USD.`,
+          invoiceId: inserted[0]!.id, sequence: next!.number, totalCents: figures.totalCents, currency: 'usd',
+          periodStart: period.start.toISOString(), periodEnd: period.end.toISOString(),
+        });
         const planChanged = (await em.execute<Array<{ id: string }>>(
           `UPDATE organization SET plan = pending_plan, pending_plan = NULL, pending_plan_at = NULL
            WHERE id = ? AND pending_plan IS NOT NULL AND pending_plan_at <= ? RETURNING id`, [organizationId, period.end])).length > 0;

@@ -8,7 +8,8 @@ import { centsCrossed, lowBalanceThreshold } from '../../catalog/billing.ts';
 import { usageBetween } from '../../lib/billing/usage.ts';
 import { newId } from '../../lib/ids.ts';
 import { moveCredits } from '../../control-plane/billing/credit-ledger.ts';
-import type { CreditsPayload, UserNotificationKind } from '../../control-plane/notifications/user-notification.entity.ts';
+import type { CreditsPayload } from '../../control-plane/notifications/user-notification.entity.ts';
+import { notifyMembers } from '../notifications.ts';
 import { stopRunningDeployments } from '../deployment/system-stop.ts';
 
 /** The audit record's user for what billing does on its own (stopping deployments when credits ran out). */
@@ -35,13 +36,9 @@ interface LockedOrganization {
   credits_exhausted_at: string | null;
 }
 
-/** Tells the organization's owners and admins, as in-app notifications. */
-async function notifyBillingContacts(em: EntityManager, organizationId: string, kind: UserNotificationKind, payload: CreditsPayload): Promise<void> {
-  await em.execute(
-    `INSERT INTO user_notification (id, created_at, user_id, organization_id, kind, payload)
-     SELECT 'unt_' || substr(md5(random()::text || m.user_id), 1, 20), now(), m.user_id, m.organization_id, ?, ?::jsonb
-     FROM membership m WHERE m.organization_id = ? AND m.role IN ('owner', 'admin')`,
-    [kind, JSON.stringify(payload), organizationId]);
+/** Tells the organization's owners and admins (who hold billing:read), as in-app notifications. */
+async function notifyBillingContacts(em: EntityManager, organizationId: string, kind: 'credits.low' | 'credits.exhausted' | 'credits.stopped', payload: CreditsPayload): Promise<void> {
+  await notifyMembers(em, organizationId, ['owner', 'admin'], kind, payload);
 }
 
 export function meteringStore(orm: MikroORM) {

@@ -1,0 +1,28 @@
+// In-app notifications the worker writes (user-notification.entity.ts), inside the caller's transaction, so a
+// notification exists exactly when the record it tells of does. The worker may import entities only, so this
+// is SQL beside them rather than the API's notifications service; the same rule holds: a member who turned
+// the kind off in the app (notification_preference.in_app) gets none. E-mail is not sent from the worker:
+// preferences for e-mail apply to what the API sends.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { UserNotificationKind, UserNotificationPayloads } from '../control-plane/notifications/user-notification.entity.ts';
+
+/**
+ * One notification of `kind` to each member of the organization holding one of `roles` (built-in roles: a
+ * custom role's permissions are not read here), but those who turned the kind off. Answers how many were written.
+ */
+/** The built-in roles (core/permissions.ts ROLES, which the worker may not import). */
+export type MemberRole = 'owner' | 'admin' | 'member' | 'viewer';
+
+export async function notifyMembers<K extends UserNotificationKind>(em: EntityManager, organizationId: string, roles: readonly MemberRole[],
+  kind: K, payload: UserNotificationPayloads[K]): Promise<number> {
+  const rows = await em.execute<Array<{ id: string }>>(
+    `INSERT INTO user_notification (id, created_at, user_id, organization_id, kind, payload)
+     SELECT 'unt_' || substr(md5(random()::text || m.user_id), 1, 20), now(), m.user_id, m.organization_id, ?, ?::jsonb
+     FROM membership m
+     WHERE m.organization_id = ? AND m.role IN (${roles.map(() => '?').join(', ')})
+       AND NOT EXISTS (SELECT 1 FROM notification_preference p
+                       WHERE p.user_id = m.user_id AND p.organization_id = m.organization_id AND p.in_app ->> ? = 'false')
+     RETURNING id`,
+    [kind, JSON.stringify(payload), organizationId, ...roles, kind]);
+  return rows.length;
+}
