@@ -17,6 +17,8 @@ declare module '../module.ts' {
 export const notificationsModule = defineModule({
   name: 'notifications',
   entities: [NotificationSchema, UserNotificationSchema, NotificationReadSchema, NotificationPreferenceSchema],
-  services: ({ cursors }) => ({ notifications: createNotificationService({ cursors }), userNotifications: createUserNotificationService() }),
+  services: ({ cursors, mail, log }) => ({
+    notifications: createNotificationService({ cursors }), userNotifications: createUserNotificationService({ mailer: mail.mailer, log }),
+  }),
   routes: ({ cursors }) => inboxRoutes(createInboxService({ cursors })),
 });

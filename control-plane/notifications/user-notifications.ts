@@ -2,6 +2,10 @@
 // for what their users follow (template updates now), and read and mark them for their own routes.
 // /v1/notifications (inbox.ts) lists them all.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import { UserSchema } from '../auth/user.entity.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import { describe } from './inbox.ts';
 import { randomString } from '../../lib/ids.ts';
 import { NotificationPreferenceSchema } from './notification-state.entity.ts';
 import { UserNotificationSchema, type UserNotification, type UserNotificationKind, type UserNotificationPayloads } from './user-notification.entity.ts';
@@ -11,21 +15,40 @@ export interface Recipient { userId: string; organizationId: string }
 /** At most this many unread notifications of one kind are answered at once (the newest). */
 export const UNREAD_LIMIT = 100;
 
-export function createUserNotificationService() {
+export interface UserNotificationDeps {
+  /** Sends the e-mail copies users asked for (their preferences' `email`); absent: none is sent. */
+  mailer?: Mailer;
+  log?: Logger;
+}
+
+export function createUserNotificationService(deps: UserNotificationDeps = {}) {
+  /** An e-mail copy to each recipient who asked for the kind by e-mail; a failure is logged, never the caller's. */
+  async function mail<K extends UserNotificationKind>(em: EntityManager, userIds: readonly string[], kind: K, payload: UserNotificationPayloads[K]): Promise<void> {
+    if (!deps.mailer || userIds.length === 0) return;
+    const users = await em.find(UserSchema, { id: { $in: [...userIds] } }, { fields: ['id', 'email'] });
+    const { title, message } = describe(kind, payload);
+    for (const user of users) {
+      await deps.mailer.send({ to: user.email, subject: title, text: `${message}\n\nChange which notifications Kiln e-mails you with POST /v1/notifications.` })
+        .catch((error: unknown) => deps.log?.warn({ err: error, kind, userId: user.id }, 'notification e-mail not sent'));
+    }
+  }
+
   return {
     /**
      * One notification per recipient, but those who turned the kind off in the app (their preferences in that
-     * organization); flushed with the caller's unit of work.
+     * organization), flushed with the caller's unit of work; and an e-mail copy to those who asked for one.
      */
     async notify<K extends UserNotificationKind>(em: EntityManager, recipients: readonly Recipient[], kind: K, payload: UserNotificationPayloads[K]): Promise<void> {
-      const off = recipients.length ? await em.find(NotificationPreferenceSchema, {
+      const preferences = recipients.length ? await em.find(NotificationPreferenceSchema, {
         $or: recipients.map((r) => ({ user: r.userId, organization: r.organizationId })),
       }) : [];
-      const declined = new Set(off.filter((p) => p.inApp[kind] === false).map((p) => `${p.user.id} ${p.organization.id}`));
+      const key = (userId: string, organizationId: string) => `${userId} ${organizationId}`;
+      const declined = new Set(preferences.filter((p) => p.inApp[kind] === false).map((p) => key(p.user.id, p.organization.id)));
       for (const { userId, organizationId } of recipients) {
-        if (declined.has(`${userId} ${organizationId}`)) continue;
+        if (declined.has(key(userId, organizationId))) continue;
         em.create(UserNotificationSchema, { id: `unt_${randomString(20)}`, user: userId, organization: organizationId, kind, payload, readAt: null });
       }
+      await mail(em, [...new Set(preferences.filter((p) => p.email[kind] === true).map((p) => p.user.id))], kind, payload);
     },
 
     /** The recipient's unread notifications of `kind`, newest first. */

@@ -2,10 +2,15 @@
 // read, and their preferences.
 import test from 'ava';
 import { randomString } from '../../lib/ids.ts';
+import type { MailMessage } from '../../control-plane/mail/mailer.ts';
 import { addMember, createApiKey, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
 
 let api: TestApi;
-test.before(async () => { api = await startTestApi(import.meta.filename); });
+/** What the API e-mailed. */
+const sent: MailMessage[] = [];
+test.before(async () => {
+  api = await startTestApi(import.meta.filename, { mail: { mailer: { send: async (message) => { sent.push(message); } }, publicUrl: 'http://kiln.test' } });
+});
 test.after.always(() => api?.close());
 
 type User = { userId: string; organizationId: string };
@@ -178,4 +183,22 @@ test('no credential: 401; a credential without the permission: 403; read-only ke
   t.is((await api.request('POST', '/v1/notifications/mark-all-read', { token: readOnly.key })).status, 403);
   const viewer = await addMember(api, user.organizationId, 'viewer');
   t.is((await api.request('POST', '/v1/notifications/mark-all-read', viewer.as)).status, 200);
+});
+
+test('a kind asked for by e-mail: the API sends a copy through the mailer (template updates), besides the in-app one', async (t) => {
+  const author = await signup(api, 'author');
+  const template = await api.request('POST', '/v1/templates/deploy', { token: author.token, body: {
+    name: `mailed-${randomString(6)}`, visibility: 'public', configuration: { model: 'meta-llama/Llama-3.1-8B-Instruct', gpu: 'nvidia-l4' },
+  } });
+  const [mailed, quiet] = [await signup(api, 'mailed'), await signup(api, 'quiet')];
+  for (const who of [mailed, quiet]) t.true((await api.request('POST', `/v1/templates/${template.body.id}/star`, { token: who.token })).status < 300);
+  t.is((await api.request('POST', '/v1/notifications', { token: mailed.token, body: { email: { 'template.updated': true } } })).status, 200);
+  t.is((await api.request('POST', `/v1/templates/${template.body.id}/new-version`, { token: author.token, body: { configuration: { maxReplicas: 3 } } })).status, 201);
+
+  const copies = sent.filter((m) => m.subject === `Template ${template.body.name} has a new version`);
+  t.deepEqual(copies.map((m) => m.to), [mailed.email]);
+  t.regex(copies[0]!.text, /Version 2 replaces version 1; it changes maxReplicas/);
+  for (const who of [mailed, quiet]) {
+    t.is((await api.request('GET', '/v1/notifications?kind=template.updated', { token: who.token })).body.data.length, 1);
+  }
 });
