@@ -89,7 +89,7 @@ const kindSwitches = (description: string) => z.strictObject(
 
 export const NotificationPreferencesRequest = z.strictObject({
   inApp: kindSwitches('Kinds to show in the app (true) or not to create (false); absent kinds keep their setting.').optional(),
-  email: kindSwitches('Kinds to also send by e-mail; absent kinds keep their setting.').optional(),
+  email: kindSwitches('Kinds to also send by e-mail (the API mails what it writes itself, template updates; the worker\'s kinds are in-app only); absent kinds keep their setting.').optional(),
 }).meta({ id: 'NotificationPreferencesRequest' });
 
 const resolvedSwitches = (description: string) => z.object(
