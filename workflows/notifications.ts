@@ -6,13 +6,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { UserNotificationKind, UserNotificationPayloads } from '../control-plane/notifications/user-notification.entity.ts';
 
+/** The built-in roles (core/permissions.ts ROLES, which the worker may not import). */
+export type MemberRole = 'owner' | 'admin' | 'member' | 'viewer';
+
 /**
  * One notification of `kind` to each member of the organization holding one of `roles` (built-in roles: a
  * custom role's permissions are not read here), but those who turned the kind off. Answers how many were written.
  */
-/** The built-in roles (core/permissions.ts ROLES, which the worker may not import). */
-export type MemberRole = 'owner' | 'admin' | 'member' | 'viewer';
-
 export async function notifyMembers<K extends UserNotificationKind>(em: EntityManager, organizationId: string, roles: readonly MemberRole[],
   kind: K, payload: UserNotificationPayloads[K]): Promise<number> {
   const rows = await em.execute<Array<{ id: string }>>(
