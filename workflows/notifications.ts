@@ -9,6 +9,9 @@ import type { UserNotificationKind, UserNotificationPayloads } from '../control-
 /** The built-in roles (core/permissions.ts ROLES, which the worker may not import). */
 export type MemberRole = 'owner' | 'admin' | 'member' | 'viewer';
 
+/** Who the worker's notices go to: Kiln records no deployment's creator, and these roles hold billing:read. */
+export const OWNERS_AND_ADMINS: readonly MemberRole[] = ['owner', 'admin'];
+
 /**
  * One notification of `kind` to each member of the organization holding one of `roles` (built-in roles: a
  * custom role's permissions are not read here), but those who turned the kind off. Answers how many were written.

@@ -2,8 +2,9 @@
 // millisecond, through the same usage query metering closes intervals with, lib/billing/usage.ts).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { billingPeriod, gpuCentsPerHour, unitsToCents } from '../../catalog/billing.ts';
-import { usageBetween } from '../../lib/billing/usage.ts';
+import { gpusRunningAt, usageBetween } from '../../lib/billing/usage.ts';
 import type { Principal } from '../auth/principal.ts';
+import { INFERENCE_CALLS } from '../monitoring/analytics.ts';
 import type { CursorCodec } from '../core/pagination.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
 import { CreditEntrySchema, type CreditEntry } from './credit-entry.entity.ts';
@@ -53,15 +54,11 @@ export function createBillingService(deps: { cursors: CursorCodec; now?: () => D
       const [organization, usage, running, tokens, drawn] = await Promise.all([
         em.findOneOrFail(OrganizationSchema, organizationId),
         usageBetween(em, organizationId, period.start, at),
-        // What runs now: each deployment's latest replica record.
-        em.execute<Array<{ gpu: string; gpus: number }>>(`
-          SELECT gpu, (replicas * gpus_per_replica)::int AS gpus FROM (
-            SELECT DISTINCT ON (deployment_id) gpu, replicas, gpus_per_replica FROM replica_record
-            WHERE organization_id = ? AND observed_at <= ? ORDER BY deployment_id, observed_at DESC) latest WHERE replicas > 0`, [organizationId, at]),
+        gpusRunningAt(em, organizationId, at),
         em.execute<Array<{ deployment_id: string; requests: number; prompt: number; completion: number }>>(`
           SELECT resource_id AS deployment_id, count(*)::int AS requests,
                  coalesce(sum((details->>'promptTokens')::int), 0)::int AS prompt, coalesce(sum((details->>'completionTokens')::int), 0)::int AS completion
-          FROM audit_log WHERE organization_id = ? AND created_at >= ? AND created_at < ? AND resource_type = 'deployment' AND details->'completed' IS NOT NULL
+          FROM audit_log a WHERE organization_id = ? AND created_at >= ? AND created_at < ? AND ${INFERENCE_CALLS}
           GROUP BY resource_id`, [organizationId, period.start, at]),
         em.execute<Array<{ cents: string }>>(
           'SELECT coalesce(sum(debit_cents), 0)::bigint AS cents FROM usage_interval WHERE organization_id = ? AND starts_at >= ? AND starts_at < ?', [organizationId, period.start, period.end]),

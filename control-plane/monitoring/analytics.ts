@@ -11,7 +11,9 @@ interface UsageRow { bucket: string | number; deploymentId: string; apiKeyId: st
 
 export interface UsagePoint { time: number; requests: number; promptTokens: number; completionTokens: number }
 
-/** Inference calls are the audited requests whose details say how the relay ended (`completed`), with the model server's token counts. */
+/** Inference calls are the audited requests (alias `a`) whose details say how the relay ended (`completed`), with the model server's token counts. */
+export const INFERENCE_CALLS = `a.resource_type = 'deployment' AND a.details->'completed' IS NOT NULL`;
+
 const INFERENCE_USAGE = `
   SELECT floor(extract(epoch FROM a.created_at) / ?) * ? AS bucket, a.resource_id AS "deploymentId", a.api_key_id AS "apiKeyId",
     count(*)::int AS requests,
@@ -19,7 +21,7 @@ const INFERENCE_USAGE = `
     coalesce(sum((a.details->>'completionTokens')::int), 0)::int AS "completionTokens"
   FROM audit_log a
   WHERE a.organization_id = ? AND a.created_at >= ?::timestamptz AND a.created_at < ?::timestamptz
-    AND a.resource_type = 'deployment' AND a.details->'completed' IS NOT NULL
+    AND ${INFERENCE_CALLS}
   GROUP BY 1, 2, 3`;
 
 export function createUsageAnalytics(deps: { prometheus: PrometheusClient }) {

@@ -35,6 +35,15 @@ const USAGE_SQL = `
   GROUP BY s.deployment_id, d.name, s.gpu
   ORDER BY s.deployment_id, s.gpu`;
 
+/** The GPUs running at `at`, by GPU type: each deployment's latest replica record then (those with replicas only). */
+export async function gpusRunningAt(runner: SqlRunner, organizationId: string, at: Date): Promise<Array<{ gpu: string; gpus: number }>> {
+  return runner.execute<Array<{ gpu: string; gpus: number }>>(`
+    SELECT gpu, sum(replicas * gpus_per_replica)::int AS gpus FROM (
+      SELECT DISTINCT ON (deployment_id) gpu, replicas, gpus_per_replica FROM replica_record
+      WHERE organization_id = ? AND observed_at <= ? ORDER BY deployment_id, observed_at DESC) latest
+    WHERE replicas > 0 GROUP BY gpu ORDER BY gpu`, [organizationId, at]);
+}
+
 /** Each deployment's GPU usage by GPU type in [from, to); deployments that used nothing are left out. */
 export async function usageBetween(runner: SqlRunner, organizationId: string, from: Date, to: Date): Promise<DeploymentUsage[]> {
   const rows = await runner.execute<Array<{ deployment_id: string; deployment_name: string; gpu: string; gpu_ms: string | number }>>(

@@ -13,7 +13,7 @@ import { AlertRuleSchema, type AlertRule } from '../../control-plane/alerts/aler
 import { AlertSchema, type Alert } from '../../control-plane/alerts/alert.entity.ts';
 import { DeploymentSchema } from '../../control-plane/deployments/deployment.entity.ts';
 import { stopRunningDeployments } from '../deployment/system-stop.ts';
-import { notifyMembers } from '../notifications.ts';
+import { notifyMembers, OWNERS_AND_ADMINS } from '../notifications.ts';
 
 /** A rule as loaded for a pass: what it watches, where it was, and what tells a change by the API meanwhile. */
 export interface LoadedRule extends AlertRuleSpec, RuleProgress {
@@ -37,7 +37,7 @@ async function recordEvent(em: EntityManager, alert: Alert, type: AlertEventType
   }, { onConflictAction: 'ignore', onConflictFields: ['alertId', 'type'], disableIdentityMap: true });
   // Its in-app notification, in the same transaction; the callers record each event once (the rule's locked state).
   const kind = type === 'alert.firing' ? 'alert.fired' : 'alert.resolved';
-  await notifyMembers(em, alert.organizationId, ['owner', 'admin'], kind, {
+  await notifyMembers(em, alert.organizationId, OWNERS_AND_ADMINS, kind, {
     message: kind === 'alert.fired' ? alert.message : `Alert ${alert.name} resolved: ${alert.message}`,
     alertId: alert.id, name: alert.name, metric: alert.metric, value: alert.value ?? null, threshold: alert.threshold ?? null,
   });

@@ -8,7 +8,7 @@ import { DeploymentEventSchema, type DeploymentEvent } from '../../control-plane
 import type { StatusUpdate } from './activities.ts';
 import { ReplicaRecordSchema } from '../../control-plane/billing/replica-record.entity.ts';
 import { billableReplicas } from '../../catalog/billing.ts';
-import { notifyMembers } from '../notifications.ts';
+import { notifyMembers, OWNERS_AND_ADMINS } from '../notifications.ts';
 
 /** Starts webhook deliveries of a recorded event (webhooks/store.ts). */
 export interface EventDeliveries {
@@ -50,7 +50,7 @@ export function createStatusStore(orm: MikroORM, deliveries?: EventDeliveries) {
           // To the organization's owners and admins: Kiln keeps no deployment's creator to tell instead.
           const failed = update.event === 'deployment.failed';
           const reason = update.failureReason ?? update.reason ?? null;
-          await notifyMembers(em, deployment.organization.id, ['owner', 'admin'], update.event, {
+          await notifyMembers(em, deployment.organization.id, OWNERS_AND_ADMINS, update.event, {
             message: failed ? `Deployment ${deployment.name} failed${reason ? `: ${reason}` : ''}.` : `Deployment ${deployment.name} is running${deployment.endpoint ? ` at ${deployment.endpoint}` : ''}.`,
             deploymentId: deployment.id, deploymentName: deployment.name, status: failed ? 'failed' : 'running', reason,
           });

@@ -3,12 +3,12 @@
 // charges, the credits its metering debits drew, the next number, the invoice (ON CONFLICT on the organization
 // and period: issued once, whoever runs first), and the plan change due by the period's end. A retried activity,
 // a replayed workflow or an overlapping run finds the invoice there and changes nothing.
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { unitsToCents } from '../../catalog/billing.ts';
 import { PLAN_TERMS, PLANS, type Plan } from '../../catalog/plans.ts';
 import { newId } from '../../lib/ids.ts';
 import type { InvoiceLine } from '../../control-plane/invoices/invoice.entity.ts';
-import { notifyMembers } from '../notifications.ts';
+import { notifyMembers, OWNERS_AND_ADMINS } from '../notifications.ts';
 
 export interface Period {
   readonly start: Date;
@@ -54,6 +54,15 @@ interface LineRow {
   rate_cents_per_hour: number;
   gpu_ms: string;
   usage_units: string;
+}
+
+/** Plan changes due by `periodEnd` take effect: of one organization, or of all. Answers how many changed. */
+async function applyDuePlans(em: EntityManager, periodEnd: Date, organizationId?: string): Promise<number> {
+  const changed = await em.execute<Array<{ id: string }>>(
+    `UPDATE organization SET plan = pending_plan, pending_plan = NULL, pending_plan_at = NULL
+     WHERE pending_plan IS NOT NULL AND pending_plan_at <= ?${organizationId ? ' AND id = ?' : ''} RETURNING id`,
+    organizationId ? [periodEnd, organizationId] : [periodEnd]);
+  return changed.length;
 }
 
 export function invoicingStore(orm: MikroORM) {
@@ -111,24 +120,19 @@ export function invoicingStore(orm: MikroORM) {
         [newId('ivc'), issuedAt, organizationId, next!.number, period.start, period.end, figures.plan, figures.planFeeCents, figures.usageCents,
           figures.creditsAppliedCents, figures.totalCents, JSON.stringify(figures.lines), issuedAt]);
         if (inserted.length === 0) return { issued: false, planChanged: false };
-        await notifyMembers(em, organizationId, ['owner', 'admin'], 'invoice.issued', {
+        await notifyMembers(em, organizationId, OWNERS_AND_ADMINS, 'invoice.issued', {
           message: `Your invoice for ${period.start.toISOString().slice(0, 7)} is issued: ${(figures.totalCents / 100).toFixed(2)} USD.`,
           invoiceId: inserted[0]!.id, sequence: next!.number, totalCents: figures.totalCents, currency: 'usd',
           periodStart: period.start.toISOString(), periodEnd: period.end.toISOString(),
         });
-        const planChanged = (await em.execute<Array<{ id: string }>>(
-          `UPDATE organization SET plan = pending_plan, pending_plan = NULL, pending_plan_at = NULL
-           WHERE id = ? AND pending_plan IS NOT NULL AND pending_plan_at <= ? RETURNING id`, [organizationId, period.end])).length > 0;
+        const planChanged = await applyDuePlans(em, period.end, organizationId) > 0;
         return { issued: true, planChanged };
       });
     },
 
     /** Applies every plan change due by the period's end (once every invoice of the period is issued). */
     async applyDuePlanChanges(periodEnd: Date): Promise<number> {
-      const changed = await orm.em.fork().execute<Array<{ id: string }>>(
-        `UPDATE organization SET plan = pending_plan, pending_plan = NULL, pending_plan_at = NULL
-         WHERE pending_plan IS NOT NULL AND pending_plan_at <= ? RETURNING id`, [periodEnd]);
-      return changed.length;
+      return applyDuePlans(orm.em.fork(), periodEnd);
     },
   };
 }

@@ -5,11 +5,10 @@
 // changes nothing.
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { centsCrossed, lowBalanceThreshold } from '../../catalog/billing.ts';
-import { usageBetween } from '../../lib/billing/usage.ts';
+import { gpusRunningAt, usageBetween } from '../../lib/billing/usage.ts';
 import { newId } from '../../lib/ids.ts';
 import { moveCredits } from '../../control-plane/billing/credit-ledger.ts';
-import type { CreditsPayload } from '../../control-plane/notifications/user-notification.entity.ts';
-import { notifyMembers } from '../notifications.ts';
+import { notifyMembers, OWNERS_AND_ADMINS } from '../notifications.ts';
 import { stopRunningDeployments } from '../deployment/system-stop.ts';
 
 /** The audit record's user for what billing does on its own (stopping deployments when credits ran out). */
@@ -36,10 +35,6 @@ interface LockedOrganization {
   credits_exhausted_at: string | null;
 }
 
-/** Tells the organization's owners and admins (who hold billing:read), as in-app notifications. */
-async function notifyBillingContacts(em: EntityManager, organizationId: string, kind: 'credits.low' | 'credits.exhausted' | 'credits.stopped', payload: CreditsPayload): Promise<void> {
-  await notifyMembers(em, organizationId, ['owner', 'admin'], kind, payload);
-}
 
 export function meteringStore(orm: MikroORM) {
   return {
@@ -64,14 +59,11 @@ export function meteringStore(orm: MikroORM) {
      * when there is none. Metering moves past idle time in one step instead of an interval at a time.
      */
     async nextBillableStart(organizationId: string, from: Date, cutoff: Date, lengthMs: number): Promise<Date> {
-      const [row] = await orm.em.fork().getConnection().execute<Array<{ running: number; next_at: string | null }>>(`
-        SELECT (SELECT coalesce(sum(replicas), 0)::int FROM (
-                  SELECT DISTINCT ON (deployment_id) replicas FROM replica_record
-                  WHERE organization_id = ? AND observed_at <= ? ORDER BY deployment_id, observed_at DESC) last) AS running,
-               (SELECT min(observed_at) FROM replica_record WHERE organization_id = ? AND observed_at > ?) AS next_at`,
-      [organizationId, from, organizationId, from]);
-      if (!row || row.running > 0) return from;
-      const until = Math.min(row.next_at ? new Date(row.next_at).getTime() : Infinity, cutoff.getTime());
+      const em = orm.em.fork();
+      if ((await gpusRunningAt(em, organizationId, from)).length > 0) return from;
+      const [next] = await em.execute<Array<{ at: string | null }>>(
+        'SELECT min(observed_at) AS at FROM replica_record WHERE organization_id = ? AND observed_at > ?', [organizationId, from]);
+      const until = Math.min(next?.at ? new Date(next.at).getTime() : Infinity, cutoff.getTime());
       return new Date(from.getTime() + Math.floor((until - from.getTime()) / lengthMs) * lengthMs);
     },
 
@@ -135,7 +127,7 @@ export function meteringStore(orm: MikroORM) {
           details: { reason: 'credits exhausted', exhaustedAt: new Date(org.credits_exhausted_at).toISOString(), balanceCents: org.credits_cents },
         });
         await em.execute('UPDATE organization SET credits_stopped_at = ? WHERE id = ?', [at, organizationId]);
-        await notifyBillingContacts(em, organizationId, 'credits.stopped', {
+        await notifyMembers(em, organizationId, OWNERS_AND_ADMINS, 'credits.stopped', {
           message: `Your credits ran out on ${new Date(org.credits_exhausted_at).toISOString()} and the grace period has ended: Kiln stopped ${stopped} running deployment(s). Add credits, then start them again.`,
           balanceCents: org.credits_cents, lastTopUpCents: org.last_top_up_cents, stoppedDeployments: stopped,
         });
@@ -150,7 +142,7 @@ async function noticeBalance(em: EntityManager, organizationId: string, org: Loc
   const threshold = lowBalanceThreshold(balanceCents, org.last_top_up_cents);
   if (balanceCents > 0 && threshold !== null && (org.low_balance_percent === null || threshold < org.low_balance_percent)) {
     await em.execute('UPDATE organization SET low_balance_percent = ? WHERE id = ?', [threshold, organizationId]);
-    await notifyBillingContacts(em, organizationId, 'credits.low', {
+    await notifyMembers(em, organizationId, OWNERS_AND_ADMINS, 'credits.low', {
       message: `Your credit balance is down to ${balanceCents} cents, ${threshold}% or less of your last top-up. Add credits to keep deployments running.`,
       balanceCents, lastTopUpCents: org.last_top_up_cents, thresholdPercent: threshold,
     });
@@ -158,7 +150,7 @@ async function noticeBalance(em: EntityManager, organizationId: string, org: Loc
   if (balanceCents <= 0 && !org.credits_exhausted_at) {
     const graceEndsAt = new Date(at.getTime() + graceMs).toISOString();
     await em.execute('UPDATE organization SET credits_exhausted_at = ?, low_balance_percent = 0 WHERE id = ?', [at, organizationId]);
-    await notifyBillingContacts(em, organizationId, 'credits.exhausted', {
+    await notifyMembers(em, organizationId, OWNERS_AND_ADMINS, 'credits.exhausted', {
       message: `Your credits have run out. New deployments, scale-ups and starts are refused; running deployments will be stopped at ${graceEndsAt} unless you add credits.`,
       balanceCents, lastTopUpCents: org.last_top_up_cents, graceEndsAt,
     });
