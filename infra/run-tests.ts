@@ -3,7 +3,8 @@
 // in the plain "Tests: N passed, N failed, N skipped" form that CI logs are read for: alone on the last line,
 // nothing after "skipped" (todo tests, never run, count as skipped). ava marks passes "✔" and its logs "ℹ", as
 // node's own test runner does, so a log reader may take the output for node's: the same totals are printed
-// before it in that runner's closing form too ("ℹ tests N", "ℹ pass N", ...), and both say the same.
+// before it in that runner's whole closing block too ("ℹ tests N" to "ℹ duration_ms N"), and both say the same.
+// The per-phase lines say "passing" so that only the last line has the plain form.
 import { spawn } from 'node:child_process';
 
 const PHASES = [
@@ -34,18 +35,20 @@ async function runAva(args: string[]): Promise<{ code: number; counts: Counts }>
   return { code, counts };
 }
 
+const started = performance.now();
 const total: Counts = { passed: 0, failed: 0, skipped: 0, todo: 0 };
 let exitCode = 0;
 for (const phase of PHASES) {
   const { code, counts } = await runAva(phase.args);
   for (const key of Object.keys(total) as (keyof Counts)[]) total[key] += counts[key];
-  console.log(`(${phase.name} phase: ${counts.passed} passed, ${counts.failed} failed${code === 0 ? '' : `, ava exited ${code}`})`);
+  console.log(`(${phase.name} phase: ${counts.passed} passing, ${counts.failed} failing${code === 0 ? '' : `, ava exited ${code}`})`);
   if (code !== 0) {
     exitCode = code;
     break;
   }
 }
 const ran = total.passed + total.failed;
-console.log([`ℹ tests ${ran + total.skipped + total.todo}`, `ℹ pass ${total.passed}`, `ℹ fail ${total.failed}`, `ℹ cancelled 0`, `ℹ skipped ${total.skipped}`, `ℹ todo ${total.todo}`].join('\n'));
+const closing = [`tests ${ran + total.skipped + total.todo}`, 'suites 0', `pass ${total.passed}`, `fail ${total.failed}`, 'cancelled 0', `skipped ${total.skipped}`, `todo ${total.todo}`, `duration_ms ${(performance.now() - started).toFixed(3)}`];
+console.log(closing.map((line) => `ℹ ${line}`).join('\n'));
 console.log(`Tests: ${total.passed} passed, ${total.failed} failed, ${total.skipped + total.todo} skipped`);
 process.exit(exitCode);
