@@ -13,6 +13,7 @@ import { openDatabase, type Orm } from './database/orm.ts';
 import { createDeploymentOrchestrator } from './deployments/orchestrator.ts';
 import { startDesiredStateRedelivery } from './deployments/desired-state-delivery.ts';
 import { createMailer } from './mail/mailer.ts';
+import { startMailOutbox } from './notifications/mail-outbox.ts';
 import { createReportOrchestrator } from './reports/orchestrator.ts';
 
 export interface StartApiOptions {
@@ -52,16 +53,19 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
   const temporal = Connection.lazy({ address: config.temporalAddress });
   const client = new Client({ connection: temporal });
   const orchestrator = createDeploymentOrchestrator(client, { previewTimeoutMs: options.previewTimeoutMs });
+  const mail = options.overrides?.mail ?? { mailer: createMailer(config, log), publicUrl: config.publicUrl };
   const app = createApp({
     config, orm, pool, log, orchestrator,
     reports: createReportOrchestrator(client),
     clusterOrchestrator: createClusterOrchestrator(client),
-    mail: options.overrides?.mail ?? { mailer: createMailer(config, log), publicUrl: config.publicUrl },
+    mail,
     rateLimits: options.overrides?.rateLimits,
     inference: options.overrides?.inference,
   });
   // Changes saved while Temporal was unreachable reach their workflows once it answers again.
   const redelivery = startDesiredStateRedelivery({ orm, orchestrator, log });
+  // Notification e-mails owed, the worker's included, leave from here.
+  const mailOutbox = startMailOutbox({ orm, mailer: mail.mailer, log });
   const server = options.host === undefined ? app.listen(config.port) : app.listen(config.port, options.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const { port } = server.address() as AddressInfo;
@@ -75,6 +79,7 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await redelivery.stop();
+      await mailOutbox.stop();
       await app.close();
       await pool.end();
       await orm.close();

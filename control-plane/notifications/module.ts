@@ -4,6 +4,7 @@
 import { defineModule } from '../module.ts';
 import { createInboxService } from './inbox.ts';
 import { NotificationPreferenceSchema, NotificationReadSchema } from './notification-state.entity.ts';
+import { NotificationMailSchema } from './notification-mail.entity.ts';
 import { NotificationSchema } from './notification.entity.ts';
 import { inboxRoutes } from './routes.ts';
 import { createNotificationService, type NotificationService } from './service.ts';
@@ -16,9 +17,9 @@ declare module '../module.ts' {
 
 export const notificationsModule = defineModule({
   name: 'notifications',
-  entities: [NotificationSchema, UserNotificationSchema, NotificationReadSchema, NotificationPreferenceSchema],
-  services: ({ cursors, mail, log }) => ({
-    notifications: createNotificationService({ cursors }), userNotifications: createUserNotificationService({ mailer: mail.mailer, log }),
+  entities: [NotificationSchema, UserNotificationSchema, NotificationReadSchema, NotificationPreferenceSchema, NotificationMailSchema],
+  services: ({ cursors }) => ({
+    notifications: createNotificationService({ cursors }), userNotifications: createUserNotificationService(),
   }),
   routes: ({ cursors }) => inboxRoutes(createInboxService({ cursors })),
 });

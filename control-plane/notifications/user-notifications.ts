@@ -2,11 +2,8 @@
 // for what their users follow (template updates now), and read and mark them for their own routes.
 // /v1/notifications (inbox.ts) lists them all.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Logger } from 'pino';
-import { UserSchema } from '../auth/user.entity.ts';
-import type { Mailer } from '../mail/mailer.ts';
-import { describe } from './inbox.ts';
 import { randomString } from '../../lib/ids.ts';
+import { NotificationMailSchema } from './notification-mail.entity.ts';
 import { NotificationPreferenceSchema } from './notification-state.entity.ts';
 import { UserNotificationSchema, type UserNotification, type UserNotificationKind, type UserNotificationPayloads } from './user-notification.entity.ts';
 
@@ -15,28 +12,12 @@ export interface Recipient { userId: string; organizationId: string }
 /** At most this many unread notifications of one kind are answered at once (the newest). */
 export const UNREAD_LIMIT = 100;
 
-export interface UserNotificationDeps {
-  /** Sends the e-mail copies users asked for (their preferences' `email`); absent: none is sent. */
-  mailer?: Mailer;
-  log?: Logger;
-}
-
-export function createUserNotificationService(deps: UserNotificationDeps = {}) {
-  /** An e-mail copy to each recipient who asked for the kind by e-mail; a failure is logged, never the caller's. */
-  async function mail<K extends UserNotificationKind>(em: EntityManager, userIds: readonly string[], kind: K, payload: UserNotificationPayloads[K]): Promise<void> {
-    if (!deps.mailer || userIds.length === 0) return;
-    const users = await em.find(UserSchema, { id: { $in: [...userIds] } }, { fields: ['id', 'email'] });
-    const { title, message } = describe(kind, payload);
-    for (const user of users) {
-      await deps.mailer.send({ to: user.email, subject: title, text: `${message}\n\nChange which notifications Kiln e-mails you with POST /v1/notifications.` })
-        .catch((error: unknown) => deps.log?.warn({ err: error, kind, userId: user.id }, 'notification e-mail not sent'));
-    }
-  }
-
+export function createUserNotificationService() {
   return {
     /**
      * One notification per recipient, but those who turned the kind off in the app (their preferences in that
-     * organization), flushed with the caller's unit of work; and an e-mail copy to those who asked for one.
+     * organization), flushed with the caller's unit of work; and an e-mail copy owed to those who asked for one
+     * (sent by mail-outbox.ts once the unit of work commits).
      */
     async notify<K extends UserNotificationKind>(em: EntityManager, recipients: readonly Recipient[], kind: K, payload: UserNotificationPayloads[K]): Promise<void> {
       const preferences = recipients.length ? await em.find(NotificationPreferenceSchema, {
@@ -48,7 +29,9 @@ export function createUserNotificationService(deps: UserNotificationDeps = {}) {
         if (declined.has(key(userId, organizationId))) continue;
         em.create(UserNotificationSchema, { id: `unt_${randomString(20)}`, user: userId, organization: organizationId, kind, payload, readAt: null });
       }
-      await mail(em, [...new Set(preferences.filter((p) => p.email[kind] === true).map((p) => p.user.id))], kind, payload);
+      for (const preference of preferences.filter((p) => p.email[kind] === true)) {
+        em.create(NotificationMailSchema, { id: `nml_${randomString(20)}`, user: preference.user.id, organization: preference.organization.id, kind, payload, sentAt: null, lastError: null });
+      }
     },
 
     /** The recipient's unread notifications of `kind`, newest first. */

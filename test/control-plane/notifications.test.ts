@@ -3,13 +3,26 @@
 import test from 'ava';
 import { randomString } from '../../lib/ids.ts';
 import type { MailMessage } from '../../control-plane/mail/mailer.ts';
+import { notifyMembers, OWNERS_AND_ADMINS } from '../../workflows/notifications.ts';
+import { ValidationError } from '../../control-plane/core/errors.ts';
 import { addMember, createApiKey, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
+import { eventually } from '../support/eventually.ts';
 
 let api: TestApi;
 /** What the API e-mailed. */
 const sent: MailMessage[] = [];
+/** Addresses whose next sends fail: a count of passing failures, or 'refused' for a permanent refusal. */
+const failing = new Map<string, number | 'refused'>();
 test.before(async () => {
-  api = await startTestApi(import.meta.filename, { mail: { mailer: { send: async (message) => { sent.push(message); } }, publicUrl: 'http://kiln.test' } });
+  api = await startTestApi(import.meta.filename, { mail: { mailer: { send: async (message) => {
+    const failure = failing.get(message.to);
+    if (failure === 'refused') throw new ValidationError('the mail server refused this address');
+    if (failure) {
+      failing.set(message.to, failure - 1);
+      throw new Error('mail server busy');
+    }
+    sent.push(message);
+  } }, publicUrl: 'http://kiln.test' } });
 });
 test.after.always(() => api?.close());
 
@@ -195,10 +208,43 @@ test('a kind asked for by e-mail: the API sends a copy through the mailer (templ
   t.is((await api.request('POST', '/v1/notifications', { token: mailed.token, body: { email: { 'template.updated': true } } })).status, 200);
   t.is((await api.request('POST', `/v1/templates/${template.body.id}/new-version`, { token: author.token, body: { configuration: { maxReplicas: 3 } } })).status, 201);
 
-  const copies = sent.filter((m) => m.subject === `Template ${template.body.name} has a new version`);
+  const copies = await eventually('the e-mail copy', () => {
+    const found = sent.filter((m) => m.subject === `Template ${template.body.name} has a new version`);
+    return found.length > 0 && found;
+  });
   t.deepEqual(copies.map((m) => m.to), [mailed.email]);
   t.regex(copies[0]!.text, /Version 2 replaces version 1; it changes maxReplicas/);
   for (const who of [mailed, quiet]) {
     t.is((await api.request('GET', '/v1/notifications?kind=template.updated', { token: who.token })).body.data.length, 1);
   }
+});
+
+test("the worker's notices are e-mailed to whoever asked for their kind: a busy mail server is tried again, a refused address given up", async (t) => {
+  const owner = await signup(api, 'mail-owner');
+  const admin = await addMember(api, owner.organizationId, 'admin');
+  const other = await signup(api, 'mail-other');
+  for (const as of [{ token: owner.token }, admin.as]) {
+    t.is((await api.request('POST', '/v1/notifications', { ...as, body: { email: { 'deployment.failed': true } } })).status, 200);
+  }
+  t.is((await api.request('POST', '/v1/notifications', { token: other.token, body: { email: { 'deployment.failed': true } } })).status, 200);
+  failing.set(owner.email, 2);
+  failing.set(admin.email, 'refused');
+
+  // Written as the deployment workflow's status store writes a failure: in its transaction.
+  const name = `failing-${randomString(6)}`;
+  await api.orm.em.fork().transactional((em) => notifyMembers(em, owner.organizationId, OWNERS_AND_ADMINS, 'deployment.failed', {
+    message: `Deployment ${name} failed: no node has an L4 GPU free`, deploymentId: 'dep_mailtest', deploymentName: name, status: 'failed', reason: 'no node has an L4 GPU free',
+  }));
+
+  const copy = await eventually('the owner\'s copy after two failed sends', () => sent.find((m) => m.to === owner.email && m.text.includes(name)));
+  t.regex(copy.text, /no node has an L4 GPU free/);
+  t.regex(copy.text, /POST \/v1\/notifications/);
+  const refused = await eventually('the refused copy given up', async () => {
+    const [row] = (await api.pool.query(`select attempts, sent_at, last_error from notification_mail m join "user" u on u.id = m.user_id where u.email = $1`, [admin.email])).rows;
+    return row?.attempts === 5 && row;
+  });
+  t.is(refused.sent_at, null);
+  t.regex(refused.last_error, /refused/);
+  t.false(sent.some((m) => m.to === other.email || m.to === admin.email), 'another organization and the refused address get nothing');
+  t.is((await api.request('GET', '/v1/notifications?kind=deployment.failed', admin.as)).body.data.length, 1, 'the in-app notice is there all the same');
 });
