@@ -76,6 +76,25 @@ export default tseslint.config(
     },
   },
   {
+    // The SDK is what programs outside Kiln use: its client and the types generated from the OpenAPI document.
+    files: ['sdk/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict({
+        group: ['**/control-plane/**', '**/workflows/**', '**/stacks/**', '**/infra/**', '**/lib/**', '**/catalog/**', '**/test/**', '**/cli/**'],
+        message: 'sdk/ imports nothing of Kiln but its generated types: it reaches Kiln over HTTP (ARCHITECTURE.md).',
+      }),
+    },
+  },
+  {
+    files: ['cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict({
+        group: ['**/control-plane/**', '**/workflows/**', '**/stacks/**', '**/infra/**', '**/lib/**', '**/catalog/**', '**/test/**'],
+        message: 'cli/ uses Kiln through sdk/ only, as any client would (ARCHITECTURE.md).',
+      }),
+    },
+  },
+  {
     files: ['workflows/**/*.ts'],
     rules: { 'no-restricted-imports': restrict(...WORKFLOWS) },
   },

@@ -60,7 +60,7 @@ export function adminRoutes({ admin, audit, featureFlags, notifications, errors,
       handle: async ({ params, state }) => ({ data: await featureFlags.remove(state.em, params.id) }),
     }),
     defineRoute({
-      ...notification, permission: 'admin:read', method: 'GET', path: '/v1/admin/notifications', operationId: 'listNotifications',
+      ...notification, permission: 'admin:read', method: 'GET', path: '/v1/admin/notifications', operationId: 'listAdminNotifications',
       summary: 'Platform notifications, newest first (cursor pagination)',
       query: ListNotificationsQuery, response: z.array(NotificationView), list: true,
       handle: async ({ query, state }) => pageReply(await notifications.list(state.em, query)),
