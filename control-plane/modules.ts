@@ -4,6 +4,7 @@ import { activityModule } from './activity/module.ts';
 import { adminModule } from './admin/module.ts';
 import { alertsModule } from './alerts/module.ts';
 import { apiKeysModule } from './api-keys/module.ts';
+import { assistantModule } from './assistant/module.ts';
 import { auditModule } from './audit/module.ts';
 import { authModule } from './auth/module.ts';
 import { billingModule } from './billing/module.ts';
@@ -75,6 +76,7 @@ export const API_MODULES: readonly ApiModule[] = [
   activityModule,
   templatesModule,
   reportsModule,
+  assistantModule,
   adminModule,
   openApiModule,
 ];

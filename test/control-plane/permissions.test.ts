@@ -9,6 +9,8 @@ let api: TestApi;
 let routes: [string, Permission][];
 let internalRoutes: [string, Permission][];
 let writes: [string, Permission][];
+/** A POST that reads for its caller: asking the assistant (it keeps the conversation as the caller's own). */
+const ASSISTANT_READS = new Set(['POST /v1/ai-assistant']);
 test.before(async () => {
   api = await startTestApi(import.meta.filename);
   const all = Object.entries(routePermissions(api.app.routes));
@@ -24,10 +26,11 @@ test('public routes are only the credential-free ones: health, OpenAPI, the sign
     'GET /api/health', 'GET /api/openapi.json', 'GET /v1/auth/sso/callback/{provider}', 'GET /v1/auth/sso/login',
     // Stripe's events: their signature (Stripe-Signature) is their credential; GET says what to subscribe each endpoint to.
     'GET /v1/billing/webhook',
-    'GET /v1/health', 'GET /v1/openapi',
+    // Kiln's documentation, searched and asked (public as the OpenAPI document is).
+    'GET /v1/health', 'GET /v1/onboarding/help', 'GET /v1/openapi',
     // Invitation look-up by token; accepting or declining is the invitee's own act, the mailed token their credential.
     'GET /v1/team/invite/{token}',
-    'POST /api/auth/login', 'POST /api/auth/refresh', 'POST /v1/auth/signin', 'POST /v1/auth/signup', 'POST /v1/billing/webhook', 'POST /v1/payprovider/webhook',
+    'POST /api/auth/login', 'POST /api/auth/refresh', 'POST /v1/auth/signin', 'POST /v1/auth/signup', 'POST /v1/billing/webhook', 'POST /v1/onboarding/help', 'POST /v1/payprovider/webhook',
     'POST /v1/team/invite/{token}/accept', 'POST /v1/team/invite/{token}/decline',
   ]);
 });
@@ -41,7 +44,7 @@ test('internal routes are Kiln\'s own metrics alone, which no role or scope is a
 test('read only: every GET but billing, no write', (t) => {
   for (const [route, permission] of routes) {
     // Validating a model is a POST that changes nothing: it needs only catalog:read. Billing is full access only.
-    const expected = (route.startsWith('GET ') && permission !== 'billing:read') || permission === 'public' || permission === 'catalog:read';
+    const expected = ((route.startsWith('GET ') || ASSISTANT_READS.has(route)) && permission !== 'billing:read') || permission === 'public' || permission === 'catalog:read';
     t.is(isAllowed(permission, ROLE_PERMISSIONS.owner, 'read_only', true), expected, route);
   }
 });
@@ -66,7 +69,7 @@ test('full access: everything the role allows; members cannot manage API keys, v
   for (const [route, permission] of writes.filter(([, p]) => p !== 'public')) {
     // Their own notifications (marking them read, their preferences) are their profile's.
     const ownProfile = route.includes('/v1/settings/profile') || (route.startsWith('POST /v1/notifications') && permission === 'profile:write');
-    t.is(isAllowed(permission, ROLE_PERMISSIONS.viewer, 'full_access'), ownProfile || permission === 'catalog:read', route);
+    t.is(isAllowed(permission, ROLE_PERMISSIONS.viewer, 'full_access'), ownProfile || permission === 'catalog:read' || ASSISTANT_READS.has(route), route);
   }
   t.true(isAllowed('deployments:write', ROLE_PERMISSIONS.member, 'full_access'));
   // Inference uses a deployment without changing it: members may, viewers may not.

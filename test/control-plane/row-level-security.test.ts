@@ -54,6 +54,10 @@ const SEEDS: Readonly<Record<string, string>> = {
   template_version: `insert into template_version (id, created_at, template_id, organization_id, version, model, gpu, gpus_per_replica, replicas, min_replicas, max_replicas, dtype, vllm_args, created_by)
     values ('tpv_' || $3, now(), 'tpl_' || $3, $1, 1, 'm/m', 'nvidia-l4', 1, 1, 1, 1, 'auto', '[]', $2)`,
   template_subscription: `insert into template_subscription (id, created_at, user_id, organization_id, template_id, reason) values ('tsb_' || $3, now(), $2, $1, 'tpl_' || $3, 'subscribed')`,
+  assistant_conversation: `insert into assistant_conversation (id, created_at, user_id, organization_id, title, updated_at) values ('cnv_' || $3, now(), $2, $1, 't', now())`,
+  // Its conversation is made alongside.
+  assistant_message: `with c as (insert into assistant_conversation (id, created_at, user_id, organization_id, title, updated_at) values ('cnvm' || $3, now(), $2, $1, 't', now()) returning id)
+    insert into assistant_message (id, created_at, conversation_id, organization_id, role, content, citations) select 'amg_' || $3, now(), c.id, $1, 'user', 'q', '[]' from c`,
   invoice: `insert into invoice (id, created_at, organization_id, number, period_start, period_end, plan, plan_fee_cents, usage_cents, credits_applied_cents, total_cents, currency, lines, issued_at)
     values ('ivc_' || $3, now(), $1, 1, '2026-01-01', '2026-02-01', 'startup', 4900, 0, 0, 4900, 'usd', '[]', now())`,
   notification_preference: `insert into notification_preference (id, created_at, user_id, organization_id, in_app, email, updated_at) values ('npf_' || $3, now(), $2, $1, '{}', '{}', now())`,
