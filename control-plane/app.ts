@@ -23,6 +23,8 @@ import { API_MODULES } from './modules.ts';
 export type KilnApp = Koa<AppState> & {
   /** Every route the app serves, as declared (method, path, permission, schemas). */
   readonly routes: readonly Route[];
+  /** The services the modules built (server.ts attaches the live-updates socket service to the HTTP server). */
+  readonly services: Services;
   /** Runs each module's close (the inference gateway's pod watches stop, queued audit records are written). Call once the server stopped answering, before the database closes. */
   close(): Promise<void>;
 };
@@ -72,6 +74,7 @@ export function createApp(deps: AppDeps): KilnApp {
   app.use(router.allowedMethods());
   return Object.assign(app, {
     routes,
+    services,
     close: async () => {
       for (const module of API_MODULES) await module.close?.(services);
     },

@@ -52,6 +52,15 @@ const Sections = {
     STRIPE_BILLING_WEBHOOK_SECRET: z.string().min(8).optional(),
     // Where Stripe's checkout and portal pages send the user back; KILN_PUBLIC_URL/billing when unset.
     KILN_BILLING_RETURN_URL: z.url({ protocol: /^https?$/ }).optional(),
+    // Live updates (GET /v1/ws): how often each socket is pinged (a peer that missed one pong is dropped), how
+    // much a socket may have unsent before it is cut off (close 4008), how many missed events a reconnect
+    // replays, how long and how many events the log keeps, and how long a browser's ticket lives.
+    KILN_WS_HEARTBEAT_SECONDS: z.coerce.number().min(0.05).max(3600).default(30),
+    KILN_WS_MAX_BUFFERED_BYTES: z.coerce.number().int().min(1024).max(256 * 1024 * 1024).default(1024 * 1024),
+    KILN_WS_REPLAY_LIMIT: z.coerce.number().int().min(1).max(10_000).default(500),
+    KILN_WS_RETENTION_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(3600),
+    KILN_WS_MAX_EVENTS: z.coerce.number().int().min(1000).max(10_000_000).default(100_000),
+    KILN_WS_TICKET_SECONDS: z.coerce.number().int().min(5).max(600).default(30),
   }),
   worker: z.object({
     // Pulumi's state backend (file://, s3://, https://api.pulumi.com ...); a file backend under DATA_DIR when unset.
@@ -109,6 +118,19 @@ export interface ApiConfig extends SharedConfig {
   readonly hub: { readonly endpoint: string; readonly token: string | undefined; readonly timeoutMs: number };
   /** Stripe; undefined (no STRIPE_SECRET_KEY): the payment routes answer 503. */
   readonly stripe: StripeSettings | undefined;
+  /** The live-updates socket (control-plane/live-updates/). */
+  readonly liveUpdates: LiveUpdatesSettings;
+}
+
+export interface LiveUpdatesSettings {
+  readonly heartbeatMs: number;
+  /** A socket with more unsent than this is closed with 4008. */
+  readonly maxBufferedBytes: number;
+  /** Most events a reconnect replays; more missed: the client is told to refetch. */
+  readonly replayLimit: number;
+  readonly retentionSeconds: number;
+  readonly maxEvents: number;
+  readonly ticketSeconds: number;
 }
 
 export interface StripeSettings {
@@ -216,6 +238,10 @@ async function apiConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.api
       billingWebhookSecret: e.STRIPE_BILLING_WEBHOOK_SECRET ?? e.STRIPE_WEBHOOK_SECRET!,
       returnUrl: e.KILN_BILLING_RETURN_URL ?? `${publicUrl}/billing`,
     } : undefined,
+    liveUpdates: {
+      heartbeatMs: Math.round(e.KILN_WS_HEARTBEAT_SECONDS * 1000), maxBufferedBytes: e.KILN_WS_MAX_BUFFERED_BYTES, replayLimit: e.KILN_WS_REPLAY_LIMIT,
+      retentionSeconds: e.KILN_WS_RETENTION_SECONDS, maxEvents: e.KILN_WS_MAX_EVENTS, ticketSeconds: e.KILN_WS_TICKET_SECONDS,
+    },
   };
 }
 

@@ -18,6 +18,7 @@ import { healthModule } from './health/module.ts';
 import { idempotencyModule } from './idempotency/module.ts';
 import { inferenceModule } from './inference/module.ts';
 import { invoicesModule } from './invoices/module.ts';
+import { liveUpdatesModule } from './live-updates/module.ts';
 import { monitoringModule } from './monitoring/module.ts';
 import { costsModule } from './costs/module.ts';
 import { dashboardModule } from './dashboard/module.ts';
@@ -74,6 +75,7 @@ export const API_MODULES: readonly ApiModule[] = [
   rolesModule,
   notificationsModule,
   activityModule,
+  liveUpdatesModule,
   templatesModule,
   reportsModule,
   assistantModule,

@@ -68,6 +68,9 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
   const mailOutbox = startMailOutbox({ orm, mailer: mail.mailer, log });
   const server = options.host === undefined ? app.listen(config.port) : app.listen(config.port, options.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  // GET /v1/ws: the live-updates sockets ride on this server (control-plane/live-updates/).
+  const liveUpdates = app.services.liveUpdates;
+  await liveUpdates.attach(server, app);
   const { port } = server.address() as AddressInfo;
   log.info({ port, env: config.env }, 'control plane listening');
   return {
@@ -77,6 +80,8 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
     orm,
     pool,
     async close() {
+      // Open sockets would hold the server open: they close first (1001), and their clients reconnect elsewhere.
+      await liveUpdates.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await redelivery.stop();
       await mailOutbox.stop();

@@ -40,6 +40,8 @@ export class IdempotencyConflictError extends ApiError {}
 export class MethodNotAllowedError extends ApiError {}
 export class PayloadTooLargeError extends ApiError {}
 export class UnsupportedMediaTypeError extends ApiError {}
+/** A route that only answers a protocol upgrade (GET /v1/ws) was asked without one. */
+export class UpgradeRequiredError extends ApiError {}
 export class RateLimitedError extends ApiError {}
 export class ServiceUnavailableError extends ApiError {}
 
@@ -89,6 +91,7 @@ export const ERROR_TABLE: ReadonlyArray<readonly [ErrorClass, number, string]> =
   [PayloadTooLargeError, 413, 'PAYLOAD_TOO_LARGE'],
   [UnsupportedMediaTypeError, 415, 'UNSUPPORTED_MEDIA_TYPE'],
   [ValidationError, 422, 'VALIDATION_ERROR'],
+  [UpgradeRequiredError, 426, 'UPGRADE_REQUIRED'],
   [RateLimitedError, 429, 'RATE_LIMIT_EXCEEDED'],
   // nginx's status for a request its client abandoned.
   [ClientClosedError, 499, 'CLIENT_CLOSED_REQUEST'],

@@ -34,6 +34,7 @@ import { Migration20261124100000Invoices } from './migrations/Migration202611241
 import { Migration20261124104000StripeSubscription } from './migrations/Migration20261124104000StripeSubscription.ts';
 import { Migration20261124110000Notifications } from './migrations/Migration20261124110000Notifications.ts';
 import { Migration20261124121000NotificationMail } from './migrations/Migration20261124121000NotificationMail.ts';
+import { Migration20261124122000LiveUpdates } from './migrations/Migration20261124122000LiveUpdates.ts';
 import { Migration20261124126000Assistant } from './migrations/Migration20261124126000Assistant.ts';
 import { applyScope } from '../core/row-level-security.ts';
 
@@ -80,6 +81,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
         Migration20261124104000StripeSubscription,
         Migration20261124110000Notifications,
         Migration20261124121000NotificationMail,
+        Migration20261124122000LiveUpdates,
         Migration20261124126000Assistant,
       ],
       snapshot: false,

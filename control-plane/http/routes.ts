@@ -76,7 +76,8 @@ export interface RouteSpec<Q extends z.ZodType | undefined, P extends z.ZodType 
   response?: z.ZodType;
   /** Instead of `response`: the media types of a streamed answer, each with the schema the OpenAPI document shows. */
   streams?: Readonly<Record<string, z.ZodType>>;
-  successStatus?: 200 | 201 | 302;
+  /** 101: the route switches the connection to a WebSocket (live-updates/service.ts); its answer is never written. */
+  successStatus?: 101 | 200 | 201 | 302;
   /** The answer is `response` itself, outside either surface's envelope (the OpenAPI document): its handler replies `raw`. */
   raw?: boolean;
   list?: boolean;

@@ -96,7 +96,9 @@ function operation(route: Route, path: string, routes: readonly Route[]): ZodOpe
     },
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
     responses: {
-      [success]: success === 302
+      [success]: success === 101
+        ? { description: `${reasonPhrase(success)}: the connection is now a WebSocket (RFC 6455) carrying JSON messages`, headers: { Upgrade: { description: 'websocket', schema: { type: 'string' as const } } } }
+        : success === 302
         ? { description: reasonPhrase(success), headers: { ...RATE_LIMIT_HEADERS, Location: { description: 'Where the client goes next', schema: { type: 'string' as const } } } }
         : {
           description: reasonPhrase(success),

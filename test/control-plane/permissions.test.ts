@@ -9,6 +9,8 @@ let api: TestApi;
 let routes: [string, Permission][];
 let internalRoutes: [string, Permission][];
 let writes: [string, Permission][];
+/** POSTs that only read: opening the live-updates socket by ticket, and a round trip through it. */
+const SOCKET_READS = new Set(['POST /v1/ws/tickets', 'POST /v1/ws/health']);
 /** A POST that reads for its caller: asking the assistant (it keeps the conversation as the caller's own). */
 const ASSISTANT_READS = new Set(['POST /v1/ai-assistant']);
 test.before(async () => {
@@ -44,7 +46,7 @@ test('internal routes are Kiln\'s own metrics alone, which no role or scope is a
 test('read only: every GET but billing, no write', (t) => {
   for (const [route, permission] of routes) {
     // Validating a model is a POST that changes nothing: it needs only catalog:read. Billing is full access only.
-    const expected = ((route.startsWith('GET ') || ASSISTANT_READS.has(route)) && permission !== 'billing:read') || permission === 'public' || permission === 'catalog:read';
+    const expected = ((route.startsWith('GET ') || SOCKET_READS.has(route) || ASSISTANT_READS.has(route)) && permission !== 'billing:read') || permission === 'public' || permission === 'catalog:read';
     t.is(isAllowed(permission, ROLE_PERMISSIONS.owner, 'read_only', true), expected, route);
   }
 });
@@ -56,8 +58,9 @@ test('deployments only: deployment operations (recovery and inference included) 
     // Reading models (the catalog and the organization's) is theirs; changing the organization's models is not.
     // Reading templates and deploying one are theirs too (with the updates of templates); making or changing templates is not.
     // Deployments' metrics, one by one or the organization's, are deployment reads; comparing GPU offers' costs is a catalog read.
+    // The live-updates socket (GET /v1/ws, its ticket and round trip) carries deployment events: deployment reads.
     const deploymentRoute = (['/deployments', '/recovery', '/inference', '/gpu-types', '/models', '/templates', '/template-updates', '/monitoring/metrics', '/monitoring/analytics', '/providers/compare-costs'].some((part) => route.includes(part))
-      || route === 'GET /v1/metrics' || route === 'GET /v1/dashboard/metrics') && permission !== 'models:write' && permission !== 'templates:write';
+      || route === 'GET /v1/metrics' || route === 'GET /v1/dashboard/metrics' || route === 'GET /v1/ws' || SOCKET_READS.has(route)) && permission !== 'models:write' && permission !== 'templates:write';
     const expected = permission === 'public' || (!platformOnly && deploymentRoute);
     t.is(isAllowed(permission, ROLE_PERMISSIONS.owner, 'deployments_only', true), expected, route);
   }
@@ -69,7 +72,7 @@ test('full access: everything the role allows; members cannot manage API keys, v
   for (const [route, permission] of writes.filter(([, p]) => p !== 'public')) {
     // Their own notifications (marking them read, their preferences) are their profile's.
     const ownProfile = route.includes('/v1/settings/profile') || (route.startsWith('POST /v1/notifications') && permission === 'profile:write');
-    t.is(isAllowed(permission, ROLE_PERMISSIONS.viewer, 'full_access'), ownProfile || permission === 'catalog:read' || ASSISTANT_READS.has(route), route);
+    t.is(isAllowed(permission, ROLE_PERMISSIONS.viewer, 'full_access'), ownProfile || permission === 'catalog:read' || SOCKET_READS.has(route) || ASSISTANT_READS.has(route), route);
   }
   t.true(isAllowed('deployments:write', ROLE_PERMISSIONS.member, 'full_access'));
   // Inference uses a deployment without changing it: members may, viewers may not.

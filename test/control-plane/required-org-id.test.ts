@@ -52,6 +52,9 @@ const ROWS: ReadonlyArray<[path: string, status: number]> = [
   ['/v1/monitoring/alerts', 200],
   ['/v1/cost-controls/alerts', 200],
   ['/v1/monitoring/webhooks', 200],
+  // Asked without Upgrade: websocket, the socket route answers 426 once orgId is given.
+  ['/v1/ws', 426],
+  ['/v1/ws/health', 200],
 ];
 
 const missingOrgId = { error: 'Bad Request', message: 'Invalid query parameter orgId: required', code: 'INVALID_REQUEST', statusCode: 400 };
@@ -116,11 +119,11 @@ test('no credential is 401 with or without orgId; another organization\'s orgId 
       t.is(foreign.body.code, 'INSUFFICIENT_PERMISSIONS');
     }
   }
-  // A deployments-only key reads deployments, the GPU catalog and templates in its organization, nothing else here.
+  // A deployments-only key reads deployments (their live socket too), the GPU catalog and templates in its organization, nothing else here.
   for (const [path, status] of ROWS) {
     const res = await api.request('GET', `${path}?orgId=${owner.organizationId}`, { token: deploymentsOnly.key });
     const readable = ['/v1/deployments', '/v1/deployments/{id}/metrics', '/v1/deployments/{id}/pricing', '/v1/deployments/{id}/optimization', '/v1/deployments/{id}/logs', '/v1/metrics', '/v1/monitoring/metrics', '/v1/dashboard/metrics', '/v1/monitoring/analytics', '/v1/gpu-types', '/v1/models/search', '/v1/models/{id}', '/v1/recovery', '/v1/recovery/circuits',
-      '/v1/templates/deploy', '/v1/models/templates', '/v1/templates/{id}/star', '/v1/templates/{id}/deploy'];
+      '/v1/templates/deploy', '/v1/models/templates', '/v1/templates/{id}/star', '/v1/templates/{id}/deploy', '/v1/ws'];
     t.is(res.status, readable.includes(path) ? status : 403, path);
   }
 });

@@ -25,6 +25,8 @@ const PLATFORM_TABLES = new Set([
   'idempotency_record',
   // A user's stars, counted across organizations; read only for templates the caller may see.
   'template_star',
+  // Each API replica's heartbeat (live updates): replica ids and socket counts, read by no tenant's query.
+  'live_replica',
 ]);
 
 /** One row of `table` belonging to the organization (and its user), for the tables signing up does not fill. */
@@ -65,6 +67,8 @@ const SEEDS: Readonly<Record<string, string>> = {
   notification_read: `with n as (insert into notification (id, created_at, title, message, severity, updated_at) values ('ntf_' || $3, now(), 't', 'm', 'info', now()) returning id)
     insert into notification_read (id, created_at, user_id, organization_id, notification_id) select 'ntr_' || $3, now(), $2, $1, n.id from n`,
   notification_mail: `insert into notification_mail (id, created_at, user_id, organization_id, kind, payload) values ('nml_' || $3, now(), $2, $1, 'template.updated', '{}')`,
+  live_event: `insert into live_event (organization_id, user_id, type, payload) values ($1, $2, 'notification.pushed', '{}')`,
+  live_ticket: `insert into live_ticket (id, created_at, organization_id, user_id, principal, expires_at) values ('wst_' || $3, now(), $1, $2, '{}', now())`,
   user_notification: `insert into user_notification (id, created_at, user_id, organization_id, kind, payload) values ('unt_' || $3, now(), $2, $1, 'template.updated', '{}')`,
   checkout: `insert into checkout (id, created_at, organization_id, stripe_session_id, kind, amount_cents, status, url) values ('chk_' || $3, now(), $1, 'cs_' || $3, 'credits', 500, 'open', 'https://checkout')`,
   payment_event: `insert into payment_event (id, created_at, stripe_event_id, webhook, type, organization_id, outcome) values ('pev_' || $3, now(), 'evt_' || $3, 'payprovider', 'checkout.session.completed', $1, 'o')`,
