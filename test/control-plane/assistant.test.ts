@@ -2,8 +2,8 @@
 // (a failed deployment's reason, events and recovery options; what a deployment costs), citing what was used;
 // conversations kept per user. No worker runs here: a failure is recorded as the workflow's status store
 // records it. No Prometheus either, so costs come from the catalog's prices. The model path (a running
-// deployment writing the answer) needs a cluster with a model server, as test/control-plane/inference.test.ts
-// has; here its refusals are tested (not running, another organization's, no deployments:infer).
+// deployment writing the answer) needs a cluster with a model server: assistant-model.test.ts; here its
+// refusals are tested (not running, another organization's, no deployments:infer).
 import test from 'ava';
 import { createStatusStore } from '../../workflows/deployment/status-store.ts';
 import { addMember, createApiKey, signup, startTestApi, validDeployment, type TestApi } from '../support/control-plane.ts';
