@@ -14,6 +14,7 @@ import { deploymentsModule } from './deployments/module.ts';
 import { errorTrackerModule } from './error-tracker/module.ts';
 import { featureFlagsModule } from './feature-flags/module.ts';
 import { gpuTypesModule } from './gpu-types/module.ts';
+import { graphqlModule } from './graphql/module.ts';
 import { healthModule } from './health/module.ts';
 import { idempotencyModule } from './idempotency/module.ts';
 import { inferenceModule } from './inference/module.ts';
@@ -78,6 +79,7 @@ export const API_MODULES: readonly ApiModule[] = [
   liveUpdatesModule,
   templatesModule,
   reportsModule,
+  graphqlModule,
   assistantModule,
   adminModule,
   openApiModule,

@@ -38,6 +38,8 @@ export interface JsonReply extends ReplyAudit {
   raw?: boolean;
   /** Answer 302 to this URL instead of a body (a browser sent on to an identity provider). */
   redirect?: string;
+  /** A raw answer's own status instead of the route's success status (GraphQL's 400 for a document that does not validate). */
+  status?: number;
 }
 
 /** A body of any size, piped to the client with backpressure (a route declaring `streams`). */
@@ -80,6 +82,8 @@ export interface RouteSpec<Q extends z.ZodType | undefined, P extends z.ZodType 
   successStatus?: 101 | 200 | 201 | 302;
   /** The answer is `response` itself, outside either surface's envelope (the OpenAPI document): its handler replies `raw`. */
   raw?: boolean;
+  /** A raw route's own failure body (GraphQL's errors), which the OpenAPI document offers beside Kiln's for 400 and `errors`. */
+  rawError?: z.ZodType;
   list?: boolean;
   /** Failure statuses beyond those every route may answer. */
   errors?: number[];
@@ -91,8 +95,9 @@ export interface RouteSpec<Q extends z.ZodType | undefined, P extends z.ZodType 
    * `origin`: scheme and host as the client sees them (X-Forwarded-* when proxies are trusted). `signal`
    * aborts when the client goes away before its answer is complete: work done on its behalf stops with it.
    * `header` reads a request header ('' when absent), for what is no credential's or body's (a webhook's signature).
+   * `ip`: the client's address as the audit trail records it.
    */
-  handle(input: { query: Out<Q>; params: Out<P>; body: Out<B>; rawBody?: string; header(name: string): string; state: AppState; origin: string; signal: AbortSignal }): Promise<Reply>;
+  handle(input: { query: Out<Q>; params: Out<P>; body: Out<B>; rawBody?: string; header(name: string): string; state: AppState; origin: string; ip: string; signal: AbortSignal }): Promise<Reply>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of routes with differing schemas
@@ -210,13 +215,13 @@ export function mountRoutes(router: Router<AppState>, routes: readonly Route[], 
       const origin = `${ctx.protocol}://${ctx.host}`;
       if (!URL.canParse(origin)) throw new BadRequestError('Invalid header Host', { header: 'Host' });
       const rawBody = route.rawBody ? ctx.request.rawBody : undefined;
-      const reply = await route.handle({ ...ctx.state.input!, rawBody, header: (name) => ctx.get(name), state: ctx.state, origin, signal: clientGone(ctx.res) });
+      const reply = await route.handle({ ...ctx.state.input!, rawBody, header: (name) => ctx.get(name), state: ctx.state, origin, ip: ctx.ip, signal: clientGone(ctx.res) });
       if (reply.auditDetails) ctx.state.auditDetails = reply.auditDetails;
       if ('redirect' in reply && reply.redirect) return ctx.redirect(reply.redirect);
       // A change is audited against the resource it answers with, unless the handler named another.
       const answeredId = 'data' in reply ? (reply.data as { id?: unknown } | null)?.id : undefined;
       if (ctx.method !== 'GET' && ctx.state.resourceId === undefined && typeof answeredId === 'string') ctx.state.resourceId = answeredId;
-      ctx.status = route.successStatus ?? 200;
+      ctx.status = ('status' in reply ? reply.status : undefined) ?? route.successStatus ?? 200;
       if ('stream' in reply) {
         if (!route.streams?.[reply.contentType]) throw new Error(`${route.operationId} answered ${reply.contentType}, which it does not declare`);
         if (reply.filename) ctx.attachment(reply.filename);
