@@ -76,7 +76,9 @@ export function markdownSections(source: string, markdown: string): DocSection[]
     } else lines.push(line);
   }
   close();
-  return sections.flatMap((s) => (s.text.includes('\n| `') ? splitTable(s) : [s]));
+  // The architecture's folder table: a row per folder, each a page of its own. README tables (settings,
+  // onboarding steps) stay in their section: a row alone is a line, which BM25 would rank above the guide.
+  return source === 'ARCHITECTURE.md' ? sections.flatMap((s) => (s.text.includes('\n| `') ? splitTable(s) : [s])) : sections;
 }
 
 /** A section holding a table of folders (ARCHITECTURE.md's): one section per row, titled by its first cell. */

@@ -70,7 +70,7 @@ test('a cost question with no deployment of that GPU answers the catalog\'s pric
 
 test('a question about Kiln is answered from the documentation, citing the README section', async (t) => {
   const owner = await signup(api, 'assistant-docs');
-  const res = await ask(owner.token, { question: 'How do I invite a teammate?' });
+  const res = await ask(owner.token, { question: 'How do I invite someone to my organization?' });
   t.is(res.status, 200);
   t.like((res.body.citations as Citation[])[0], { type: 'doc', id: 'README.md#inviting-someone', title: 'Inviting someone', ref: 'README.md#inviting-someone' });
   t.true((res.body.citations as Citation[]).every((c) => c.type === 'doc'));
