@@ -27,6 +27,7 @@ import { modelsModule } from './models/module.ts';
 import type { ApiModule } from './module.ts';
 import { notificationsModule } from './notifications/module.ts';
 import { observabilityModule } from './observability/module.ts';
+import { onboardingModule } from './onboarding/module.ts';
 import { openApiModule } from './openapi/module.ts';
 import { optimizationModule } from './optimization/module.ts';
 import { organizationsModule } from './organizations/module.ts';
@@ -76,6 +77,7 @@ export const API_MODULES: readonly ApiModule[] = [
   rolesModule,
   notificationsModule,
   activityModule,
+  onboardingModule,
   liveUpdatesModule,
   templatesModule,
   reportsModule,

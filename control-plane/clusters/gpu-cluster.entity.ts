@@ -2,6 +2,7 @@ import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import type { NodeGroup } from '../../catalog/node-groups.ts';
 import type { ClusterLifecycleStatus } from '../../workflows/contract/cluster.ts';
 import { BaseSchema } from '../database/base.entity.ts';
+import { OrganizationSchema } from '../organizations/organization.entity.ts';
 
 /** `aws`: an EKS cluster Kiln provisions with the gpu-cluster stack; `kubernetes`: an existing cluster registered by kubeconfig. */
 export const CLUSTER_PROVIDERS = ['aws', 'kubernetes'] as const;
@@ -22,13 +23,16 @@ export interface AwsClusterSpec {
 }
 
 /**
- * A GPU cluster deployments run on. Platform infrastructure, shared by every organization. Its kubeconfig
- * (given at registration, or the gpu-cluster stack's output) is sealed at rest.
+ * A GPU cluster deployments run on: platform infrastructure shared by every organization, or an
+ * organization's own (registered through /v1/onboarding/providers), which only it sees and is placed on. Its
+ * kubeconfig (given at registration, or the gpu-cluster stack's output) is sealed at rest.
  */
 export const GpuClusterSchema = defineEntity({
   name: 'GpuCluster',
   extends: BaseSchema,
   properties: {
+    /** The organization whose own cluster it is; null: shared by every organization. */
+    organization: () => p.manyToOne(OrganizationSchema).ref().nullable(),
     name: p.string(),
     provider: p.string().$type<ClusterProvider>(),
     /** As its workflow reports it (the contract's CLUSTER_STATUSES). */
@@ -52,3 +56,17 @@ export const GpuClusterSchema = defineEntity({
 });
 
 export type GpuClusterRecord = InferEntity<typeof GpuClusterSchema>;
+
+/**
+ * The provider a cluster's provisioning circuits are keyed by (recovery/circuits.ts): the shared clusters
+ * share their provider's, an organization's own cluster has its own, so its failures never refuse anyone else.
+ */
+export function circuitProviderOf(cluster: Pick<GpuClusterRecord, 'id' | 'provider' | 'organization'>): string {
+  return cluster.organization ? `${cluster.provider}:${cluster.id}` : cluster.provider;
+}
+
+/** The own cluster a circuit provider key names (`kubernetes:clu_...`); null for a shared provider's. */
+export function ownClusterOfCircuit(provider: string): string | null {
+  const at = provider.indexOf(':');
+  return at < 0 ? null : provider.slice(at + 1);
+}

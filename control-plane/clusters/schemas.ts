@@ -5,15 +5,16 @@ import { CLUSTER_STATUSES } from '../../workflows/contract/cluster.ts';
 import { CLUSTER_PROVIDERS } from './gpu-cluster.entity.ts';
 
 
-const name = z.string().max(63).regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label: lower-case letters, digits and hyphens, starting and ending with a letter or digit')
+export const clusterName = z.string().max(63).regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label: lower-case letters, digits and hyphens, starting and ending with a letter or digit')
   .meta({ example: 'gpu-east' });
-const kubeconfig = z.string().min(1).max(65_536).meta({
+export const clusterKubeconfig = z.string().min(1).max(65_536).meta({
   description: 'Kubeconfig (YAML) whose current context reaches the cluster with a bearer token or a client certificate. Stored encrypted, never shown again.',
 });
-const gatewayUrl = z.url({ protocol: /^https?$/ }).max(2048).meta({
+export const clusterGatewayUrl = z.url({ protocol: /^https?$/ }).max(2048).meta({
   description: 'For a cluster whose pod network Kiln cannot reach: inference goes to <gatewayUrl>/<namespace>/<deployment name>/v1/... instead of to the pods.',
   example: 'https://inference-gateway.gpu-east.example.com',
 });
+const [name, kubeconfig, gatewayUrl] = [clusterName, clusterKubeconfig, clusterGatewayUrl];
 const size = z.number().int().min(0).max(1000);
 const NodeGroup = z.strictObject({
   gpuType: z.enum(GPU_TYPE_IDS),
@@ -45,6 +46,7 @@ export const ClusterIdParams = z.object({ id: z.string().max(64) });
 
 export const ClusterView = z.object({
   id: z.string().meta({ example: 'clu_0123456789abcdefghij' }),
+  organizationId: z.string().nullable().meta({ description: 'The organization whose own cluster it is (registered through /v1/onboarding/providers); null: shared by every organization.' }),
   name: z.string(),
   provider: z.enum(CLUSTER_PROVIDERS),
   status: z.enum(CLUSTER_STATUSES),

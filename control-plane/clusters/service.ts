@@ -1,7 +1,9 @@
-// GPU clusters: platform infrastructure shared by every organization, managed by platform administrators.
-// A `kubernetes` cluster is registered by kubeconfig: Kiln reaches its API and reads the GPUs its nodes
-// offer, and it is ready at once. An `aws` cluster is built by its workflow (the gpu-cluster stack); the
-// desired state is committed first, then sent. `place` picks the cluster that serves a new deployment.
+// GPU clusters: platform infrastructure shared by every organization, managed by platform administrators,
+// and an organization's own `kubernetes` clusters (registered through /v1/onboarding/providers), which only
+// it sees and is placed on. A `kubernetes` cluster is registered by kubeconfig: Kiln reaches its API and
+// reads the GPUs its nodes offer, and it is ready at once. An `aws` cluster is built by its workflow (the
+// gpu-cluster stack); the desired state is committed first, then sent. `place` picks the cluster that
+// serves a new deployment: the organization's own first, then the shared ones.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { nodeGroupsProblem, type NodeGroup } from '../../catalog/node-groups.ts';
@@ -11,7 +13,7 @@ import { newId } from '../../lib/ids.ts';
 import { DeploymentSchema } from '../deployments/deployment.entity.ts';
 import { ConflictError, GpuUnavailableError, NotFoundError, invalidField } from '../core/errors.ts';
 import { circuitForOrganizations, type CircuitService } from '../recovery/circuits.ts';
-import { GpuClusterSchema, type ClusterGpus, type GpuClusterRecord } from './gpu-cluster.entity.ts';
+import { circuitProviderOf, GpuClusterSchema, type ClusterGpus, type GpuClusterRecord } from './gpu-cluster.entity.ts';
 import type { ClusterOrchestrator } from './orchestrator.ts';
 import { readClusterGpus } from './nodes.ts';
 import type { ClusterViewBody, CreateClusterInput, UpdateClusterInput } from './schemas.ts';
@@ -66,9 +68,15 @@ export function createClusterService(deps: ClusterServiceDeps) {
 
     get: async (em: EntityManager, id: string) => view(await find(em, id)),
 
-    async create(em: EntityManager, input: CreateClusterInput) {
-      if (await em.count(GpuClusterSchema, { name: input.name, deletedAt: null })) throw nameTaken(input.name);
-      const base = { id: newId('clu'), name: input.name, provider: input.provider, gatewayUrl: input.gatewayUrl ?? null, createdAt: new Date() };
+    /**
+     * `organizationId`: the organization whose own cluster it becomes (a `kubernetes` one only); absent: a
+     * shared cluster. Names are unique among the shared clusters and within each organization's own.
+     */
+    async create(em: EntityManager, input: CreateClusterInput, owner: { organizationId?: string } = {}) {
+      const organization = owner.organizationId ?? null;
+      if (organization && input.provider !== 'kubernetes') throw invalidField('provider', 'an organization registers its own clusters by kubeconfig (kubernetes)');
+      if (await em.count(GpuClusterSchema, { name: input.name, organization, deletedAt: null })) throw nameTaken(input.name);
+      const base = { id: newId('clu'), organization, name: input.name, provider: input.provider, gatewayUrl: input.gatewayUrl ?? null, createdAt: new Date() };
       if (input.provider === 'kubernetes') {
         const gpus = await inspect(input.kubeconfig);
         const cluster = em.create(GpuClusterSchema, { ...base, status: 'ready', sealedKubeconfig: deps.secrets.seal(input.kubeconfig), gpus });
@@ -90,7 +98,7 @@ export function createClusterService(deps: ClusterServiceDeps) {
       if (cluster.deleteRequested) throw new ConflictError(`GPU cluster ${id} is being deleted`, { field: 'id' });
       if (input.kubeconfig !== undefined && cluster.provider !== 'kubernetes') throw invalidField('kubeconfig', 'only a kubernetes cluster takes a kubeconfig; an aws cluster\'s comes from its stack');
       if (input.nodeGroups !== undefined && cluster.provider !== 'aws') throw invalidField('nodeGroups', 'only an aws cluster has node groups Kiln can scale');
-      if (input.name !== undefined && input.name !== cluster.name && await em.count(GpuClusterSchema, { name: input.name, deletedAt: null })) throw nameTaken(input.name);
+      if (input.name !== undefined && input.name !== cluster.name && await em.count(GpuClusterSchema, { name: input.name, organization: cluster.organization?.id ?? null, deletedAt: null })) throw nameTaken(input.name);
       if (input.name !== undefined) cluster.name = input.name;
       if (input.gatewayUrl !== undefined) cluster.gatewayUrl = input.gatewayUrl;
       if (cluster.provider === 'kubernetes') {
@@ -145,9 +153,15 @@ export function createClusterService(deps: ClusterServiceDeps) {
       return kubeconfig === null ? null : kubeApiFromKubeconfig(kubeconfig, { ...options, source: `the kubeconfig of GPU cluster ${cluster.name}` });
     },
 
-    /** GPU types some serving cluster offers (GET /v1/gpu-types `available`). */
-    async offeredGpuTypes(em: EntityManager): Promise<Set<string>> {
-      const clusters = await em.find(GpuClusterSchema, { status: { $in: [...SERVING] }, deletedAt: null, deleteRequested: false });
+    /** The clusters an organization may be placed on, its own first (oldest first within each), serving or not. */
+    async available(em: EntityManager, organizationId: string): Promise<GpuClusterRecord[]> {
+      const clusters = await em.find(GpuClusterSchema, { ...usableBy(organizationId), deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+      return [...clusters.filter((c) => c.organization), ...clusters.filter((c) => !c.organization)];
+    },
+
+    /** GPU types some serving cluster the organization may use offers (GET /v1/gpu-types `available`). */
+    async offeredGpuTypes(em: EntityManager, organizationId: string): Promise<Set<string>> {
+      const clusters = await em.find(GpuClusterSchema, { ...usableBy(organizationId), status: { $in: [...SERVING] }, deletedAt: null, deleteRequested: false });
       return new Set(clusters.flatMap((c) => c.gpus.filter((g) => g.count > 0).map((g) => g.gpuType)));
     },
 
@@ -159,17 +173,20 @@ export function createClusterService(deps: ClusterServiceDeps) {
     },
 
     /**
-     * The cluster that will serve a new deployment of this GPU type: a ready one offering it (the most GPUs
-     * of the type first) whose provider's circuit for the type lets attempts through. 503 GPU_UNAVAILABLE
-     * otherwise, naming the open circuit and when it half-opens.
+     * The cluster that will serve an organization's new deployment of this GPU type: a ready one offering it
+     * (the organization's own clusters before the shared ones, then the most GPUs of the type first) whose
+     * provider's circuit for the type lets attempts through; never another organization's own cluster. 503
+     * GPU_UNAVAILABLE otherwise, naming the open circuit and when it half-opens.
      */
-    async place(em: EntityManager, gpuType: string): Promise<GpuClusterRecord> {
-      const clusters = await em.find(GpuClusterSchema, { status: { $in: [...SERVING] }, deletedAt: null, deleteRequested: false }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-      const offering = clusters.filter((c) => offered(c, gpuType) > 0).sort((a, b) => offered(b, gpuType) - offered(a, gpuType));
+    async place(em: EntityManager, organizationId: string, gpuType: string): Promise<GpuClusterRecord> {
+      // Filtered explicitly, not left to row-level security: the service role key and the worker bypass it.
+      const clusters = await em.find(GpuClusterSchema, { ...usableBy(organizationId), status: { $in: [...SERVING] }, deletedAt: null, deleteRequested: false }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+      const own = (c: GpuClusterRecord) => (c.organization ? 0 : 1);
+      const offering = clusters.filter((c) => offered(c, gpuType) > 0).sort((a, b) => own(a) - own(b) || offered(b, gpuType) - offered(a, gpuType));
       if (!offering.length) throw new GpuUnavailableError(`No GPU cluster offers ${gpuType} at the moment`, { gpu: gpuType });
       let refusing;
       for (const cluster of offering) {
-        refusing = await deps.circuits.refusing(em, { provider: cluster.provider, gpuType });
+        refusing = await deps.circuits.refusing(em, { provider: circuitProviderOf(cluster), gpuType });
         if (!refusing) return cluster;
       }
       const halfOpensAt = refusing!.halfOpensAt ? new Date(refusing!.halfOpensAt) : undefined;
@@ -202,12 +219,17 @@ async function inspect(kubeconfig: string): Promise<ClusterGpus[]> {
  */
 export async function syncKubernetesCluster(em: EntityManager, secrets: SecretBox, name: string, kubeconfig: string): Promise<ClusterViewBody> {
   const gpus = await inspect(kubeconfig);
-  const existing = await em.findOne(GpuClusterSchema, { name, deletedAt: null });
+  const existing = await em.findOne(GpuClusterSchema, { name, organization: null, deletedAt: null });
   const cluster = existing ?? em.create(GpuClusterSchema, { id: newId('clu'), name, provider: 'kubernetes', status: 'ready', gpus, createdAt: new Date() });
   if (cluster.provider !== 'kubernetes') throw new ConflictError(`GPU cluster ${name} is an ${cluster.provider} cluster`, { field: 'name' });
   Object.assign(cluster, { gpus, sealedKubeconfig: secrets.seal(kubeconfig) });
   await em.flush();
   return view(cluster);
+}
+
+/** The shared clusters and the organization's own. */
+function usableBy(organizationId: string) {
+  return { $or: [{ organization: null }, { organization: organizationId }] };
 }
 
 function offered(cluster: GpuClusterRecord, gpuType: string): number {
@@ -227,7 +249,7 @@ function nameTaken(name: string): ConflictError {
 
 function view(c: GpuClusterRecord): ClusterViewBody {
   return {
-    id: c.id, name: c.name, provider: c.provider, status: c.status, gpus: c.gpus.map((g) => ({ gpuType: g.gpuType, count: g.count })),
+    id: c.id, organizationId: c.organization?.id ?? null, name: c.name, provider: c.provider, status: c.status, gpus: c.gpus.map((g) => ({ gpuType: g.gpuType, count: g.count })),
     region: c.spec?.region ?? null, nodeGroups: c.spec ? c.spec.nodeGroups.map((g) => ({ ...g })) : null, gatewayUrl: c.gatewayUrl ?? null,
     failureReason: c.failureReason ?? null, createdAt: c.createdAt.toISOString(), updatedAt: c.updatedAt.toISOString(),
   };

@@ -35,6 +35,7 @@ import { Migration20261124104000StripeSubscription } from './migrations/Migratio
 import { Migration20261124110000Notifications } from './migrations/Migration20261124110000Notifications.ts';
 import { Migration20261124121000NotificationMail } from './migrations/Migration20261124121000NotificationMail.ts';
 import { Migration20261124122000LiveUpdates } from './migrations/Migration20261124122000LiveUpdates.ts';
+import { Migration20261124125000Onboarding } from './migrations/Migration20261124125000Onboarding.ts';
 import { Migration20261124126000Assistant } from './migrations/Migration20261124126000Assistant.ts';
 import { applyScope } from '../core/row-level-security.ts';
 
@@ -82,6 +83,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
         Migration20261124110000Notifications,
         Migration20261124121000NotificationMail,
         Migration20261124122000LiveUpdates,
+        Migration20261124125000Onboarding,
         Migration20261124126000Assistant,
       ],
       snapshot: false,

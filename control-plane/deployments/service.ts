@@ -197,7 +197,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
      * sending: the same constants the checks use, the GPU types with what is available now, and the caller's plan.
      */
     async rules(em: EntityManager, principal: Principal) {
-      const offered = await deps.placement.offeredGpuTypes(em);
+      const offered = await deps.placement.offeredGpuTypes(em, principal.organizationId);
       const organization = await em.findOneOrFail(OrganizationSchema, principal.organizationId);
       return {
         name: { pattern: NAME_PATTERN.source, maxLength: 63 },
@@ -241,7 +241,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       const scaling = await attempt('replicas', (r) => `${r.replicas} replica(s), between ${r.minReplicas} and ${r.maxReplicas}`, () => resolveScaling(input, undefined));
       const serving = await attempt('model_fit', describeServing, () => settle(em, principal, input.model, input.gpu, input));
       await attempt('accepting', () => 'new deployments are being accepted', () => assertAccepting(em, principal));
-      const cluster = await attempt('placement', (c) => `placed on GPU cluster ${c.name} (${c.id}), which offers ${input.gpu}`, () => deps.placement.place(em, input.gpu));
+      const cluster = await attempt('placement', (c) => `placed on GPU cluster ${c.name} (${c.id}), which offers ${input.gpu}`, () => deps.placement.place(em, principal.organizationId, input.gpu));
       const organization = await em.findOneOrFail(OrganizationSchema, principal.organizationId);
       const capacity = { gpu: input.gpu, replicas: scaling?.replicas ?? input.replicas ?? 1, gpusPerReplica: serving?.gpusPerReplica ?? input.gpusPerReplica ?? 1 };
       await attempt('credits', () => `the balance of ${organization.creditsCents} cents covers an hour (${hourlyCents(capacity)} cents)`, () => assertAffordable(organization.creditsCents, capacity));
@@ -326,7 +326,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       const organization = await em.findOneOrFail(OrganizationSchema, principal.organizationId);
       assertAffordable(organization.creditsCents, { gpu: input.gpu, ...scaling, ...serving });
       await assertNameFree(em, principal, input.name);
-      const cluster = await deps.placement.place(em, input.gpu);
+      const cluster = await deps.placement.place(em, principal.organizationId, input.gpu);
       const id = newId('dep');
       const deployment = em.create(DeploymentSchema, {
         id, organization, cluster, name: input.name, model: input.model, runtime: input.runtime, gpu: input.gpu,

@@ -20,7 +20,7 @@ export function gpuTypeRoutes(clusters: Pick<ClusterService, 'offeredGpuTypes'>)
     permission: 'catalog:read', method: 'GET', path: '/v1/gpu-types', operationId: 'listGpuTypes', summary: 'List the GPU types a deployment can use',
     tag: 'Catalog', resourceType: 'gpu_type', query: z.object(orgIdQuery), response: z.array(GpuTypeView),
     async handle({ state }) {
-      const offered = await clusters.offeredGpuTypes(state.em);
+      const offered = await clusters.offeredGpuTypes(state.em, state.principal!.organizationId);
       return { data: GPU_TYPES.map((g) => ({ ...g, available: offered.has(g.id) })) };
     },
   })];

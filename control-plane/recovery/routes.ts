@@ -5,6 +5,7 @@ import { defineRoute, type Route } from '../http/routes.ts';
 import { ConflictError, DeploymentNotFoundError } from '../core/errors.ts';
 import type { DeploymentService } from '../deployments/service.ts';
 import { DeploymentView } from '../deployments/schemas.ts';
+import { GpuClusterSchema, ownClusterOfCircuit } from '../clusters/gpu-cluster.entity.ts';
 import { circuitForOrganizations, type CircuitService } from './circuits.ts';
 import {
   BulkRetryRequest, CircuitActionRequest, CircuitQuery, CircuitView, BulkRetryResult, DeploymentRecovery, RecoveryActionRequest, RecoveryIdParams, RecoveryOverview, RecoveryOverviewQuery,
@@ -59,7 +60,10 @@ export function recoveryRoutes(deployments: DeploymentService, circuits: Circuit
       query: CircuitQuery, response: z.array(CircuitView),
       handle: async ({ state }) => {
         const all = await circuits.list(state.em);
-        return { data: state.principal!.platformAdmin ? all : all.map(circuitForOrganizations) };
+        if (state.principal!.platformAdmin) return { data: all };
+        // The circuits of an organization's own clusters are its own: another organization sees none of them.
+        const own = new Set((await state.em.find(GpuClusterSchema, { organization: state.principal!.organizationId }, { fields: ['id'] })).map((c) => c.id));
+        return { data: all.filter((c) => { const cluster = ownClusterOfCircuit(c.provider); return cluster === null || own.has(cluster); }).map(circuitForOrganizations) };
       },
     }),
     // A circuit is shared by every organization on the provider: closing one early is the platform's call.

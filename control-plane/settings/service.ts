@@ -1,6 +1,7 @@
 // Profile and organization settings. Changing one's e-mail address re-verifies it: the new address is
 // pending until the token mailed to it is confirmed (single use, hashed at rest, 24 hours); sign-in keeps
-// using the old address until then.
+// using the old address until then. Asking for one's current address, never confirmed, mails it a token too
+// (the onboarding step that verifies the address).
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
@@ -22,13 +23,14 @@ export interface SettingsServiceDeps {
 }
 
 export function createSettingsService(deps: SettingsServiceDeps) {
-  async function pendingEmail(em: EntityManager, userId: string): Promise<string | null> {
-    const open = await em.findOne(EmailVerificationSchema, { user: userId, closedAt: null, expiresAt: { $gt: new Date() } }, { orderBy: { createdAt: 'desc' } });
+  /** A new address waiting for its confirmation (a confirmation of the current one is no change). */
+  async function pendingEmail(em: EntityManager, user: User): Promise<string | null> {
+    const open = await em.findOne(EmailVerificationSchema, { user: user.id, email: { $ne: user.email }, closedAt: null, expiresAt: { $gt: new Date() } }, { orderBy: { createdAt: 'desc' } });
     return open?.email ?? null;
   }
 
   async function profile(em: EntityManager, user: User): Promise<ProfileViewBody> {
-    return { id: user.id, name: user.name, email: user.email, pendingEmail: await pendingEmail(em, user.id), createdAt: user.createdAt.toISOString() };
+    return { id: user.id, name: user.name, email: user.email, pendingEmail: await pendingEmail(em, user), createdAt: user.createdAt.toISOString() };
   }
 
   function closeOpenVerifications(em: EntityManager, userId: string) {
@@ -62,10 +64,11 @@ export function createSettingsService(deps: SettingsServiceDeps) {
         const email = input.email?.toLowerCase();
         let token: string | undefined;
         if (email !== undefined) {
-          // Asking for the current address again cancels a pending change.
+          // Asking for the current address again cancels a pending change (and confirms it, if it never was).
           await closeOpenVerifications(tx, user.id);
-          if (email !== user.email) {
-            await assertEmailFree(tx, email, user.id);
+          const confirmedBefore = email === user.email && await tx.count(EmailVerificationSchema, { user: user.id, email, confirmedAt: { $ne: null } }) > 0;
+          if (email !== user.email || !confirmedBefore) {
+            if (email !== user.email) await assertEmailFree(tx, email, user.id);
             token = newMailedToken('verify');
             tx.create(EmailVerificationSchema, {
               id: newId('emv'), user: user.id, email, tokenHash: sha256(token), expiresAt: new Date(Date.now() + EMAIL_TOKEN_SECONDS * 1000),
@@ -74,13 +77,14 @@ export function createSettingsService(deps: SettingsServiceDeps) {
         }
         await tx.flush();
         if (email && token) {
+          const current = email === user.email;
           await deps.mailer.send({
             to: email,
-            subject: 'Confirm your new Kiln e-mail address',
+            subject: current ? 'Confirm your Kiln e-mail address' : 'Confirm your new Kiln e-mail address',
             text: [
               `Hello ${user.name},`,
               '',
-              `You asked to change the e-mail address of your Kiln account to ${email}. Confirm it within 24 hours:`,
+              current ? `Confirm that ${email} is the address of your Kiln account within 24 hours:` : `You asked to change the e-mail address of your Kiln account to ${email}. Confirm it within 24 hours:`,
               '',
               `${deps.publicUrl}/settings/profile/verify-email?token=${token}`,
               '',

@@ -43,6 +43,9 @@ const ROWS: ReadonlyArray<[path: string, status: number]> = [
   // Requested as written, `{id}` names no invoice: 404 once orgId is given.
   ['/v1/billing/invoices/{id}/download', 404],
   ['/v1/recovery/circuits', 200],
+  ['/v1/onboarding', 200],
+  ['/v1/onboarding/steps', 200],
+  ['/v1/onboarding/providers', 200],
   ['/v1/templates/deploy', 200],
   ['/v1/models/templates', 200],
   // Requested as written, `{id}` names no template: 404 once orgId is given.

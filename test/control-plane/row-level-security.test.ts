@@ -20,7 +20,7 @@ const THROUGH_PARENT: Readonly<Record<string, { column: string; parent: string }
 };
 /** Shared by every organization (or by none): no policy. */
 const PLATFORM_TABLES = new Set([
-  'user', 'email_verification', 'gpu_cluster', 'circuit', 'feature_flag', 'notification', 'error_issue', 'report', 'service_key',
+  'user', 'email_verification', 'circuit', 'feature_flag', 'notification', 'error_issue', 'report', 'service_key',
   // Keyed by caller (organization and credential); only the idempotency middleware reads it, by that key.
   'idempotency_record',
   // A user's stars, counted across organizations; read only for templates the caller may see.
@@ -72,6 +72,9 @@ const SEEDS: Readonly<Record<string, string>> = {
   user_notification: `insert into user_notification (id, created_at, user_id, organization_id, kind, payload) values ('unt_' || $3, now(), $2, $1, 'template.updated', '{}')`,
   checkout: `insert into checkout (id, created_at, organization_id, stripe_session_id, kind, amount_cents, status, url) values ('chk_' || $3, now(), $1, 'cs_' || $3, 'credits', 500, 'open', 'https://checkout')`,
   payment_event: `insert into payment_event (id, created_at, stripe_event_id, webhook, type, organization_id, outcome) values ('pev_' || $3, now(), 'evt_' || $3, 'payprovider', 'checkout.session.completed', $1, 'o')`,
+  // An organization's own cluster (the shared ones have no organization: see the test below).
+  gpu_cluster: `insert into gpu_cluster (id, created_at, organization_id, name, provider, status, gpus, updated_at) values ('clu_' || $3, now(), $1, 'own', 'kubernetes', 'ready', '[]', now())`,
+  onboarding_state: `insert into onboarding_state (id, created_at, user_id, organization_id, skipped, updated_at) values ('onb_' || $3, now(), $2, $1, '[]', now())`,
   webhook_subscription: `insert into webhook_subscription (id, created_at, organization_id, url, events, sealed_secret) values ('whs_' || $3, now(), $1, 'https://h', '[]', 's')`,
   webhook_attempt: `insert into webhook_attempt (id, created_at, subscription_id, delivery_id, event_id, attempt, duration_ms) values ('wha_' || $3, now(), 'whs_' || $3, 'd', 'e', 1, 1)`,
 };
@@ -83,7 +86,8 @@ let b: Awaited<ReturnType<typeof signup>>;
 let owned: Array<{ table: string; owner: string }>;
 
 test.before(async () => {
-  api = await startTestApi(import.meta.filename);
+  // No shared cluster: every gpu_cluster row is an organization's until the test of shared clusters adds one.
+  api = await startTestApi(import.meta.filename, { defaultCluster: false });
   [a, b] = [await signup(api, 'tenant-a'), await signup(api, 'tenant-b')];
   owned = [];
   for (const entity of ENTITIES) {
@@ -198,6 +202,24 @@ test.serial('a public template and its versions are read by every tenant and cha
   t.deepEqual(rows, [{ name: 'shared' }]);
   await api.pool.query(`delete from template_version where template_id = $1`, [id]);
   await api.pool.query(`delete from template where id = $1`, [id]);
+});
+
+// Serial, as the public template's: a shared cluster is a row of no organization, seen by every tenant while it lasts.
+test.serial('a shared cluster is read by every tenant and changed by none; an organization\'s own cluster is hidden from the others', async (t) => {
+  const id = `clu_${idSuffix('shared')}`;
+  await api.pool.query(`insert into gpu_cluster (id, created_at, name, provider, status, gpus, updated_at) values ($1, now(), 'shared', 'kubernetes', 'ready', '[]', now())`, [id]);
+  const asB = (statement: string, params: unknown[] = []) => asOrganization(b.organizationId, () => api.orm.em.fork().getConnection().execute<{ id: string }[]>(statement, params, 'all'));
+  t.deepEqual((await asB(`select id from "gpu_cluster" order by organization_id nulls first`)).map((row) => row.id), [id, `clu_${idSuffix('rls1')}`], 'the shared one and its own, not a\'s');
+  const changed = await asOrganization(b.organizationId, () => api.orm.em.fork().getConnection().execute<QueryResult>(`update "gpu_cluster" set name = 'taken over' where id = ?`, [id], 'run'));
+  t.is(changed.affectedRows, 0);
+  t.is((await asOrganization(b.organizationId, () => api.orm.em.fork().getConnection().execute<QueryResult>(`delete from "gpu_cluster" where id = ?`, [id], 'run'))).affectedRows, 0);
+  // Nor may a tenant add a shared cluster, or one of another organization.
+  for (const owner of [null, a.organizationId]) {
+    await t.throwsAsync(asB(`insert into gpu_cluster (id, created_at, organization_id, name, provider, status, gpus, updated_at) values ('clu_forged', now(), ?, 'forged', 'kubernetes', 'ready', '[]', now())`, [owner]),
+      { message: /row-level security/ });
+  }
+  t.deepEqual((await api.pool.query(`select name from gpu_cluster where id = $1`, [id])).rows, [{ name: 'shared' }]);
+  await api.pool.query(`delete from gpu_cluster where id = $1`, [id]);
 });
 
 test('the tenant role is held by the policies: no superuser, no BYPASSRLS, owns no table', async (t) => {

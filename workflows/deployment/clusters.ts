@@ -4,7 +4,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { DeploymentSchema } from '../../control-plane/deployments/deployment.entity.ts';
-import { GpuClusterSchema, type GpuClusterRecord } from '../../control-plane/clusters/gpu-cluster.entity.ts';
+import { circuitProviderOf, GpuClusterSchema, type GpuClusterRecord } from '../../control-plane/clusters/gpu-cluster.entity.ts';
 import type { CircuitService } from '../../control-plane/recovery/circuits.ts';
 import type { ProvisioningCircuits, ServingCluster } from './activities.ts';
 
@@ -12,7 +12,7 @@ export function clusterAccess(orm: MikroORM, kubeconfigs: SecretBox) {
   // Waiting cannot give a deployment a cluster or a cluster a kubeconfig: fail for good, with the reason.
   const access = (cluster: GpuClusterRecord): ServingCluster => {
     if (!cluster.sealedKubeconfig) throw ApplicationFailure.nonRetryable(`GPU cluster ${cluster.name} (${cluster.id}) has no kubeconfig`, 'NoCluster');
-    return { clusterId: cluster.id, provider: cluster.provider, kubeconfig: kubeconfigs.open(cluster.sealedKubeconfig) };
+    return { clusterId: cluster.id, provider: circuitProviderOf(cluster), kubeconfig: kubeconfigs.open(cluster.sealedKubeconfig) };
   };
   return {
     async accessFor(deploymentId: string): Promise<ServingCluster> {
