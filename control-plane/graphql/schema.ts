@@ -31,7 +31,7 @@ export interface GraphQLContext {
   loaders: Loaders;
   /** Throws FORBIDDEN unless the caller's role and scope grant what the REST route `operationId` declares. */
   authorize(operationId: string): void;
-  /** Runs a mutation and writes the audit record the REST route `operationId` writes (action, resource, status). */
+  /** Runs a mutation (its permission and input checks included) and writes the audit record the REST route `operationId` writes, whatever the outcome. */
   audited<T>(operationId: string, resourceId: string | undefined, run: () => Promise<T>): Promise<T>;
 }
 
@@ -341,55 +341,49 @@ export function buildSchema(services: SchemaServices): GraphQLSchema {
         type: Deployment,
         description: 'Create a deployment; it starts as pending (as POST /api/deployments).',
         args: { input: t.arg({ type: CreateDeploymentInput, required: true }) },
-        resolve: (_root, args, ctx) => {
+        resolve: (_root, args, ctx) => ctx.audited('createDeployment', undefined, async () => {
           ctx.authorize('createDeployment');
           const body = parseInput(CreateDeploymentRequest, { runtime: 'vllm', ...present(args.input) }, 'body');
-          return ctx.audited('createDeployment', undefined, async () => {
-            const created = await services.deployments.create(ctx.em.fork(), ctx.principal, body);
-            return services.deployments.get(ctx.em.fork(), ctx.principal, created.id);
-          });
-        },
+          const created = await services.deployments.create(ctx.em.fork(), ctx.principal, body);
+          return services.deployments.get(ctx.em.fork(), ctx.principal, created.id);
+        }),
       }),
       updateDeployment: t.field({
         type: Deployment,
         description: 'Change part of a deployment\'s configuration or scale it (as PATCH /api/deployments/{id}).',
         args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateDeploymentInput, required: true }) },
-        resolve: (_root, args, ctx) => {
+        resolve: (_root, args, ctx) => ctx.audited('updateDeployment', String(args.id), () => {
           ctx.authorize('updateDeployment');
-          const id = String(args.id);
           const body = parseInput(UpdateDeploymentRequest, present(args.input), 'body');
-          return ctx.audited('updateDeployment', id, () => services.deployments.update(ctx.em.fork(), ctx.principal, id, body, false));
-        },
+          return services.deployments.update(ctx.em.fork(), ctx.principal, String(args.id), body, false);
+        }),
       }),
       deleteDeployment: t.field({
         type: DeletedDeployment,
         description: 'Delete a deployment (as DELETE /api/deployments/{id}).',
         args: { id: t.arg.id({ required: true }) },
-        resolve: (_root, args, ctx) => {
+        resolve: (_root, args, ctx) => ctx.audited('deleteDeployment', String(args.id), () => {
           ctx.authorize('deleteDeployment');
-          const id = String(args.id);
-          return ctx.audited('deleteDeployment', id, () => services.deployments.remove(ctx.em.fork(), ctx.principal, id));
-        },
+          return services.deployments.remove(ctx.em.fork(), ctx.principal, String(args.id));
+        }),
       }),
       createApiKey: t.field({
         type: CreatedApiKey,
         description: 'Create an API key; its value is answered this once (as POST /v1/settings/api-keys).',
         args: { input: t.arg({ type: CreateApiKeyInput, required: true }) },
-        resolve: (_root, args, ctx) => {
+        resolve: (_root, args, ctx) => ctx.audited('createApiKey', undefined, () => {
           ctx.authorize('createApiKey');
-          const body = parseInput(CreateApiKeyRequest, present(args.input), 'body');
-          return ctx.audited('createApiKey', undefined, () => services.apiKeys.create(ctx.em.fork(), ctx.principal, body));
-        },
+          return services.apiKeys.create(ctx.em.fork(), ctx.principal, parseInput(CreateApiKeyRequest, present(args.input), 'body'));
+        }),
       }),
       revokeApiKey: t.field({
         type: RevokedApiKey,
         description: 'Revoke an API key (as DELETE /v1/settings/api-keys?id=).',
         args: { id: t.arg.id({ required: true }) },
-        resolve: (_root, args, ctx) => {
+        resolve: (_root, args, ctx) => ctx.audited('revokeApiKey', String(args.id), () => {
           ctx.authorize('revokeApiKey');
-          const id = String(args.id);
-          return ctx.audited('revokeApiKey', id, () => services.apiKeys.revoke(ctx.em.fork(), ctx.principal, id));
-        },
+          return services.apiKeys.revoke(ctx.em.fork(), ctx.principal, String(args.id));
+        }),
       }),
     }),
   });

@@ -161,6 +161,9 @@ test('a mutation that breaks a rule answers the REST route\'s code, audited as r
   t.is(error!.extensions.statusCode, 422);
   t.deepEqual(error!.path, ['createDeployment']);
   t.is(await deploymentCount(owner.organizationId), 0);
+  const { rows } = await api.pool.query<{ status_code: number; resource_id: string | null }>(
+    'SELECT status_code, resource_id FROM audit_log WHERE organization_id = $1 AND action = $2', [owner.organizationId, 'createDeployment']);
+  t.deepEqual(rows, [{ status_code: 422, resource_id: null }]);
 });
 
 test('a document that does not parse or validate, or a variable of the wrong type, is 400 in GraphQL\'s format and runs nothing', async (t) => {
@@ -189,6 +192,9 @@ test('a document that does not parse or validate, or a variable of the wrong typ
   const noQuery = await api.request('POST', '/v1/graphql', { token: owner.token, body: { variables: {} } });
   t.is(noQuery.status, 400);
   t.is(noQuery.body.code, 'INVALID_REQUEST');
+  // Introspection answers, so tools can read the schema.
+  const schema = await gql(owner.token, '{ __schema { queryType { name } mutationType { name } } }');
+  t.deepEqual(schema.body, { data: { __schema: { queryType: { name: 'Query' }, mutationType: { name: 'Mutation' } } } });
   // POST is the only way in.
   t.is((await api.request('GET', '/v1/graphql?query=%7BapiKeys%7Bid%7D%7D', { token: owner.token })).status, 405);
 });
@@ -225,6 +231,10 @@ test('a read-only key may query but not mutate, a key without billing:read sees 
   const refused = await gql(readOnly.key, CREATE, { input: { name: 'nope', model: 'meta-llama/Llama-3.1-8B-Instruct', gpu: 'nvidia-l4' } });
   t.is(errorsOf(refused.body)[0]!.extensions.statusCode, 403);
   t.is(await deploymentCount(owner.organizationId), 1);
+  // Refused as its REST route is, and recorded as such.
+  const { rows } = await api.pool.query<{ action: string; status_code: number }>(
+    `SELECT action, status_code FROM audit_log WHERE api_key_id = $1 AND action <> 'graphql' ORDER BY action`, [readOnly.id]);
+  t.deepEqual(rows.map((r) => [r.action, r.status_code]), [['createApiKey', 403], ['createDeployment', 403], ['deleteDeployment', 403]]);
   t.is((await api.request('GET', `/api/deployments/${owner.id}`, { token: owner.token })).body.data.status, 'pending');
 
   // A deployments-only key deploys but does not see the organization's keys.

@@ -59,7 +59,8 @@ test('deployments only: deployment operations (recovery and inference included) 
     // Reading templates and deploying one are theirs too (with the updates of templates); making or changing templates is not.
     // Deployments' metrics, one by one or the organization's, are deployment reads; comparing GPU offers' costs is a catalog read.
     // The live-updates socket (GET /v1/ws, its ticket and round trip) carries deployment events: deployment reads.
-    const deploymentRoute = (['/deployments', '/recovery', '/inference', '/gpu-types', '/models', '/templates', '/template-updates', '/monitoring/metrics', '/monitoring/analytics', '/providers/compare-costs'].some((part) => route.includes(part))
+    // GraphQL is open to every credential (catalog:read); its fields then ask for their REST routes' permissions.
+    const deploymentRoute = (['/deployments', '/recovery', '/inference', '/gpu-types', '/models', '/templates', '/template-updates', '/monitoring/metrics', '/monitoring/analytics', '/providers/compare-costs', '/graphql'].some((part) => route.includes(part))
       || route === 'GET /v1/metrics' || route === 'GET /v1/dashboard/metrics' || route === 'GET /v1/ws' || SOCKET_READS.has(route)) && permission !== 'models:write' && permission !== 'templates:write';
     const expected = permission === 'public' || (!platformOnly && deploymentRoute);
     t.is(isAllowed(permission, ROLE_PERMISSIONS.owner, 'deployments_only', true), expected, route);
