@@ -1,0 +1,42 @@
+// Runs the `kiln` command line as a user's shell would: a process of its own (no terminal), its own
+// configuration directory, against a Kiln given by --server / KILN_SERVER.
+import { spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const NODE = join(ROOT, 'node_modules/node/bin/node');
+const KILN = join(ROOT, 'cli/kiln.ts');
+
+export interface CliRun { code: number; stdout: string; stderr: string }
+
+export interface Cli {
+  /** The user's configuration directory (XDG_CONFIG_HOME). */
+  readonly home: string;
+  run(args: readonly string[], options?: { input?: string; env?: Record<string, string> }): Promise<CliRun>;
+}
+
+/** A user of the CLI with a fresh configuration directory, talking to `server`. */
+export async function cliUser(server: string): Promise<Cli> {
+  const home = await mkdtemp(join(tmpdir(), 'kiln-cli-'));
+  return {
+    home,
+    run(args, options = {}) {
+      return new Promise((resolve, reject) => {
+        const env: Record<string, string | undefined> = { ...process.env, XDG_CONFIG_HOME: home, HOME: home, KILN_SERVER: server, KILN_CLI_POLL_MS: '200', ...options.env };
+        delete env.KILN_API_KEY;
+        delete env.KILN_PROFILE;
+        delete env.KILN_ORG;
+        const child = spawn(NODE, [KILN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+        child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+        child.stdin.end(options.input ?? '');
+      });
+    },
+  };
+}
