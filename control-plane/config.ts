@@ -12,6 +12,12 @@ const Shared = z.object({
   DATA_DIR: z.string().min(1).default('./.data'),
   // One secret from which the JWT and cursor keys are derived (HKDF): at least 32 characters.
   KILN_SIGNING_KEY: z.string().min(32).optional(),
+  // Seals organizations' secrets (control-plane/secrets/), in both processes: at least 32 characters; the signing
+  // key when unset. To rotate, set the new one and list the old ones, comma-separated, in KILN_SECRETS_PREVIOUS_KEYS:
+  // values sealed under them still open, and the API re-seals them under the new key in the background.
+  KILN_SECRETS_KEY: z.string().min(32).optional(),
+  KILN_SECRETS_PREVIOUS_KEYS: z.string().default('').transform((s) => s.split(',').map((k) => k.trim()).filter(Boolean))
+    .refine((keys) => keys.every((k) => k.length >= 32), 'each key at least 32 characters'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   TEMPORAL_ADDRESS: z.string().regex(/^[^\s/:]+:\d+$/, 'host:port').default('127.0.0.1:7233'),
@@ -93,6 +99,8 @@ export interface SharedConfig {
   readonly env: 'development' | 'production';
   readonly dataDir: string;
   readonly signingKey: string;
+  /** The secret organizations' secrets are sealed under, and the ones they may still be sealed under (rotation). */
+  readonly secretsKeys: { readonly current: string; readonly previous: readonly string[] };
   readonly logLevel: string;
   /** Unset: main.ts starts embedded PostgreSQL under dataDir (the API only). */
   readonly databaseUrl: string | undefined;
@@ -201,10 +209,12 @@ export async function loadConfig<R extends Role>(role: R, env: NodeJS.ProcessEnv
 async function sharedConfig(e: z.infer<typeof Shared>): Promise<SharedConfig> {
   if (e.KILN_ENV === 'production' && !e.KILN_SIGNING_KEY) throw required('KILN_SIGNING_KEY');
   const dataDir = resolve(e.DATA_DIR);
+  const signingKey = e.KILN_SIGNING_KEY ?? (await developmentSecret(dataDir, 'signing-key'));
   return {
     env: e.KILN_ENV,
     dataDir,
-    signingKey: e.KILN_SIGNING_KEY ?? (await developmentSecret(dataDir, 'signing-key')),
+    signingKey,
+    secretsKeys: { current: e.KILN_SECRETS_KEY ?? signingKey, previous: e.KILN_SECRETS_PREVIOUS_KEYS },
     logLevel: e.LOG_LEVEL,
     databaseUrl: e.DATABASE_URL,
     temporalAddress: e.TEMPORAL_ADDRESS,

@@ -18,7 +18,7 @@ import type { Route } from './http/routes.ts';
 
 /** What the app is built from (app.ts createApp): every module's context starts with it. */
 export interface AppDeps {
-  config: Pick<Config, 'env' | 'signingKey' | 'endpointDomain' | 'trustProxy' | 'adminEmails' | 'dataDir' | 'errorTrackerUrl' | 'hub' | 'metricsToken' | 'prometheusUrl' | 'stripe' | 'liveUpdates'>;
+  config: Pick<Config, 'env' | 'signingKey' | 'secretsKeys' | 'endpointDomain' | 'trustProxy' | 'adminEmails' | 'dataDir' | 'errorTrackerUrl' | 'hub' | 'metricsToken' | 'prometheusUrl' | 'stripe' | 'liveUpdates'>;
   orm: MikroORM;
   /** For the statements every request runs outside the ORM: rate-limit counters, audit records. */
   pool: pg.Pool;

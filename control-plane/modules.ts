@@ -36,6 +36,7 @@ import { providersModule } from './providers/module.ts';
 import { recoveryModule } from './recovery/module.ts';
 import { reportsModule } from './reports/module.ts';
 import { rolesModule } from './roles/module.ts';
+import { secretsModule } from './secrets/module.ts';
 import { serviceKeysModule } from './service-keys/module.ts';
 import { settingsModule } from './settings/module.ts';
 import { ssoModule } from './sso/module.ts';
@@ -71,6 +72,7 @@ export const API_MODULES: readonly ApiModule[] = [
   dashboardModule,
   deploymentLogsModule,
   webhooksModule,
+  secretsModule,
   ssoModule,
   settingsModule,
   teamModule,

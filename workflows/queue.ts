@@ -16,6 +16,8 @@ export interface WorkerDeps {
   readonly client: Client;
   /** Kiln's signing secret (KILN_SIGNING_KEY): unseals webhook signing secrets and cluster kubeconfigs. */
   readonly signingKey: string;
+  /** Opens organizations' secrets (KILN_SECRETS_KEY and the previous keys); derived from the signing key when absent. */
+  readonly secretsKeys?: { readonly current: string; readonly previous: readonly string[] };
   readonly pulumi: PulumiSettings;
   readonly dataDir: string;
   /** Development delivers webhooks to loopback and private addresses; production refuses them. */

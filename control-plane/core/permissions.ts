@@ -31,6 +31,8 @@ export const PERMISSIONS = [
   'templates:read', 'templates:write',
   'api-keys:read', 'api-keys:write',
   'webhooks:read', 'webhooks:write',
+  // The organization's secrets (tokens, credentials): reading lists them (never a value), writing adds, tests, deletes.
+  'secrets:read', 'secrets:write',
   // Alert rules, budgets and the alerts they fire (their delivery channels are webhooks).
   'alerts:read', 'alerts:write',
   'profile:read', 'profile:write',

@@ -27,6 +27,7 @@ import { Migration20261124020000OrganizationModels } from './migrations/Migratio
 import { Migration20261124030000Templates } from './migrations/Migration20261124030000Templates.ts';
 import { Migration20261124040000Alerts } from './migrations/Migration20261124040000Alerts.ts';
 import { Migration20261124050000OptimizationPolicy } from './migrations/Migration20261124050000OptimizationPolicy.ts';
+import { Migration20261124124000Secrets } from './migrations/Migration20261124124000Secrets.ts';
 import { Migration20261124070000OptimizationAutoApply } from './migrations/Migration20261124070000OptimizationAutoApply.ts';
 import { Migration20261124080000Billing } from './migrations/Migration20261124080000Billing.ts';
 import { Migration20261124090000Payments } from './migrations/Migration20261124090000Payments.ts';
@@ -83,6 +84,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
         Migration20261124110000Notifications,
         Migration20261124121000NotificationMail,
         Migration20261124122000LiveUpdates,
+        Migration20261124124000Secrets,
         Migration20261124125000Onboarding,
         Migration20261124126000Assistant,
       ],

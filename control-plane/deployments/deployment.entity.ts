@@ -2,7 +2,7 @@ import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import { BaseSchema } from '../database/base.entity.ts';
 import { GpuClusterSchema } from '../clusters/gpu-cluster.entity.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
-import type { DeploymentLifecycleStatus } from '../../workflows/contract/deployment.ts';
+import type { DeploymentLifecycleStatus, SecretReference } from '../../workflows/contract/deployment.ts';
 import type { Dtype } from '../../catalog/deployment-rules.ts';
 import type { AutoscalingPolicy } from '../../catalog/autoscaling.ts';
 
@@ -41,6 +41,8 @@ export const DeploymentSchema = defineEntity({
     dtype: p.string().$type<Dtype>(),
     /** Further vLLM flags, appended as given (catalog/deployment-rules.ts vllmArgsProblem). */
     vllmArgs: p.json<string[]>(),
+    /** The organization's secrets it mounts as environment variables (secrets/); null or empty: none. */
+    secrets: p.json<SecretReference[]>().nullable(),
     /** The template (tpl_..., or a catalog preset_...) and version it was made from or follows; null otherwise. */
     templateId: p.string().nullable(),
     templateVersion: p.integer().nullable(),

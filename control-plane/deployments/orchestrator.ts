@@ -14,14 +14,14 @@ import type { Deployment } from './deployment.entity.ts';
 const SEND_DEADLINE_MS = 3_000;
 
 type DesiredFields = Pick<Deployment, 'generation' | 'model' | 'gpu' | 'replicas' | 'minReplicas' | 'maxReplicas' | 'autoscaling' | 'replicaRequests' | 'gpusPerReplica' | 'contextLength'
-  | 'dtype' | 'vllmArgs' | 'running' | 'restarts' | 'refreshes' | 'deleteRequested' | 'forceDelete'>;
+  | 'dtype' | 'vllmArgs' | 'running' | 'restarts' | 'refreshes' | 'deleteRequested' | 'forceDelete'> & Partial<Pick<Deployment, 'secrets'>>;
 
 /** The desired state a deployment row (or a dry run's would-be row) stands for, as its workflow receives it. */
 export function desiredOf(d: DesiredFields): DesiredDeployment {
   return {
     generation: d.generation, model: d.model, gpu: d.gpu, replicas: d.replicas, minReplicas: d.minReplicas, maxReplicas: d.maxReplicas, autoscaling: d.autoscaling, replicaRequests: d.replicaRequests,
     gpusPerReplica: d.gpusPerReplica, ...(d.contextLength === null || d.contextLength === undefined ? {} : { contextLength: d.contextLength }),
-    dtype: d.dtype, vllmArgs: d.vllmArgs,
+    dtype: d.dtype, vllmArgs: d.vllmArgs, ...(d.secrets?.length ? { secrets: d.secrets } : {}),
     running: d.running, restarts: d.restarts, refreshes: d.refreshes, deleted: d.deleteRequested, forceDelete: d.forceDelete,
   };
 }

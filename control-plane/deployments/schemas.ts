@@ -56,12 +56,22 @@ export const servingFields = {
     .meta({ description: 'Further vLLM server flags, e.g. ["--enable-prefix-caching"]; not the ones Kiln sets from the fields above.', example: ['--enable-prefix-caching'] }),
 };
 
-export const CreateDeploymentRequest = z.object({ name, model, runtime, gpu, ...scaling, ...servingFields }).meta({ id: 'CreateDeploymentRequest' });
+/** The organization's secrets its containers see as environment variables (POST /v1/secrets makes them). */
+const secrets = z.array(z.strictObject({
+  name: z.string().max(128).regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name (letters, digits and _, not starting with a digit)').meta({ example: 'HF_TOKEN' }),
+  secretId: z.string().min(1).max(64).meta({ example: 'sec_0123456789abcdefghij' }),
+})).max(20).refine((refs) => new Set(refs.map((r) => r.name)).size === refs.length, 'each environment variable name at most once')
+  .optional().meta({
+    description: 'Secrets of the organization mounted as environment variables, e.g. [{"name":"HF_TOKEN","secretId":"sec_..."}] for a gated model. '
+      + 'Kept in a Kubernetes Secret in the organization\'s namespace; a secret in use cannot be deleted. On update: replaces the list ([] removes them).',
+  });
+
+export const CreateDeploymentRequest = z.object({ name, model, runtime, gpu, ...scaling, ...servingFields, secrets }).meta({ id: 'CreateDeploymentRequest' });
 /** PUT: the whole configuration (the name is fixed at creation). */
-export const ReplaceDeploymentRequest = z.strictObject({ model, runtime, gpu, ...scaling, ...servingFields }).meta({ id: 'ReplaceDeploymentRequest' });
+export const ReplaceDeploymentRequest = z.strictObject({ model, runtime, gpu, ...scaling, ...servingFields, secrets }).meta({ id: 'ReplaceDeploymentRequest' });
 /** PATCH: any part of the configuration. */
 export const UpdateDeploymentRequest = z.strictObject({
-  model: model.optional(), gpu: gpu.optional(), ...scaling, ...servingFields,
+  model: model.optional(), gpu: gpu.optional(), ...scaling, ...servingFields, secrets,
   templateVersion: z.number().int().min(1).optional().meta({
     description: 'Upgrade to this version of the template the deployment was made from: its configuration, under the fields given here (GET /v1/deployments/outdated-templates says what changes).',
   }),

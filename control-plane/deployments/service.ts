@@ -31,6 +31,7 @@ import type { ModelService } from '../models/service.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
 import { TemplateVersionSchema } from '../templates/template-version.entity.ts';
 import { DeploymentSchema, type Deployment, type DeploymentStatus } from './deployment.entity.ts';
+import { checkSecretReferences } from '../secrets/references.ts';
 import type {
   CreateDeploymentInput, DeploymentActionInput, DeploymentViewBody, ListDeploymentsInput, ReplaceDeploymentInput, SORT_FIELDS, UpdateDeploymentInput,
 } from './schemas.ts';
@@ -326,12 +327,13 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       const organization = await em.findOneOrFail(OrganizationSchema, principal.organizationId);
       assertAffordable(organization.creditsCents, { gpu: input.gpu, ...scaling, ...serving });
       await assertNameFree(em, principal, input.name);
+      const secrets = await checkSecretReferences(em, principal.organizationId, input.secrets ?? []);
       const cluster = await deps.placement.place(em, principal.organizationId, input.gpu);
       const id = newId('dep');
       const deployment = em.create(DeploymentSchema, {
         id, organization, cluster, name: input.name, model: input.model, runtime: input.runtime, gpu: input.gpu,
         status: 'pending', endpoint: `https://${id.slice('dep_'.length)}.${deps.endpointDomain}`, currentReplicas: 0, ...scaling, ...serving,
-        autoscaling: resolveAutoscaling(input.autoscaling, undefined),
+        autoscaling: resolveAutoscaling(input.autoscaling, undefined), secrets: secrets.length ? secrets : null,
         templateId: from?.templateId ?? null, templateVersion: from?.templateVersion ?? null,
       });
       await em.flush().catch((error: unknown) => {
@@ -369,6 +371,11 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         if (hourlyCents(next) > hourlyCents(deployment)) await assertBalanceCovers(tx, principal, next);
         if (model !== deployment.model) await deps.models.remember(tx, principal, model);
         if (input.replicas !== undefined) deployment.replicaRequests += 1;
+        // PUT replaces the whole configuration: no list, no secrets. PATCH keeps them unless given.
+        if (input.secrets !== undefined || replace) {
+          const secrets = await checkSecretReferences(tx, principal.organizationId, input.secrets ?? []);
+          deployment.secrets = secrets.length ? secrets : null;
+        }
         Object.assign(deployment, { model, ...next });
         if (templateVersion !== undefined) deployment.templateVersion = templateVersion;
       }));

@@ -2,7 +2,7 @@
 import * as pulumi from '@pulumi/pulumi';
 import { vllmModelSource } from '../../catalog/deployment-rules.ts';
 import { VLLM_PORT } from '../../catalog/model-server.ts';
-import { checkDtype, checkExtraArgs, checkGpusPerReplica, checkGpuType, checkMaxModelLen, checkModel, checkName, checkReplicaBounds } from './validate.ts';
+import { checkDtype, checkEnvName, checkExtraArgs, checkGpusPerReplica, checkGpuType, checkMaxModelLen, checkModel, checkName, checkReplicaBounds } from './validate.ts';
 import { StackArgsError } from '../args-error.ts';
 
 /** vLLM's OpenAI-compatible server image, pinned so a re-run never changes the server under a deployment. */
@@ -45,6 +45,12 @@ export interface VllmDeploymentArgs {
   readonly horizontalPodAutoscaler?: boolean;
   /** Annotations of the pod template; changing one rolls the pods (Kiln's restart raises `kiln.dev/restarts`). */
   readonly podAnnotations?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /**
+   * Environment variables whose values are secrets (a Hugging Face token as `HF_TOKEN`): kept in a Kubernetes
+   * Secret `<name>-secrets` in the namespace, which the container reads them from. The names are plain; give
+   * the values as `pulumi.secret(...)` so the stack's state keeps them encrypted.
+   */
+  readonly secretEnv?: Readonly<Record<string, pulumi.Input<string>>>;
 }
 
 /** The arguments once known, defaults applied and every rule checked. */
@@ -77,6 +83,7 @@ export function checkKnownArgs(args: VllmDeploymentArgs): void {
   if (isKnown(args.model)) checkModel(args.model);
   if (isKnown(args.gpuType)) checkGpuType(args.gpuType);
   if (isKnown(args.gpusPerReplica)) checkGpusPerReplica(args.gpusPerReplica);
+  for (const variable of Object.keys(args.secretEnv ?? {})) checkEnvName(variable);
   const { replicas, minReplicas = replicas } = args;
   const maxReplicas = args.maxReplicas ?? (isKnown(replicas) ? Math.max(1, replicas) : replicas);
   if (isKnown(replicas) && isKnown(minReplicas) && isKnown(maxReplicas)) checkReplicaBounds({ replicas, minReplicas, maxReplicas });

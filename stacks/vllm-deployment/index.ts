@@ -20,25 +20,37 @@ export class VllmDeployment extends pulumi.ComponentResource {
   readonly serviceUrl: pulumi.Output<string>;
   readonly deploymentName: pulumi.Output<string>;
   readonly serviceName: pulumi.Output<string>;
+  /** The Kubernetes Secret of `secretEnv` (its data is a secret output); none without secret variables. */
+  readonly secret: k8s.core.v1.Secret | undefined;
 
   constructor(name: string, args: VllmDeploymentArgs, opts?: pulumi.ComponentResourceOptions) {
     checkKnownArgs(args);
-    super('kiln:stacks:VllmDeployment', name, args, opts);
+    // The secret values stay out of the spec: an output derived from a secret is secret, and every object would be.
+    const { secretEnv = {}, ...plain } = args;
+    super('kiln:stacks:VllmDeployment', name, plain, opts);
     // Every child derives from the checked spec, so arguments known only later are checked before anything is applied.
-    const spec = pulumi.output(args).apply(vllmSpec);
+    const spec = pulumi.output(plain).apply(vllmSpec);
     const metadata = spec.apply((s) => ({ name: s.name, namespace: s.namespace, labels: modelServerLabels(s.name), annotations: SKIP_AWAIT }));
     const selector = spec.apply((s) => ({ matchLabels: modelServerLabels(s.name) }));
 
     // With an autoscaler the Deployment leaves `replicas` to it: a field two controllers set is a field they
     // fight over (every apply would undo the autoscaler's last scale).
+    // Decided at construction like the autoscaler: the variables' names are plain, only their values are secret.
+    const secretNames = Object.keys(secretEnv).sort();
+    const secret = secretNames.length ? new k8s.core.v1.Secret(`${name}-secrets`, {
+      metadata: spec.apply((s) => ({ name: secretObjectName(s.name), namespace: s.namespace, annotations: SKIP_AWAIT })),
+      type: 'Opaque',
+      stringData: Object.fromEntries(secretNames.map((key) => [key, pulumi.secret(secretEnv[key]!)])),
+    }, { parent: this, additionalSecretOutputs: ['data', 'stringData'] }) : undefined;
+
     const deployment = new k8s.apps.v1.Deployment(`${name}-deployment`, {
       metadata,
       spec: spec.apply((s) => ({
         ...(s.horizontalPodAutoscaler ? {} : { replicas: s.replicas }),
         selector: { matchLabels: modelServerLabels(s.name) },
-        template: podTemplate(s),
+        template: podTemplate(s, secretNames),
       })),
-    }, { parent: this });
+    }, { parent: this, ...(secret ? { dependsOn: [secret] } : {}) });
 
     const service = new k8s.core.v1.Service(`${name}-service`, {
       metadata,
@@ -70,6 +82,7 @@ export class VllmDeployment extends pulumi.ComponentResource {
       spec: { maxUnavailable: 1, selector },
     }, { parent: this });
 
+    this.secret = secret;
     this.deploymentName = deployment.metadata.name;
     this.serviceName = service.metadata.name;
     this.serviceUrl = pulumi.all([service.metadata.name, service.metadata.namespace]).apply(([name, namespace]) => serviceUrl(name, namespace));
@@ -77,7 +90,12 @@ export class VllmDeployment extends pulumi.ComponentResource {
   }
 }
 
-function podTemplate(s: VllmSpec): k8s.types.input.core.v1.PodTemplateSpec {
+/** The Kubernetes Secret holding a deployment's secret variables. */
+export function secretObjectName(deploymentName: string): string {
+  return `${deploymentName}-secrets`;
+}
+
+function podTemplate(s: VllmSpec, secretNames: readonly string[]): k8s.types.input.core.v1.PodTemplateSpec {
   const health = { httpGet: { path: '/health', port: VLLM_PORT } };
   return {
     metadata: { labels: modelServerLabels(s.name), annotations: s.podAnnotations },
@@ -89,6 +107,7 @@ function podTemplate(s: VllmSpec): k8s.types.input.core.v1.PodTemplateSpec {
         image: s.image,
         args: s.serverArgs,
         ports: [{ name: VLLM_PORT_NAME, containerPort: VLLM_PORT }],
+        ...(secretNames.length ? { env: secretNames.map((key) => ({ name: key, valueFrom: { secretKeyRef: { name: secretObjectName(s.name), key } } })) } : {}),
         resources: { limits: { [GPU_RESOURCE]: String(s.gpusPerReplica) } },
         // Downloading and loading weights takes minutes: the startup probe holds the others off until then.
         startupProbe: { ...health, periodSeconds: 10, failureThreshold: 180 },

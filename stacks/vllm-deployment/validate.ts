@@ -57,3 +57,9 @@ export function checkExtraArgs(args: readonly string[]): readonly string[] {
   if (problem) throw new StackArgsError(`extraArgs: ${problem}`);
   return args;
 }
+
+/** An environment variable's name, as the container's secret variables are named. */
+export function checkEnvName(variable: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable)) throw new StackArgsError(`secret variable "${variable}" must be an environment variable name: letters, digits and '_', not starting with a digit`);
+  return variable;
+}

@@ -55,6 +55,7 @@ const ROWS: ReadonlyArray<[path: string, status: number]> = [
   ['/v1/monitoring/alerts', 200],
   ['/v1/cost-controls/alerts', 200],
   ['/v1/monitoring/webhooks', 200],
+  ['/v1/secrets', 200],
   // Asked without Upgrade: websocket, the socket route answers 426 once orgId is given.
   ['/v1/ws', 426],
   ['/v1/ws/health', 200],

@@ -75,6 +75,7 @@ const SEEDS: Readonly<Record<string, string>> = {
   // An organization's own cluster (the shared ones have no organization: see the test below).
   gpu_cluster: `insert into gpu_cluster (id, created_at, organization_id, name, provider, status, gpus, updated_at) values ('clu_' || $3, now(), $1, 'own', 'kubernetes', 'ready', '[]', now())`,
   onboarding_state: `insert into onboarding_state (id, created_at, user_id, organization_id, skipped, updated_at) values ('onb_' || $3, now(), $2, $1, '[]', now())`,
+  organization_secret: `insert into organization_secret (id, created_at, organization_id, name, type, sealed_value, last_four, details) values ('sec_' || $3, now(), $1, 'n', 'huggingface_token', 'v2.k.n.b', 'abcd', '{}')`,
   webhook_subscription: `insert into webhook_subscription (id, created_at, organization_id, url, events, sealed_secret) values ('whs_' || $3, now(), $1, 'https://h', '[]', 's')`,
   webhook_attempt: `insert into webhook_attempt (id, created_at, subscription_id, delivery_id, event_id, attempt, duration_ms) values ('wha_' || $3, now(), 'whs_' || $3, 'd', 'e', 1, 1)`,
 };

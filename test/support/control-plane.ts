@@ -57,6 +57,8 @@ export interface TestApiOverrides extends Partial<Pick<AppDeps, 'rateLimits' | '
   databaseUrl?: string;
   /** The inference gateway's options; it connects to loopback addresses only unless told otherwise. */
   inference?: AppDeps['inference'];
+  /** The app's logger (a test that reads what the app logs); silent when absent. */
+  log?: AppDeps['log'];
 }
 
 export async function startTestApi(testFile: string, overrides: TestApiOverrides = {}): Promise<TestApi> {
@@ -82,6 +84,7 @@ export async function startTestApi(testFile: string, overrides: TestApiOverrides
     poolSize: 4,
     // No worker runs beside a test API: a dry run's preview waits this long, then says no worker answered.
     previewTimeoutMs: 2_000,
+    ...(overrides.log ? { log: overrides.log } : {}),
     overrides: {
       mail: overrides.mail,
       inference: { connectable: isLoopback, ...overrides.inference },

@@ -2,7 +2,8 @@
 // (test/fixtures/hub/<org>/<name>/info.json and config.json) at the paths huggingface.co serves them, for
 // the API's Hub client (@huggingface/hub) in tests, since the machines that run them cannot reach the Hub.
 // Like the Hub it answers 401 RepoNotFound for a repository it has no recording of, 404 for an unknown
-// revision, and 401 GatedRepo for a gated model's files without the token it accepts. It can also fail on
+// revision, and 401 GatedRepo for a gated model's files without the token it accepts; its whoami-v2 knows
+// that token alone. It can also fail on
 // purpose (5xx, or never answering) so tests see what a broken Hub does to Kiln.
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -41,8 +42,18 @@ const notFound = (res: ServerResponse) => json(res, 401, {
   error: 'Repository not found',
 }, { 'x-error-code': 'RepoNotFound', 'x-error-message': 'Repository not found' });
 
+/**
+ * What the Hub's GET /api/whoami-v2 answers for RECORDED_HUB_TOKEN (its shape, with the fields Kiln reads:
+ * type and name); any other token gets the Hub's 401.
+ */
+export const RECORDED_WHOAMI = { type: 'user', id: '6500000000000000000000aa', name: 'kiln-recordings', fullname: 'Kiln recordings', isPro: false, orgs: [], auth: { type: 'access_token', accessToken: { displayName: 'kiln-tests', role: 'read' } } };
+
 async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://hub');
+  if (url.pathname === '/api/whoami-v2') {
+    if (req.headers.authorization === `Bearer ${RECORDED_HUB_TOKEN}`) return json(res, 200, RECORDED_WHOAMI);
+    return json(res, 401, { error: 'Invalid credentials in Authorization header' });
+  }
   const api = /^\/api\/models\/([^/]+\/[^/]+)\/revision\/([^/]+)$/.exec(url.pathname);
   if (api) {
     const [, repo, revision] = api as unknown as [string, string, string];

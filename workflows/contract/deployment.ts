@@ -38,6 +38,8 @@ export interface DesiredDeployment {
   readonly dtype?: string;
   /** Further vLLM flags. */
   readonly vllmArgs?: readonly string[];
+  /** The organization's secrets mounted as environment variables (the worker opens them); none when absent. */
+  readonly secrets?: readonly SecretReference[];
   /** false after `stop`, true after `start`. */
   readonly running: boolean;
   /** Raised by `restart`: a rolling restart with the same configuration. */
@@ -47,6 +49,12 @@ export interface DesiredDeployment {
   readonly deleted: boolean;
   /** Recovery's force-delete: a deletion whose teardown fails still ends `deleted` (resources may remain). */
   readonly forceDelete: boolean;
+}
+
+/** A secret of the organization (`sec_...`) a deployment's containers see as the environment variable `name`. */
+export interface SecretReference {
+  readonly name: string;
+  readonly secretId: string;
 }
 
 /** The part of a desired state that has been applied to the deployment's stack. */

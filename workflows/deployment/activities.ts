@@ -2,7 +2,7 @@
 // can be tested on its own and the worker decides what they talk to.
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { CircuitKey } from '../../control-plane/recovery/circuits.ts';
-import type { DeploymentEventType, DeploymentLifecycleStatus, DeploymentPreviewInput, StackTarget } from '../contract/deployment.ts';
+import type { DeploymentEventType, DeploymentLifecycleStatus, DeploymentPreviewInput, SecretReference, StackTarget } from '../contract/deployment.ts';
 import { EMPTY_PROGRAM, refuseInvalid, runActivityOperation } from '../pulumi/activity.ts';
 import type { PlannedStep, ProgramRef, PulumiSettings } from '../pulumi/automation.ts';
 import { AUTOSCALE_INTERVAL_SECONDS, type MeasuredLoad } from '../../catalog/autoscaling.ts';
@@ -60,7 +60,12 @@ export interface DeploymentActivityDeps {
    * The Pulumi program of one deployment (the vllm-deployment component on the cluster serving it), named
    * by module and export: it runs in a process of its own.
    */
-  readonly programFor: (target: StackTarget, cluster: ClusterAccess) => ProgramRef;
+  readonly programFor: (target: StackTarget, cluster: ClusterAccess, secretEnv?: Readonly<Record<string, string>>) => ProgramRef;
+  /**
+   * Opens the organization's secrets a deployment mounts (variable name -> value) and records their use; none
+   * when absent. The values go to the program alone: never to Temporal, a log or an error.
+   */
+  readonly secrets?: { open(organizationId: string, references: readonly SecretReference[]): Promise<Record<string, string>> };
   /** Checks a target against the stack's rules before Pulumi runs; what it throws is not worth a retry. */
   readonly check?: (target: StackTarget) => void;
   /** The cluster serving a deployment, or a cluster by id (a dry run's, before any deployment exists), with its kubeconfig. */
@@ -110,10 +115,12 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps) {
       const refused = circuit && await deps.circuits.acquire(circuit);
       if (refused) throw ApplicationFailure.nonRetryable(refused.reason, 'CircuitOpen');
       if (target.desired.running) await deps.namespaces.ensure(cluster, target.organizationId);
+      const references = target.desired.running ? target.desired.secrets ?? [] : [];
+      const secretEnv = references.length && deps.secrets ? await deps.secrets.open(target.organizationId, references) : {};
       const outputs = await runActivityOperation(deps.pulumi, {
         project: DEPLOYMENT_PROJECT,
         stackName: target.deploymentId,
-        ...deps.programFor(target, cluster),
+        ...deps.programFor(target, cluster, secretEnv),
       }, 'up').catch(async (error: unknown) => {
         if (circuit && !(error instanceof CancelledFailure)) await deps.circuits.recordFailure(circuit, (error as Error).message);
         throw error;

@@ -2,6 +2,7 @@
 // type, in its organization's namespace (which no deployment's stack owns). A stopped deployment's program declares nothing, so `pulumi up`
 // removes its pods (and the GPUs they hold) while the stack and its history stay.
 import * as k8s from '@pulumi/kubernetes';
+import * as pulumi from '@pulumi/pulumi';
 import type { PulumiFn } from '@pulumi/pulumi/automation/index.js';
 import { serviceUrl } from '../../catalog/model-server.ts';
 import { VllmDeployment, vllmSpec } from '../../stacks/vllm-deployment/index.ts';
@@ -21,19 +22,27 @@ export async function ensureNamespace(api: KubeApi, namespace: string): Promise<
   await api.ensure('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace, labels: { 'app.kubernetes.io/managed-by': 'kiln' } } });
 }
 
-/** Reference to deploymentProgram for the activities, which run it in a process of its own. */
-export function deploymentProgramRef(target: StackTarget, cluster: ClusterAccess): ProgramRef {
-  return { programModule: import.meta.url, programExport: 'deploymentProgram', programInput: { target, cluster } };
+/** Pod-template annotation naming the secrets mounted (ids, no values): mounting another one rolls the pods. */
+export const SECRETS_ANNOTATION = 'kiln.dev/secrets';
+
+/**
+ * Reference to deploymentProgram for the activities, which run it in a process of its own (its input goes
+ * over the IPC channel, never the command line). `secretEnv`: the opened values of the deployment's secrets.
+ */
+export function deploymentProgramRef(target: StackTarget, cluster: ClusterAccess, secretEnv: Readonly<Record<string, string>> = {}): ProgramRef {
+  return { programModule: import.meta.url, programExport: 'deploymentProgram', programInput: { target, cluster, secretEnv } };
 }
 
-export function deploymentProgram({ target, cluster }: { target: StackTarget; cluster: ClusterAccess }): PulumiFn {
+export function deploymentProgram({ target, cluster, secretEnv = {} }: { target: StackTarget; cluster: ClusterAccess; secretEnv?: Readonly<Record<string, string>> }): PulumiFn {
   return async () => {
     const namespace = namespaceOf(target.organizationId);
     // The Service the stack would make is named after the deployment.
     if (!target.desired.running) return { serviceUrl: serviceUrl(target.name, namespace) };
     const provider = new k8s.Provider('cluster', { kubeconfig: cluster.kubeconfig }, {});
     // The namespace is the organization's, made by the activity before this runs (activities.ts `namespaces`).
-    const vllm = new VllmDeployment(target.name, vllmArgs(target, namespace), { provider });
+    // Secret outputs: the stack's state keeps them encrypted with the stack's secrets provider.
+    const secrets = Object.fromEntries(Object.entries(secretEnv).map(([variable, value]) => [variable, pulumi.secret(value)]));
+    const vllm = new VllmDeployment(target.name, { ...vllmArgs(target, namespace), ...(Object.keys(secrets).length ? { secretEnv: secrets } : {}) }, { provider });
     return { serviceUrl: vllm.serviceUrl };
   };
 }
@@ -52,6 +61,9 @@ function vllmArgs(target: StackTarget, namespace: string) {
     ...(desired.dtype === undefined ? {} : { dtype: desired.dtype }),
     ...(desired.vllmArgs === undefined ? {} : { extraArgs: [...desired.vllmArgs] }),
     // A new value changes the pod template, so Kubernetes replaces the pods one by one: a rolling restart.
-    podAnnotations: { [RESTARTS_ANNOTATION]: String(desired.restarts) },
+    podAnnotations: {
+      [RESTARTS_ANNOTATION]: String(desired.restarts),
+      ...(desired.secrets?.length ? { [SECRETS_ANNOTATION]: desired.secrets.map((s) => `${s.name}=${s.secretId}`).join(',') } : {}),
+    },
   };
 }

@@ -1,7 +1,7 @@
 // The kiln-deployments task queue: one workflow per deployment and one per `aws` GPU cluster, with the
 // activities that run Kiln's real programs (Pulumi, readiness, status writes) on the cluster each targets.
-import { deriveKey } from '../../lib/keys.ts';
-import { createSecretBox, type SecretBox } from '../../lib/secret-box.ts';
+import { deriveKey, organizationSecretsKeyRing } from '../../lib/keys.ts';
+import { createSecretBox, type KeyRing, type SecretBox } from '../../lib/secret-box.ts';
 import type { Orm } from '../../control-plane/database/orm.ts';
 import { createCircuitService, type CircuitService } from '../../control-plane/recovery/circuits.ts';
 import { kubeApi, parseKubeconfig, type KubeApi } from '../../lib/kubernetes/api.ts';
@@ -17,6 +17,7 @@ import { createDeploymentActivities } from './activities.ts';
 import { clusterAccess, provisioningCircuits } from './clusters.ts';
 import { checkDeployment, deploymentProgramRef, ensureNamespace } from './program.ts';
 import { kubernetesReadiness } from './readiness.ts';
+import { secretValues } from './secrets.ts';
 import { createStatusStore, type EventDeliveries } from './status-store.ts';
 import type { PrometheusClient } from '../../lib/prometheus/client.ts';
 import { measureDeploymentLoad } from '../../lib/prometheus/deployment-metrics.ts';
@@ -36,6 +37,8 @@ export interface DeploymentActivitiesOptions {
   readonly prometheus: PrometheusClient;
   /** How often the autoscaler measures (its default when absent). */
   readonly autoscaleIntervalMs?: number;
+  /** Opens the organizations' secrets deployments mount; deployments mount none when absent. */
+  readonly secrets?: KeyRing;
 }
 
 /**
@@ -50,6 +53,7 @@ export function deploymentActivities(options: DeploymentActivitiesOptions) {
     ...createDeploymentActivities({
       pulumi,
       programFor: deploymentProgramRef,
+      ...(options.secrets ? { secrets: secretValues(orm, options.secrets) } : {}),
       check: checkDeployment,
       clusters: clusterAccess(orm, kubeconfigs),
       namespaces: { ensure: (cluster, organizationId) => ensureNamespace(apiFor(cluster.kubeconfig), namespaceOf(organizationId)) },
@@ -74,7 +78,10 @@ export const deploymentsQueue = {
   taskQueue: DEPLOYMENTS_TASK_QUEUE,
   // It exports the cluster workflow too.
   workflowsPath: new URL('./workflow.ts', import.meta.url).pathname,
-  activities: ({ orm, client, signingKey, pulumi, prometheus, autoscaleIntervalMs }: Pick<WorkerDeps, 'orm' | 'client' | 'signingKey' | 'pulumi' | 'prometheus' | 'autoscaleIntervalMs'>) => deploymentActivities({
-    orm, pulumi, prometheus, autoscaleIntervalMs, kubeconfigs: createSecretBox(deriveKey(signingKey, 'cluster-kubeconfigs')), deliveries: webhookDeliveries(orm, client),
+  activities: ({ orm, client, signingKey, secretsKeys, pulumi, prometheus, autoscaleIntervalMs }: Pick<WorkerDeps, 'orm' | 'client' | 'signingKey' | 'secretsKeys' | 'pulumi' | 'prometheus' | 'autoscaleIntervalMs'>) => deploymentActivities({
+    orm, pulumi, prometheus, autoscaleIntervalMs,
+    // The secrets key ring as the API's (config.ts): the signing key's unless KILN_SECRETS_KEY is set.
+    secrets: organizationSecretsKeyRing(secretsKeys?.current ?? signingKey, secretsKeys?.previous ?? []),
+    kubeconfigs: createSecretBox(deriveKey(signingKey, 'cluster-kubeconfigs')), deliveries: webhookDeliveries(orm, client),
   }),
 } satisfies QueueModule;

@@ -196,13 +196,15 @@ function appliedOf(d: DesiredDeployment): AppliedDeployment {
     ...(d.contextLength === undefined ? {} : { contextLength: d.contextLength }),
     ...(d.dtype === undefined ? {} : { dtype: d.dtype }),
     ...(d.vllmArgs === undefined ? {} : { vllmArgs: d.vllmArgs }),
+    ...(d.secrets === undefined ? {} : { secrets: d.secrets }),
   };
 }
 
 /** Whether the way vLLM serves the model changed (a new pod template: a rolling update). */
 function servingChanged(applied: AppliedDeployment, target: DesiredDeployment): boolean {
   return applied.gpusPerReplica !== target.gpusPerReplica || applied.contextLength !== target.contextLength || applied.dtype !== target.dtype
-    || (applied.vllmArgs ?? []).join('\u0000') !== (target.vllmArgs ?? []).join('\u0000');
+    || (applied.vllmArgs ?? []).join('\u0000') !== (target.vllmArgs ?? []).join('\u0000')
+    || JSON.stringify(applied.secrets ?? []) !== JSON.stringify(target.secrets ?? []);
 }
 
 /** Which lifecycle edge a desired state means, given what was applied; undefined when nothing changes. */

@@ -1,0 +1,40 @@
+// Organizations' secrets; deployments mount them (deployments/), the worker opens them for the vLLM stack.
+import { organizationSecretsKeyRing } from '../../lib/keys.ts';
+import { bypassingRowLevelSecurity } from '../core/row-level-security.ts';
+import { defineModule } from '../module.ts';
+import { OrganizationSecretSchema } from './organization-secret.entity.ts';
+import { secretRoutes } from './routes.ts';
+import { createSecretService, type SecretService } from './service.ts';
+import { createCredentialTester } from './tester.ts';
+
+declare module '../module.ts' {
+  interface Services {
+    /** `resealed`: the start-up pass that re-seals secrets under the current key after a rotation (how many). */
+    secrets: SecretService & { resealed: Promise<number> };
+  }
+}
+
+export const secretsModule = defineModule({
+  name: 'secrets',
+  entities: [OrganizationSecretSchema],
+  services: ({ config, cursors, orm, log }) => {
+    const secrets = createSecretService({
+      ring: organizationSecretsKeyRing(config.secretsKeys.current, config.secretsKeys.previous),
+      cursors,
+      tester: createCredentialTester({ hubEndpoint: config.hub.endpoint, timeoutMs: config.hub.timeoutMs, allowPrivateUrls: config.env !== 'production' }),
+    });
+    // In the background: requests open old values under the previous keys meanwhile, so a rotation needs no downtime.
+    const resealed = bypassingRowLevelSecurity(() => secrets.resealAll(orm.em.fork())).then((count) => {
+      if (count) log.info({ resealed: count }, 'secrets re-sealed under the current key');
+      return count;
+    }, (error: unknown) => {
+      log.error({ message: error instanceof Error ? error.message : 'unknown' }, 're-sealing secrets failed; the previous keys still open them');
+      return 0;
+    });
+    return { secrets: Object.assign(secrets, { resealed }) };
+  },
+  routes: ({ services }) => secretRoutes(services.secrets),
+  close: async (services) => {
+    await services.secrets.resealed;
+  },
+});
