@@ -24,7 +24,7 @@ export interface CliConfig {
   profiles: Record<string, Profile>;
 }
 
-export const DEFAULT_SERVER = 'http://localhost:8080';
+export const DEFAULT_SERVER = 'http://127.0.0.1:8080';
 export const DEFAULT_PROFILE = 'default';
 
 export const configDir = () => join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'kiln');

@@ -53,6 +53,22 @@ test('login keeps the credential in the config directory, owner-only, and never 
   t.regex(after.stderr, /NOT_LOGGED_IN/);
 });
 
+test('an expired session is renewed with its refresh token, and the new tokens are saved', async (t) => {
+  const { cli } = await loggedIn();
+  const file = join(cli.home, 'kiln', 'credentials.yaml');
+  const saved = await readFile(file, 'utf8');
+  const [, token] = /\n\s+token: (\S+)/.exec(saved)!;
+  // An access token Kiln no longer accepts, as after its hour.
+  await writeFile(file, saved.replace(token!, 'expired-access-token'));
+  const ls = await cli.run(['ls', '--json']);
+  t.is(ls.code, 0, ls.stderr);
+  t.deepEqual(JSON.parse(ls.stdout), []);
+  const renewed = await readFile(file, 'utf8');
+  t.false(renewed.includes('expired-access-token'));
+  t.not(/refreshToken: (\S+)/.exec(renewed)![1], /refreshToken: (\S+)/.exec(saved)![1], 'the rotated refresh token is kept');
+  t.is((await stat(file)).mode & 0o777, 0o600);
+});
+
 test('an API key logs in with its organization, as a profile of its own; a wrong key is refused with Kiln\'s code', async (t) => {
   const user = await signup(api, 'cli');
   const key = await createApiKey(api, user.token, 'read_only');
