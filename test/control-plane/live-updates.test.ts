@@ -4,6 +4,7 @@
 import test from 'ava';
 import WebSocket, { type ClientOptions } from 'ws';
 import { randomString } from '../../lib/ids.ts';
+import { createStatusStore } from '../../workflows/deployment/status-store.ts';
 import type { LiveUpdatesSettings } from '../../control-plane/config.ts';
 import { addMember, createApiKey, signup, signupWithDeployment, startTestApi, type TestApi } from '../support/control-plane.ts';
 import { signupAdmin } from '../support/admin.ts';
@@ -130,6 +131,26 @@ test('a script\'s socket receives its organization\'s deployment status changes,
   t.true(socket.events().every((m) => m.organizationId === mine.organizationId));
   t.true(BigInt(socket.events()[0]!.id!) < BigInt(socket.events()[3]!.id!));
   socket.ws.close();
+});
+
+test('what the worker writes (its deployment status store, with the notices it sends) reaches sockets on every replica', async (t) => {
+  const user = await signupWithDeployment(api);
+  const onA = await ready(await open(api, `orgId=${user.organizationId}`, { token: user.token }));
+  const onB = await ready(await open(apiB, `orgId=${user.organizationId}`, { token: user.token }));
+  // As the worker's recordStatus activity writes, outside any request.
+  const store = createStatusStore(api.orm);
+  await store.record({ deploymentId: user.id, status: 'deploying', generation: 1, replicas: 0 });
+  await store.record({ deploymentId: user.id, status: 'running', event: 'deployment.running', generation: 1, replicas: 1 });
+  for (const socket of [onA, onB]) {
+    await socket.next('the running notice', (m) => m.type === 'notification.created');
+    await socket.next('the running status', (m) => m.data?.status === 'running');
+    const seen = socket.events().map((m) => m.type === 'deployment.status' ? `status:${m.data.status}` : m.type);
+    // The second edge is one transaction: its three rows arrive together, in the order the ORM flushed them.
+    t.is(seen[0], 'status:deploying');
+    t.deepEqual(seen.slice(1).sort(), ['deployment.running', 'notification.created', 'status:running']);
+    t.is(socket.events().find((m) => m.type === 'notification.created')!.data.kind, 'deployment.running');
+    socket.ws.close();
+  }
 });
 
 test('filters: only the deployments and types asked for', async (t) => {
