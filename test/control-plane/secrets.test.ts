@@ -3,9 +3,12 @@
 // registry-standin.ts), mounted by deployments, and never written anywhere in the clear: the app's log lines,
 // every answer and the audit records of this run are searched for the values at the end.
 import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import test from 'ava';
 import { pino } from 'pino';
+import { loadConfig } from '../../control-plane/config.ts';
 import { organizationSecretsKeyRing } from '../../lib/keys.ts';
 import { addMember, createApiKey, desiredStatesSent, signup, startTestApi, validDeployment, type TestApi, type TestResponse } from '../support/control-plane.ts';
 import { RECORDED_HUB_TOKEN, startHubRecordings, type HubRecordings } from '../support/hub-recordings.ts';
@@ -324,4 +327,13 @@ test.after('no secret value reached a log line, an answer or an audit record', a
     t.false(answers.some((answer) => answer.includes(value)), 'answer');
     t.false(rows.some((r) => r.row.includes(value)), 'audit');
   }
+});
+
+test('the secrets key comes from configuration: the signing key unless KILN_SECRETS_KEY is set, previous keys listed, short ones refused', async (t) => {
+  const env = { DATA_DIR: join(tmpdir(), 'kiln-secrets-config'), KILN_SIGNING_KEY: TEST_SIGNING_KEY };
+  t.deepEqual((await loadConfig('worker', { ...env, DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/d' })).secretsKeys, { current: TEST_SIGNING_KEY, previous: [] });
+  const rotated = await loadConfig('api', { ...env, KILN_SECRETS_KEY: 'k'.repeat(32), KILN_SECRETS_PREVIOUS_KEYS: `${'a'.repeat(32)}, ${'b'.repeat(40)}` });
+  t.deepEqual(rotated.secretsKeys, { current: 'k'.repeat(32), previous: ['a'.repeat(32), 'b'.repeat(40)] });
+  await t.throwsAsync(loadConfig('api', { ...env, KILN_SECRETS_PREVIOUS_KEYS: 'too-short' }), { message: /KILN_SECRETS_PREVIOUS_KEYS/ });
+  await t.throwsAsync(loadConfig('api', { ...env, KILN_SECRETS_KEY: 'too-short' }), { message: /KILN_SECRETS_KEY/ });
 });
