@@ -632,7 +632,15 @@ export function hintFor(error: KilnError, command: string): string {
 /** Runs the CLI on argv; answers the exit code (0 done, 1 error, 2 usage). */
 export async function run(argv: readonly string[]): Promise<number> {
   const program = buildProgram();
-  const name = argv.slice(2).find((a) => !a.startsWith('-')) ?? 'kiln';
+  // The command that ran (e.g. `models search`), for the hint's `kiln <command> --help`.
+  let name = 'kiln';
+  let server = DEFAULT_SERVER;
+  program.hook('preAction', (_program, action) => {
+    const path: string[] = [];
+    for (let c: Command | null = action; c && c !== program; c = c.parent) path.unshift(c.name());
+    name = path.join(' ');
+    server = action.optsWithGlobals<GlobalOptions>().server ?? process.env.KILN_SERVER ?? server;
+  });
   const fail = (code: string, message: string, hint: string | undefined) => {
     note(`${paint('red', 'error', process.stderr)}: ${message} (${code})`);
     if (hint) note(`${paint('dim', 'hint', process.stderr)}: ${hint}`);
@@ -653,7 +661,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     if (error instanceof Error && error.name === 'ExitPromptError') return 130;
     if (error instanceof TypeError && error.message === 'fetch failed') {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      fail('UNREACHABLE', `Cannot reach Kiln: ${cause?.code ?? cause?.message ?? 'network error'}`, 'Is it running (`npm start`)? Or point at it: `--server <url>` / `kiln login --server <url>`.');
+      fail('UNREACHABLE', `Cannot reach Kiln: ${cause?.code ?? cause?.message ?? 'network error'}`, `Is it running at ${server} (\`npm start\`)? Or point at it: \`--server <url>\` / \`kiln login --server <url>\`.`);
       return 1;
     }
     fail('INTERNAL', error instanceof Error ? error.message : String(error), undefined);

@@ -188,6 +188,31 @@ test('deploy from flags creates the deployment and shows its lifecycle; with no 
   t.regex(waited.stderr, /kiln logs -f dep_/);
 });
 
+test('a deployment that fails while deploy waits ends with its failure reason and the recovery command, exit 1', async (t) => {
+  const { user, cli } = await loggedIn();
+  const waiting = cli.run(['deploy', 'breaks', '--model', 'meta-llama/Llama-3.1-8B-Instruct', '--gpu', 'nvidia-l4', '--timeout', '120']);
+  // What the worker would record when the rollout fails.
+  let failed = 0;
+  while (!failed) {
+    failed = (await api.pool.query(`UPDATE deployment SET status = 'failed', failure_reason = 'ImagePullBackOff: image not found' WHERE name = 'breaks' AND organization_id = $1`, [user.organizationId])).rowCount ?? 0;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const result = await waiting;
+  t.is(result.code, 1);
+  t.regex(result.stderr, /breaks: failed \(FAILED/);
+  t.regex(result.stderr, /error: Deployment breaks did not come up: ImagePullBackOff: image not found \(DEPLOYMENT_FAILED\)/);
+  t.regex(result.stderr, /hint: Retry it with `kiln recover dep_\w+`/);
+  t.is(result.stdout, '');
+});
+
+test('an unreachable Kiln is exit 1 with UNREACHABLE and the server it tried', async (t) => {
+  const cli = await cliUser('http://127.0.0.1:1');
+  const result = await cli.run(['ls'], { env: { KILN_API_KEY: 'sk_test_00000000000000000000000000000000', KILN_ORG: 'org_x', KILN_SERVER: 'http://127.0.0.1:59999' } });
+  t.is(result.code, 1);
+  t.regex(result.stderr, /\(UNREACHABLE\)/);
+  t.regex(result.stderr, /hint: Is it running at http:\/\/127\.0\.0\.1:59999/);
+});
+
 test('apply creates from kiln.yaml, the same file again is "unchanged" and changes nothing, a changed file updates it', async (t) => {
   const { user, cli } = await loggedIn();
   const file = join(cli.home, 'kiln.yaml');

@@ -24,10 +24,9 @@ export async function cliUser(server: string): Promise<Cli> {
     home,
     run(args, options = {}) {
       return new Promise((resolve, reject) => {
-        const env: Record<string, string | undefined> = { ...process.env, XDG_CONFIG_HOME: home, HOME: home, KILN_SERVER: server, KILN_CLI_POLL_MS: '200', ...options.env };
-        delete env.KILN_API_KEY;
-        delete env.KILN_PROFILE;
-        delete env.KILN_ORG;
+        const env: Record<string, string | undefined> = { ...process.env, KILN_API_KEY: undefined, KILN_PROFILE: undefined, KILN_ORG: undefined };
+        Object.assign(env, { XDG_CONFIG_HOME: home, HOME: home, KILN_SERVER: server, KILN_CLI_POLL_MS: '200' }, options.env);
+        for (const name of Object.keys(env)) if (env[name] === undefined) delete env[name];
         const child = spawn(NODE, [KILN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
         let stdout = '';
         let stderr = '';
