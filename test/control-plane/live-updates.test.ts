@@ -375,6 +375,22 @@ test('a gap older than the log keeps, or longer than the replay limit, is said s
   tooOld.ws.close();
 });
 
+// Serial (before the others): it prunes the whole log of its database.
+test.serial('the log stays bounded: a replica prunes events older than the retention, and the oldest beyond the count', async (t) => {
+  const user = await signup(tight);
+  await tight.pool.query(`insert into live_event (organization_id, type, payload) select $1, 'notification.pushed', '{}' from generate_series(1, 1200)`, [user.organizationId]);
+  // Among the newest by id, but older than the retention (an hour): pruned for its age alone.
+  const { rows: [old] } = await tight.pool.query(`insert into live_event (organization_id, type, payload, created_at) values ($1, 'notification.pushed', '{}', now() - interval '2 hours') returning id::text`, [user.organizationId]);
+  const { rows: [newest] } = await tight.pool.query(`insert into live_event (organization_id, type, payload) values ($1, 'notification.pushed', '{}') returning id::text`, [user.organizationId]);
+  // A replica prunes as it starts, then at most once a minute.
+  const pruner = await startTestApi(import.meta.filename, { databaseUrl: tight.databaseUrl, config: { liveUpdates: { ...TIGHT, maxEvents: 1000 } } });
+  t.teardown(() => pruner.close());
+  const { rows } = await tight.pool.query(`select count(*)::int as count, count(*) filter (where id = $1)::int as old, max(id)::text as newest from live_event`, [old.id]);
+  t.true(rows[0].count <= 1000);
+  t.is(rows[0].old, 0);
+  t.is(rows[0].newest, newest.id);
+});
+
 // Serial (before the others): a heartbeat this quick needs a test process that is not busy elsewhere.
 test.serial('heartbeats: the server pings every interval; a peer that stops answering is dropped', async (t) => {
   // A replica pinging five times a second.
