@@ -3,7 +3,7 @@
 // HEALTHY, logs shows the model server's lines, `kiln chat -m` streams an answer through inference, and
 // `kiln chat` in a real terminal (tmux) holds a conversation typed at its prompt; then delete.
 import anyTest, { type TestFn } from 'ava';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { eventually } from '../support/eventually.ts';
@@ -54,6 +54,22 @@ test.serial('chat -m streams an answer through inference; logs shows the model s
     return run.code === 0 && /POST \/v1\/chat\/completions/.test(run.stdout) ? run : undefined;
   }, 30_000);
   t.regex(logs.stdout, /vLLM API server version/);
+});
+
+test.serial('logs -f prints new lines as the model server writes them', async (t) => {
+  const { cli, kiln } = t.context;
+  const follower = spawn(join(ROOT, 'node_modules/node/bin/node'), [join(ROOT, 'cli/kiln.ts'), 'logs', '-f', 'chat', '--tail', '1'], {
+    env: { ...process.env, XDG_CONFIG_HOME: cli.home, HOME: cli.home, KILN_SERVER: kiln.url() }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.teardown(() => { follower.kill(); });
+  let out = '';
+  follower.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+  await eventually('the newest line', async () => (out.trim() ? true : undefined), 20_000);
+  const before = out.length;
+  const chat = await cli.run(['chat', 'chat', '-m', 'Followed?', '--max-tokens', '4']);
+  t.is(chat.code, 0, chat.stderr);
+  await eventually('the chat\'s access line, followed', async () => (/POST \/v1\/chat\/completions/.test(out.slice(before)) ? true : undefined), 30_000);
+  t.pass();
 });
 
 test.serial('kiln chat in a real terminal: a person types at the prompt and the answer appears', async (t) => {
