@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import test from 'ava';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const SHIPPING = ['control-plane', 'workflows', 'stacks', 'catalog', 'lib'];
+const SHIPPING = ['control-plane', 'workflows', 'stacks', 'catalog', 'lib', 'sdk', 'cli'];
 const IMPORT = /^(?:import|export)[^'"]*from\s*['"](\.{1,2}\/[^'"]+)['"]/gm;
 
 function importGraph(): Map<string, string[]> {
