@@ -8,6 +8,7 @@ import { ValidationError } from '../core/errors.ts';
 import { UserSchema } from '../auth/user.entity.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { describe } from './inbox.ts';
+import { startPeriodic, type Periodic } from '../../lib/periodic.ts';
 import { MAIL_ATTEMPTS, NotificationMailSchema } from './notification-mail.entity.ts';
 
 export interface MailOutboxDeps {
@@ -48,19 +49,8 @@ export async function sendOwedMail(deps: MailOutboxDeps): Promise<number> {
 }
 
 /** Runs passes every `intervalMs` until stopped; a pass that sent a full batch is followed at once by another. */
-export function startMailOutbox(deps: MailOutboxDeps & { intervalMs?: number }) {
-  let running: Promise<void> = Promise.resolve();
-  const pass = async (): Promise<void> => {
+export function startMailOutbox(deps: MailOutboxDeps & { intervalMs?: number }): Periodic {
+  return startPeriodic(async () => {
     while ((await sendOwedMail(deps)) === BATCH_SIZE);
-  };
-  const timer = setInterval(() => {
-    running = running.then(pass).catch((error: unknown) => deps.log.error({ err: error }, 'notification e-mail pass failed'));
-  }, deps.intervalMs ?? 2_000);
-  timer.unref();
-  return {
-    async stop(): Promise<void> {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  }, { intervalMs: deps.intervalMs ?? 2_000, onError: (error) => deps.log.error({ err: error }, 'notification e-mail pass failed') });
 }
