@@ -68,7 +68,7 @@ export function progress(text: string): Progress {
   note(text);
   return {
     update: (t) => { if (t !== last) note((last = t)); },
-    succeed: (t) => note(t),
-    fail: (t) => note(t),
+    succeed: (t) => { if (t !== last) note(t); },
+    fail: (t) => { if (t !== last) note(t); },
   };
 }

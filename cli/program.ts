@@ -8,6 +8,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { confirm, input, password as passwordPrompt, select } from '@inquirer/prompts';
 import YAML from 'yaml';
 import { createKilnClient, KilnError, ok, serverSentEvents, type components, type KilnClient } from '../sdk/client.ts';
+import { openLiveEvents, type LiveEvents } from '../sdk/live.ts';
 import { DEFAULT_PROFILE, DEFAULT_SERVER, readConfig, writeConfig, credentialsFile, type Profile } from './config.ts';
 import { note, OUTPUT_FORMATS, paint, printData, printList, printObject, progress, type Column, type OutputFormat } from './output.ts';
 import { completionScript, SHELLS } from './completion.ts';
@@ -67,11 +68,17 @@ class Session {
 
   get name() { return this.profileName; }
 
-  /** The client, as the credential in use: KILN_API_KEY, else the profile's. */
-  get client(): KilnClient {
-    if (this.clientCache) return this.clientCache;
+  /** The credential in use: KILN_API_KEY, else the profile's. */
+  get token(): string {
     const token = process.env.KILN_API_KEY ?? this.profile?.token;
     if (!token) throw new CliError('NOT_LOGGED_IN', `No credential for profile "${this.profileName}"`, 'Run `kiln login` (or set KILN_API_KEY).');
+    return token;
+  }
+
+  /** The client, as the credential in use. */
+  get client(): KilnClient {
+    if (this.clientCache) return this.clientCache;
+    const token = this.token;
     const profile = this.profile;
     const refreshable = !process.env.KILN_API_KEY && profile?.kind === 'session' && profile.refreshToken;
     this.clientCache = createKilnClient({
@@ -174,29 +181,51 @@ export const sampleCall = (server: string, id: string) => [
 ].join('\n');
 
 const pollMs = () => Number(process.env.KILN_CLI_POLL_MS ?? 2000);
+/** With the live socket open, a read now and then all the same, in case an event was missed. */
+const livePollMs = () => Number(process.env.KILN_CLI_LIVE_POLL_MS ?? 15_000);
 
-/** Follows a deployment until it runs or fails, showing each lifecycle step; the endpoint or the failure at the end. */
+/**
+ * Follows a deployment until it runs or fails, showing each lifecycle step; the endpoint or the failure at
+ * the end. Each change arrives on the live-update socket (GET /v1/ws) where the server has one, and is then
+ * read whole; without a socket the deployment is read every KILN_CLI_POLL_MS.
+ */
 async function waitForDeployment(session: Session, id: string, timeoutSeconds: number): Promise<Deployment> {
   const describe = (d: Deployment) => `${d.name}: ${d.status} (${d.state}, ${d.currentReplicas}/${d.maxReplicas} replicas)`;
-  let current = await session.deployment(id);
-  const shown = progress(describe(current));
-  const deadline = Date.now() + timeoutSeconds * 1000;
-  while (!['running', 'failed', 'stopped', 'deleted', 'scaled_to_zero'].includes(current.status)) {
-    if (Date.now() > deadline) {
-      shown.fail(`${describe(current)}: still not running after ${timeoutSeconds} s`);
-      throw new CliError('TIMEOUT', `Deployment ${id} is not running yet`, `It goes on in Kiln: \`kiln get ${id}\` or \`kiln logs -f ${id}\` shows how it is doing.`);
+  let wake: (() => void) | undefined;
+  // Opened before the first read, so no change between the two is missed.
+  const live: LiveEvents | undefined = await openLiveEvents({
+    baseUrl: session.server, token: session.token, orgId: session.orgId, deploymentIds: [id], types: ['deployment'], onEvent: () => wake?.(),
+  }).catch(() => undefined);
+  let socketOpen = Boolean(live);
+  void live?.closed.then(() => { socketOpen = false; wake?.(); });
+  try {
+    let current = await session.deployment(id);
+    const shown = progress(describe(current));
+    const deadline = Date.now() + timeoutSeconds * 1000;
+    while (!['running', 'failed', 'stopped', 'deleted', 'scaled_to_zero'].includes(current.status)) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        shown.fail(`${describe(current)}: still not running after ${timeoutSeconds} s`);
+        throw new CliError('TIMEOUT', `Deployment ${id} is not running yet`, `It goes on in Kiln: \`kiln get ${id}\` or \`kiln logs -f ${id}\` shows how it is doing.`);
+      }
+      const woken = new Promise<void>((resolve) => { wake = resolve; });
+      // The timer goes when the socket wakes the loop first: a pending one would keep the process alive.
+      const timer = new AbortController();
+      await Promise.race([sleep(Math.min(socketOpen ? livePollMs() : pollMs(), left), undefined, { signal: timer.signal }).catch(() => undefined), woken]);
+      timer.abort();
+      current = await session.deployment(id);
+      shown.update(describe(current));
     }
-    await sleep(pollMs());
-    current = await session.deployment(id);
-    shown.update(describe(current));
+    if (current.status === 'running' || current.status === 'scaled_to_zero') {
+      shown.succeed(describe(current));
+      return current;
+    }
+    shown.fail(describe(current));
+    const reason = current.failureReason ?? `it is ${current.status}`;
+    throw new CliError('DEPLOYMENT_FAILED', `Deployment ${current.name} did not come up: ${reason}`, `Retry it with \`kiln recover ${id}\` (see why first: \`kiln logs ${id}\`).`);
+  } finally {
+    live?.close();
   }
-  if (current.status === 'running' || current.status === 'scaled_to_zero') {
-    shown.succeed(describe(current));
-    return current;
-  }
-  shown.fail(describe(current));
-  const reason = current.failureReason ?? `it is ${current.status}`;
-  throw new CliError('DEPLOYMENT_FAILED', `Deployment ${current.name} did not come up: ${reason}`, `Retry it with \`kiln recover ${id}\` (see why first: \`kiln logs ${id}\`).`);
 }
 
 function printReady(session: Session, d: Deployment): void {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createApiKey, desiredStatesSent, signup, signupWithDeployment, startTestApi, validDeployment, type TestApi } from '../support/control-plane.ts';
 import { cliUser } from './support.ts';
+import { eventually } from '../support/eventually.ts';
 
 let api: TestApi;
 test.before(async () => {
@@ -211,6 +212,23 @@ test('an unreachable Kiln is exit 1 with UNREACHABLE and the server it tried', a
   t.is(result.code, 1);
   t.regex(result.stderr, /\(UNREACHABLE\)/);
   t.regex(result.stderr, /hint: Is it running at http:\/\/127\.0\.0\.1:59999/);
+});
+
+test('deploy follows the lifecycle on the live-update socket: each status change shows as it happens, without polling', async (t) => {
+  const { user, cli } = await loggedIn();
+  // Reads only when the socket says something changed: polling would take ten minutes.
+  const run = cli.start(['deploy', 'live', '--model', 'meta-llama/Llama-3.1-8B-Instruct', '--gpu', 'nvidia-l4', '--timeout', '600'], { env: { KILN_CLI_POLL_MS: '600000', KILN_CLI_LIVE_POLL_MS: '600000' } });
+  const setLive = async (status: string, replicas: number) => (await api.pool.query(
+    'UPDATE deployment SET status = $1, current_replicas = $2 WHERE name = \'live\' AND organization_id = $3', [status, replicas, user.organizationId],
+  )).rowCount;
+  await eventually('the first state shown', async () => (/live: pending \(PENDING/.test(run.output().stderr) ? true : undefined), 30_000);
+  t.is(await setLive('deploying', 0), 1);
+  await eventually('deploying shown', async () => (/live: deploying \(PENDING/.test(run.output().stderr) ? true : undefined), 30_000);
+  await setLive('running', 1);
+  const result = await run.done;
+  t.is(result.code, 0, result.stderr);
+  t.regex(result.stderr, /live: running \(HEALTHY, 1\/1 replicas\)/);
+  t.regex(result.stdout, /Endpoint: /);
 });
 
 test('apply creates from kiln.yaml, the same file again is "unchanged" and changes nothing, a changed file updates it', async (t) => {
