@@ -2027,8 +2027,44 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** One GraphQL schema over deployments (with their events, metrics and cost), models, templates, API keys, members and usage, and the main mutations, with the REST routes' permissions and audit; a query deeper than 8 or costlier than 5000 is refused before it runs */
+        /** One GraphQL schema over deployments (with their events, metrics and cost), models, templates, API keys, members and usage, and the main mutations, with the REST routes' permissions and audit; a query deeper than 8 or costlier than 1000 is refused before it runs */
         post: operations["graphql"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/onboarding/help": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Search Kiln's documentation (README, architecture, API routes): sections ranked by relevance with a snippet; without q, the top help topics */
+        get: operations["searchHelp"];
+        put?: never;
+        /** Ask a question about Kiln: answered with the documentation sections that answer it best, quoted and cited */
+        post: operations["askHelp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ai-assistant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the assistant can do with your credential, and your own recent conversations with it in this organization */
+        get: operations["assistantOverview"];
+        put?: never;
+        /** Ask the assistant: answered from Kiln's documentation and what you may read of your organization (deployments, their failures and costs), citing what it used; optionally written by one of your running deployments */
+        post: operations["askAssistant"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2666,6 +2702,13 @@ export interface components {
              *     ]
              */
             vllmArgs?: string[];
+            /** @description Secrets of the organization mounted as environment variables, e.g. [{"name":"HF_TOKEN","secretId":"sec_..."}] for a gated model. Kept in a Kubernetes Secret in the organization's namespace; a secret in use cannot be deleted. On update: replaces the list ([] removes them). */
+            secrets?: {
+                /** @example HF_TOKEN */
+                name: string;
+                /** @example sec_0123456789abcdefghij */
+                secretId: string;
+            }[];
         };
         AutoscalingPolicy: {
             /** @description Requests in flight (running and waiting in vLLM's queue) one replica should carry; more adds replicas up to maxReplicas. Default 16. */
@@ -2709,6 +2752,13 @@ export interface components {
              *     ]
              */
             vllmArgs?: string[];
+            /** @description Secrets of the organization mounted as environment variables, e.g. [{"name":"HF_TOKEN","secretId":"sec_..."}] for a gated model. Kept in a Kubernetes Secret in the organization's namespace; a secret in use cannot be deleted. On update: replaces the list ([] removes them). */
+            secrets?: {
+                /** @example HF_TOKEN */
+                name: string;
+                /** @example sec_0123456789abcdefghij */
+                secretId: string;
+            }[];
             /** @description Upgrade to this version of the template the deployment was made from: its configuration, under the fields given here (GET /v1/deployments/outdated-templates says what changes). */
             templateVersion?: number;
         };
@@ -2748,6 +2798,13 @@ export interface components {
              *     ]
              */
             vllmArgs?: string[];
+            /** @description Secrets of the organization mounted as environment variables, e.g. [{"name":"HF_TOKEN","secretId":"sec_..."}] for a gated model. Kept in a Kubernetes Secret in the organization's namespace; a secret in use cannot be deleted. On update: replaces the list ([] removes them). */
+            secrets?: {
+                /** @example HF_TOKEN */
+                name: string;
+                /** @example sec_0123456789abcdefghij */
+                secretId: string;
+            }[];
         };
         DeploymentActionRequest: {
             /** @constant */
@@ -3369,6 +3426,18 @@ export interface components {
             } | null;
             /** @description Which operation of the document to run, when it holds several. */
             operationName?: string | null;
+        };
+        HelpQuestionRequest: {
+            /** @description A question about Kiln, in words. */
+            question: string;
+        };
+        AssistantQuestionRequest: {
+            /** @description What to ask: about Kiln, or about your organization's deployments (name their ids, dep_...) and costs. */
+            question: string;
+            /** @description Continue one of your conversations; absent: a new one. */
+            conversationId?: string;
+            /** @description One of your organization's running deployments (id or name) to write the answer with; absent: retrieval alone. */
+            deploymentId?: string;
         };
         CreateFeatureFlagRequest: {
             /** @example new-scheduler */
@@ -5401,6 +5470,92 @@ export interface components {
         };
         GraphQLRequestError: {
             errors: components["schemas"]["GraphQLError"][];
+        };
+        HelpSearchResult: {
+            /** @description null: no query, the top topics are answered. */
+            query: string | null;
+            results: components["schemas"]["HelpSection"][];
+        };
+        HelpSection: {
+            /** @example README.md#inference */
+            id: string;
+            /** @description README.md, ARCHITECTURE.md, or openapi (an API route's summary). */
+            source: string;
+            /** @description The section's heading anchor in its file, or the route's operationId. */
+            anchor: string;
+            title: string;
+            /** @description Where the section matches best (its start for a topic). */
+            snippet: string;
+            /** @description BM25 relevance, higher first; 0 for a topic. */
+            score: number;
+        };
+        HelpAnswer: {
+            question: string;
+            /** @description The best sections' words, quoted from the documentation (no model writes it). */
+            answer: string;
+            citations: components["schemas"]["Citation"][];
+            results: components["schemas"]["HelpSection"][];
+        };
+        Citation: {
+            /** @enum {string} */
+            type: "doc" | "deployment" | "event" | "recovery" | "pricing";
+            /** @description The documentation section, deployment or GPU type cited. */
+            id: string;
+            title: string;
+            /** @description Where to read it: a file and anchor, or the API path that answers the record. */
+            ref: string;
+        };
+        AssistantOverview: {
+            capabilities: {
+                name: string;
+                description: string;
+                /** @description The permission it needs beyond asking; null: none. */
+                needs: string | null;
+                /** @description Whether your credential holds it. */
+                available: boolean;
+            }[];
+            /** @description Your own newest conversations in this organization, newest first. */
+            conversations: {
+                /** @example cnv_0123456789abcdefghij */
+                id: string;
+                title: string;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                /** @description Its last 50 turns, oldest first. */
+                messages: {
+                    id: string;
+                    /** @enum {string} */
+                    role: "user" | "assistant";
+                    content: string;
+                    citations: components["schemas"]["Citation"][];
+                    /** @description The deployment that wrote an answer; null: retrieval alone. */
+                    modelDeploymentId: string | null;
+                    /** Format: date-time */
+                    createdAt: string;
+                }[];
+            }[];
+        };
+        AssistantAnswer: {
+            conversationId: string;
+            messageId: string;
+            question: string;
+            answer: string;
+            /**
+             * @description model: the named deployment wrote the answer from the cited material; retrieval: composed from it directly.
+             * @enum {string}
+             */
+            mode: "retrieval" | "model";
+            model: {
+                deploymentId: string;
+                name: string;
+                /** @description Why the model did not answer (its server failed); the answer is then retrieval's. */
+                error: string | null;
+            } | null;
+            citations: components["schemas"]["Citation"][];
+            /** Format: date-time */
+            createdAt: string;
         };
         FeatureFlag: {
             /** @example ffl_0123456789abcdefghij */
@@ -23307,6 +23462,351 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Request Header Fields Too Large: the request line and headers exceed 16 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    searchHelp: {
+        parameters: {
+            query?: {
+                /** @description Words to search Kiln's documentation for; absent or empty: the top help topics. */
+                q?: string;
+                /** @description How many sections, 1 to 50. Default 10. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request id, also in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HelpSearchResult"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Request Header Fields Too Large: the request line and headers exceed 16 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    askHelp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HelpQuestionRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request id, also in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HelpAnswer"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Request Header Fields Too Large: the request line and headers exceed 16 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    assistantOverview: {
+        parameters: {
+            query?: {
+                orgId?: string;
+                /** @description How many of your newest conversations, 1 to 50. Default 10. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request id, also in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistantOverview"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Request Header Fields Too Large: the request line and headers exceed 16 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    askAssistant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssistantQuestionRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request id, also in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistantAnswer"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
