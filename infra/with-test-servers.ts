@@ -2,10 +2,12 @@
 // test file creates its own database (test/support/database.ts), so files run in parallel, and one Temporal
 // dev server, and the local Stripe stand-in (stripe-mock) the payment tests send Stripe's API calls to. With
 // DATABASE_URL, TEMPORAL_ADDRESS or KILN_TEST_STRIPE_API_BASE set, those servers are used instead (a developer's
-// STRIPE_API_BASE is left alone: tests never reach Stripe itself).
+// STRIPE_API_BASE is left alone: tests never reach Stripe itself). Every temporary folder the tests make (a local
+// cluster's etcd preallocates 64 MB) lands in one TMPDIR under the data dir, removed when the run ends, so runs
+// never fill the disk.
 import { spawn } from 'node:child_process';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { freePort } from './servers/process.ts';
 import { externalPostgres, startPostgres } from './servers/postgres.ts';
 import { externalStripeMock, startStripeMock } from './servers/stripe-mock.ts';
@@ -32,10 +34,14 @@ const stripe = process.env.KILN_TEST_STRIPE_API_BASE
   ? externalStripeMock(process.env.KILN_TEST_STRIPE_API_BASE)
   : await startStripeMock({ dataDir: join(dataDir, 'stripe-mock'), port: await freePort(), httpsPort: await freePort() });
 
+const tempDir = join(dataDir, 'tmp');
+await rm(tempDir, { recursive: true, force: true });
+await mkdir(tempDir, { recursive: true });
+
 const child = spawn(command, args, {
   stdio: 'inherit',
   env: {
-    ...process.env, KILN_TEST_DATABASE_URL: postgres.url, KILN_TEST_TEMPORAL_ADDRESS: temporal.address, KILN_TEST_STRIPE_API_BASE: stripe.url, KILN_TEST_DATA_DIR: dataDir,
+    ...process.env, KILN_TEST_DATABASE_URL: postgres.url, KILN_TEST_TEMPORAL_ADDRESS: temporal.address, KILN_TEST_STRIPE_API_BASE: stripe.url, KILN_TEST_DATA_DIR: dataDir, TMPDIR: resolve(tempDir),
   },
 });
 const stopOn = (signal: NodeJS.Signals) => process.on(signal, () => child.kill(signal));
@@ -45,4 +51,5 @@ const code = await new Promise<number>((resolve) => child.on('exit', (c, s) => r
 await stripe.stop();
 await temporal.stop();
 await postgres.stop();
+await rm(tempDir, { recursive: true, force: true });
 process.exit(code);

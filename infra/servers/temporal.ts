@@ -18,17 +18,28 @@ const SEARCH_ATTRIBUTE_TYPE: Record<string, string> = { KEYWORD: 'Keyword', TEXT
 
 export async function startTemporal(options: { dataDir: string; port: number; uiPort: number }): Promise<TemporalServer> {
   const address = `127.0.0.1:${options.port}`;
-  const server = await startProcess('temporal', binaryPath('temporal'), [
-    'server', 'start-dev',
-    '--ip', '127.0.0.1',
-    '--port', String(options.port),
-    '--ui-port', String(options.uiPort),
-    '--db-filename', join(options.dataDir, 'temporal.sqlite'),
-    '--log-level', 'warn',
-    ...SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${SEARCH_ATTRIBUTE_TYPE[key.type]}`]),
-  ], { logFile: join(options.dataDir, 'logs', 'temporal.log') });
-  await waitUntilReady(server, () => isServing(address));
-  return { address, uiUrl: `http://127.0.0.1:${options.uiPort}`, stop: () => server.stop() };
+  // The dev server picks its other ports (history, matching, metrics, HTTP) itself, by asking the kernel for a
+  // free one and letting it go; a process starting at the same moment can take one first, and the dev server
+  // then exits with a panic. A fresh start picks again (waitUntilReady puts the log's end in the error).
+  for (let attempt = 1; ; attempt++) {
+    const server = await startProcess('temporal', binaryPath('temporal'), [
+      'server', 'start-dev',
+      '--ip', '127.0.0.1',
+      '--port', String(options.port),
+      '--ui-port', String(options.uiPort),
+      '--db-filename', join(options.dataDir, 'temporal.sqlite'),
+      '--log-level', 'warn',
+      ...SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${SEARCH_ATTRIBUTE_TYPE[key.type]}`]),
+    ], { logFile: join(options.dataDir, 'logs', 'temporal.log') });
+    try {
+      await waitUntilReady(server, () => isServing(address));
+      return { address, uiUrl: `http://127.0.0.1:${options.uiPort}`, stop: () => server.stop() };
+    } catch (error) {
+      const exited = server.child.exitCode !== null || server.child.signalCode !== null;
+      await server.stop();
+      if (!exited || attempt === 3) throw error;
+    }
+  }
 }
 
 export function externalTemporal(address: string): TemporalServer {

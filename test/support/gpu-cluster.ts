@@ -1,7 +1,7 @@
 // A local GPU cluster for one test file, in a fresh folder: two 1-GPU L4 nodes and one 8-GPU H100 node
 // unless the file asks for others; pods turn Ready 300 ms after they are placed, failing pods restart every
 // second, and simulated vLLM servers answer on Ready vLLM pods' IPs.
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGpuCluster, type GpuCluster, type GpuClusterOptions, type GpuNodePool } from '../../infra/servers/gpu-cluster.ts';
@@ -12,7 +12,8 @@ export const TEST_NODE_POOLS: readonly GpuNodePool[] = [
 ];
 
 export async function startTestGpuCluster(nodePools: readonly GpuNodePool[] = TEST_NODE_POOLS, options: Omit<Partial<GpuClusterOptions>, 'dataDir' | 'nodePools'> = {}): Promise<GpuCluster> {
-  return startGpuCluster({
-    dataDir: await mkdtemp(join(tmpdir(), 'kiln-cluster-')), nodePools, podReadyDelayMs: 300, crashLoopIntervalMs: 1000, ...options,
-  });
+  const dataDir = await mkdtemp(join(tmpdir(), 'kiln-cluster-'));
+  const cluster = await startGpuCluster({ dataDir, nodePools, podReadyDelayMs: 300, crashLoopIntervalMs: 1000, ...options });
+  // A stopped test cluster is not looked at again; its etcd alone holds 64 MB.
+  return { ...cluster, stop: async () => { await cluster.stop(); await rm(dataDir, { recursive: true, force: true }); } };
 }
