@@ -272,6 +272,21 @@ const differs = (key: string, wanted: unknown, current: Deployment) => {
   return !same(wanted, now);
 };
 
+/**
+ * The organization a credential acts in. A key scoped to deployments may not read the organization's settings
+ * (403); it is then checked against a route its scope reads, so a key of another organization is still refused,
+ * and the organization is known by its id alone.
+ */
+async function organizationOf(client: KilnClient, orgId: string): Promise<{ id: string; name?: string; plan?: string }> {
+  try {
+    return await ok(client.GET('/v1/settings/organization', { params: { query: { orgId } } }));
+  } catch (error) {
+    if (!(error instanceof KilnError && error.statusCode === 403)) throw error;
+    await ok(client.GET('/v1/deployments', { params: { query: { orgId, limit: 1 } } }));
+    return { id: orgId };
+  }
+}
+
 const EXAMPLES = (lines: string[]) => `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
 
 export function buildProgram(): Command {
@@ -312,9 +327,9 @@ export function buildProgram(): Command {
         const org = s.options.org ?? process.env.KILN_ORG ?? (interactive() && !options.apiKeyStdin ? await input({ message: 'Organization id (org_...)' }) : undefined);
         if (!org) throw usage('An API key login needs the organization it belongs to', 'Add --org org_... (`kiln whoami` on a password login, or the dashboard, shows it).');
         const client = createKilnClient({ baseUrl: s.server, token: apiKey, userAgent: 'kiln-cli' });
-        const organization = await ok(client.GET('/v1/settings/organization', { params: { query: { orgId: org } } }));
+        const organization = await organizationOf(client, org);
         await s.saveProfile({ server: s.server, token: apiKey, kind: 'api_key', organizationId: organization.id });
-        note(`Logged in to ${s.server} with an API key, organization ${organization.name} (${organization.id}), as profile "${s.name}".`);
+        note(`Logged in to ${s.server} with an API key, organization ${organization.name ? `${organization.name} (${organization.id})` : organization.id}, as profile "${s.name}".`);
         return;
       }
       const password = options.passwordStdin ? (await readStdin()).replace(/\r?\n$/, '') : interactive() ? await passwordPrompt({ message: 'Password', mask: '*' }) : undefined;
@@ -338,12 +353,16 @@ export function buildProgram(): Command {
     .addHelpText('after', EXAMPLES(['kiln whoami', 'kiln whoami --json']))
     .action(async (_options: unknown, command: Command) => {
       const s = await session(command);
-      const organization = await ok(s.client.GET('/v1/settings/organization', { params: { query: { orgId: s.orgId } } }));
+      const organization = await organizationOf(s.client, s.orgId);
       const profile = await ok(s.client.GET('/v1/settings/profile', { params: { query: { orgId: s.orgId } } })).catch((error: unknown) => {
         if (error instanceof KilnError && error.statusCode === 403) return undefined;
         throw error;
       });
-      printObject(s.format, { profile: s.name, server: s.server, user: profile?.email ?? '(API key)', organization: organization.name, organizationId: organization.id, plan: organization.plan });
+      // A key that may not read the organization's settings shows its id only.
+      printObject(s.format, {
+        profile: s.name, server: s.server, user: profile?.email ?? '(API key)', organizationId: organization.id,
+        ...(organization.name !== undefined && { organization: organization.name, plan: organization.plan }),
+      });
     });
 
   program.command('ls').alias('ps')

@@ -87,6 +87,25 @@ test('an API key logs in with its organization, as a profile of its own; a wrong
   t.regex(wrong.stderr, /hint: /);
 });
 
+test('a key scoped to deployments logs in and works though it may not read the organization; a key of another organization is refused', async (t) => {
+  const user = await signup(api, 'cli');
+  const key = await createApiKey(api, user.token, 'deployments_only');
+  const cli = await cliUser(api.url);
+  const login = await cli.run(['login', '--api-key-stdin', '--org', user.organizationId], { input: key.key });
+  t.is(login.code, 0, login.stderr);
+  t.regex(login.stderr, new RegExp(`organization ${user.organizationId}, as profile`));
+  const whoami = await cli.run(['whoami', '--json']);
+  t.is(whoami.code, 0, whoami.stderr);
+  t.like(JSON.parse(whoami.stdout), { user: '(API key)', organizationId: user.organizationId });
+  const ls = await cli.run(['ls', '--json']);
+  t.is(ls.code, 0, ls.stderr);
+
+  const other = await signup(api, 'cli-other');
+  const elsewhere = await (await cliUser(api.url)).run(['login', '--api-key-stdin', '--org', other.organizationId], { input: key.key });
+  t.is(elsewhere.code, 1);
+  t.regex(elsewhere.stderr, /error: .*\(INSUFFICIENT_PERMISSIONS\)/);
+});
+
 test('without a credential a command fails with exit code 1, the code NOT_LOGGED_IN and a hint', async (t) => {
   const cli = await cliUser(api.url);
   const result = await cli.run(['ls']);
@@ -140,6 +159,37 @@ test('scale sends the new replica count; get shows it', async (t) => {
   t.is(JSON.parse(get.stdout).replicas, 3);
   const sent = await desiredStatesSent(api, created.body.id);
   t.is(sent.at(-1)?.replicas, 3);
+});
+
+test('stop, start and restart by name each send the new desired state to the deployment\'s workflow', async (t) => {
+  const { user, cli } = await loggedIn();
+  const created = await api.request('POST', '/v1/deployments', { token: user.token, body: validDeployment('cycled') });
+  for (const action of ['stop', 'start', 'restart']) {
+    const run = await cli.run([action, 'cycled']);
+    t.is(run.code, 0, run.stderr);
+    t.regex(run.stderr, new RegExp(`cycled: ${action} requested`));
+  }
+  const sent = await desiredStatesSent(api, created.body.id);
+  t.deepEqual(sent.map(({ running, restarts }) => ({ running, restarts })), [
+    { running: true, restarts: 0 }, { running: false, restarts: 0 }, { running: true, restarts: 0 }, { running: true, restarts: 1 },
+  ]);
+  const unknown = await cli.run(['stop', 'no-such-deployment']);
+  t.is(unknown.code, 1);
+  t.regex(unknown.stderr, /no-such-deployment/);
+});
+
+test('deploy --template creates the template\'s model on its GPU; --model beside it is a usage error', async (t) => {
+  const { user, cli } = await loggedIn();
+  const listed = await cli.run(['templates', '--json']);
+  t.is(listed.code, 0, listed.stderr);
+  const template = (JSON.parse(listed.stdout) as { id: string; configuration: { model: string; gpu: string } }[])[0]!;
+  const deployed = await cli.run(['deploy', 'templated', '--template', template.id, '--detach', '--json']);
+  t.is(deployed.code, 0, deployed.stderr);
+  const read = (await api.request('GET', `/api/deployments/${JSON.parse(deployed.stdout).id}`, { token: user.token })).body.data;
+  t.like(read, { name: 'templated', model: template.configuration.model, gpu: template.configuration.gpu });
+  const both = await cli.run(['deploy', 'twice', '--template', template.id, '--model', 'meta-llama/Llama-3.1-8B-Instruct']);
+  t.is(both.code, 2);
+  t.regex(both.stderr, /leave out --model and --gpu/);
 });
 
 test('delete asks unless --yes: without a terminal and without --yes it is a usage error and nothing is deleted', async (t) => {
