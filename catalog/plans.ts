@@ -27,6 +27,11 @@ export const PLAN_TERMS: Readonly<Record<Plan, PlanTerms>> = {
   enterprise: { monthlyPriceCents: 2_499_00, rateLimit: { perMinute: 60_000, burst: 100_000 } },
 };
 
+/** Plans with a monthly fee: the ones checkout sells, and the ones invoiced in a month without usage. */
+export const PAID_PLANS = PLANS.filter((plan) => PLAN_TERMS[plan].monthlyPriceCents > 0) as unknown as readonly [PaidPlan, ...PaidPlan[]];
+/** Free is the one plan without a fee (PLAN_TERMS). */
+export type PaidPlan = Exclude<Plan, 'free'>;
+
 /** A new organization's free-plan grant, in US cents: enough to try a deployment at once. */
 export const FREE_PLAN_CREDITS_CENTS = 2_500;
 

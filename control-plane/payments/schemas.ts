@@ -1,11 +1,8 @@
 // Payloads of checkout (/v1/payprovider/checkout), plan changes (/v1/billing/upgrade), the customer portal
 // (/v1/billing/portal) and Stripe's webhooks (/v1/payprovider/webhook, /v1/billing/webhook).
 import { z } from 'zod';
-import { PLANS } from '../../catalog/plans.ts';
+import { PAID_PLANS, PLANS } from '../../catalog/plans.ts';
 import { CHECKOUT_KINDS, CHECKOUT_STATUSES } from './checkout.entity.ts';
-
-/** Plans sold through checkout: every plan but free. */
-export const PAID_PLANS = ['startup', 'growth', 'enterprise'] as const;
 
 export const MIN_TOP_UP_CENTS = 500;
 export const MAX_TOP_UP_CENTS = 1_000_000;

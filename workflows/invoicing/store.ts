@@ -5,7 +5,7 @@
 // a replayed workflow or an overlapping run finds the invoice there and changes nothing.
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { unitsToCents } from '../../catalog/billing.ts';
-import { PLAN_TERMS, PLANS, type Plan } from '../../catalog/plans.ts';
+import { PAID_PLANS, PLAN_TERMS, PLANS, type Plan } from '../../catalog/plans.ts';
 import { newId } from '../../lib/ids.ts';
 import type { InvoiceLine } from '../../control-plane/invoices/invoice.entity.ts';
 import { notifyMembers, OWNERS_AND_ADMINS } from '../notifications.ts';
@@ -36,8 +36,6 @@ export interface InvoiceFigures {
   readonly totalCents: number;
   readonly lines: InvoiceLine[];
 }
-
-const PAID_PLANS = PLANS.filter((plan) => PLAN_TERMS[plan].monthlyPriceCents > 0);
 
 /** The plan's fee, the usage (the lines' sum), the credits applied and the total, never below zero. */
 export function invoiceFigures(plan: string, lines: InvoiceLine[], creditsAppliedCents: number): InvoiceFigures {
