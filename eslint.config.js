@@ -18,7 +18,7 @@ const WORKFLOWS = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/'] },
+  { ignores: ['node_modules/', '.data/', 'web/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -92,6 +92,22 @@ export default tseslint.config(
         group: ['**/control-plane/**', '**/workflows/**', '**/stacks/**', '**/infra/**', '**/lib/**', '**/catalog/**', '**/test/**'],
         message: 'cli/ uses Kiln through sdk/ only, as any client would (ARCHITECTURE.md).',
       }),
+    },
+  },
+  {
+    // The dashboard runs in the browser and reaches Kiln as any client does: through the SDK.
+    files: ['web/**/*.{ts,tsx}'],
+    ignores: ['web/vite.config.ts'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-imports': restrict(
+        {
+          group: ['**/control-plane/**', '**/workflows/**', '**/stacks/**', '**/infra/**', '**/lib/**', '**/catalog/**', '**/test/**', '**/cli/**', 'node:*'],
+          message: 'web/ imports only sdk/ and its own files: it uses Kiln over HTTP, in a browser (ARCHITECTURE.md).',
+        },
+        // The live socket of sdk/live.ts is Node's (the ws library); the browser has its own (web/src/live.ts).
+        { group: ['**/sdk/live.ts'], message: 'sdk/live.ts is for Node: the dashboard uses web/src/live.ts (the browser\'s WebSocket with a ticket).' },
+      ),
     },
   },
   {

@@ -64,6 +64,14 @@ export function createApp(deps: AppDeps): KilnApp {
   app.use(measureRequests(services.metrics, routeOf));
   app.use(auditTrail(services.audit));
   app.use(errorHandler({ onUnhandled: (error, context) => services.errorTracker.capture(error, context) }));
+  const fallbacks = API_MODULES.flatMap((module) => module.fallback?.(context) ?? []);
+  if (fallbacks.length) {
+    app.use((ctx, next) => {
+      if (router.match(ctx.path, ctx.method).path.length > 0) return next();
+      const run = (i: number): Promise<unknown> => (i < fallbacks.length ? Promise.resolve(fallbacks[i]!(ctx, () => run(i + 1))) : next());
+      return run(0);
+    });
+  }
   app.use(authenticate({ accessTokens: services.accessTokens, serviceKeys: services.serviceKeys, ...services.credentials.wrap(services) }));
   const { metricsToken } = deps.config;
   app.use(rateLimit({

@@ -7,6 +7,9 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { MeteringSettings } from '../workflows/contract/metering.ts';
 
+/** Where `npm run build:web` writes the dashboard: beside this folder, whatever the working directory. */
+const WEB_DIST = resolve(import.meta.dirname, '../web/dist');
+
 const Shared = z.object({
   KILN_ENV: z.enum(['development', 'production']).default('development'),
   DATA_DIR: z.string().min(1).default('./.data'),
@@ -67,6 +70,8 @@ const Sections = {
     KILN_WS_RETENTION_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(3600),
     KILN_WS_MAX_EVENTS: z.coerce.number().int().min(1000).max(10_000_000).default(100_000),
     KILN_WS_TICKET_SECONDS: z.coerce.number().int().min(5).max(600).default(30),
+    // The web dashboard's built files (npm run build:web), served at /; empty: no dashboard is served.
+    KILN_WEB_DIST: z.string().default(WEB_DIST),
   }),
   worker: z.object({
     // Pulumi's state backend (file://, s3://, https://api.pulumi.com ...); a file backend under DATA_DIR when unset.
@@ -128,6 +133,8 @@ export interface ApiConfig extends SharedConfig {
   readonly stripe: StripeSettings | undefined;
   /** The live-updates socket (control-plane/live-updates/). */
   readonly liveUpdates: LiveUpdatesSettings;
+  /** The folder of the dashboard's build (web/dist), served at /; undefined: none is served. */
+  readonly webDist: string | undefined;
 }
 
 export interface LiveUpdatesSettings {
@@ -252,6 +259,7 @@ async function apiConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.api
       heartbeatMs: Math.round(e.KILN_WS_HEARTBEAT_SECONDS * 1000), maxBufferedBytes: e.KILN_WS_MAX_BUFFERED_BYTES, replayLimit: e.KILN_WS_REPLAY_LIMIT,
       retentionSeconds: e.KILN_WS_RETENTION_SECONDS, maxEvents: e.KILN_WS_MAX_EVENTS, ticketSeconds: e.KILN_WS_TICKET_SECONDS,
     },
+    webDist: e.KILN_WEB_DIST ? resolve(e.KILN_WEB_DIST) : undefined,
   };
 }
 

@@ -2,6 +2,7 @@
 // (each declaring its permission). modules.ts lists the modules in order; the app (app.ts) and the database
 // (database/orm.ts) are built from that list, so a new area is a folder and one line there.
 import type { EntitySchema } from '@mikro-orm/core';
+import type { Middleware } from 'koa';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import type { Logger } from 'pino';
@@ -15,10 +16,11 @@ import type { ReportOrchestrator } from './reports/orchestrator.ts';
 import type { CursorCodec } from './core/pagination.ts';
 import type { KeyPurpose } from '../lib/keys.ts';
 import type { Route } from './http/routes.ts';
+import type { AppState } from './http/context.ts';
 
 /** What the app is built from (app.ts createApp): every module's context starts with it. */
 export interface AppDeps {
-  config: Pick<Config, 'env' | 'signingKey' | 'secretsKeys' | 'endpointDomain' | 'trustProxy' | 'adminEmails' | 'dataDir' | 'errorTrackerUrl' | 'hub' | 'metricsToken' | 'prometheusUrl' | 'stripe' | 'liveUpdates'>;
+  config: Pick<Config, 'env' | 'signingKey' | 'secretsKeys' | 'endpointDomain' | 'trustProxy' | 'adminEmails' | 'dataDir' | 'errorTrackerUrl' | 'hub' | 'metricsToken' | 'prometheusUrl' | 'stripe' | 'liveUpdates' | 'webDist'>;
   orm: MikroORM;
   /** For the statements every request runs outside the ORM: rate-limit counters, audit records. */
   pool: pg.Pool;
@@ -60,6 +62,11 @@ export interface ApiModule {
   readonly entities?: readonly EntitySchema[];
   services?(context: ModuleContext): Partial<Services>;
   routes?(context: ModuleContext): Route[];
+  /**
+   * Answers requests whose path no route declares (the dashboard's files), before authentication and rate
+   * limits: app.ts calls it for those paths only, so it can never shadow a route. undefined: nothing to serve.
+   */
+  fallback?(context: ModuleContext): Middleware<AppState> | undefined;
   /** Runs when the app closes (after the server stopped answering, before the database closes). */
   close?(services: Services): Promise<void> | void;
 }

@@ -42,6 +42,7 @@ import { settingsModule } from './settings/module.ts';
 import { ssoModule } from './sso/module.ts';
 import { teamModule } from './team/module.ts';
 import { templatesModule } from './templates/module.ts';
+import { webAppModule } from './web-app/module.ts';
 import { webhooksModule } from './webhooks/module.ts';
 
 export const API_MODULES: readonly ApiModule[] = [
@@ -87,4 +88,5 @@ export const API_MODULES: readonly ApiModule[] = [
   assistantModule,
   adminModule,
   openApiModule,
+  webAppModule,
 ];

@@ -17,6 +17,7 @@ import { startGpuCluster } from './servers/gpu-cluster.ts';
 import { externalPrometheus, startPrometheus } from './servers/prometheus.ts';
 import { STRIPE_MOCK_SECRET_KEY, STRIPE_MOCK_WEBHOOK_SECRET, startStripeMock } from './servers/stripe-mock.ts';
 import { pulumiToolsEnv } from './tools/paths.ts';
+import { ensureWebBuilt, WEB_DIST } from './web-build.ts';
 import { describePulumiPlugins } from './tools/pulumi-plugins.ts';
 
 // The API's settings are checked before anything starts; the worker's once its database and Temporal are known.
@@ -70,13 +71,17 @@ async function main(): Promise<void> {
   }
   say(`Stripe: ${config.stripe ? `${config.stripe.apiBase} (STRIPE_SECRET_KEY)` : `the local stand-in (stripe-mock) at ${stripe!.apiBase}, webhook secret ${STRIPE_MOCK_WEBHOOK_SECRET}`}`);
 
+  // The dashboard the API serves at /: built on first start and after its sources change.
+  if (config.webDist === WEB_DIST) await ensureWebBuilt(say);
+  else say(config.webDist ? `dashboard: serving KILN_WEB_DIST ${config.webDist}` : 'dashboard: off (KILN_WEB_DIST is empty)');
+
   // The API first: it migrates the database, which the worker's first passes (alert evaluation, optimization) read.
   const api = await startApi({ config: { ...config, stripe, metricsToken, databaseUrl: postgres.url, temporalAddress: temporal.address }, log });
   stops.push(() => api.close());
   // Metering closes a minute at a time here (an hour in production), so the walk-through sees its debits.
   const worker = await startWorker(await loadConfig('worker', { ...pulumiToolsEnv(), KILN_METERING_INTERVAL_SECONDS: '60', KILN_METERING_SETTLE_SECONDS: '10', ...process.env, KILN_METRICS_TOKEN: metricsToken, DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporal.address }), log);
   stops.push(() => worker.stop());
-  say(`API: ${api.url} (reference API under /v1, platform API under /api)`);
+  say(`API: ${api.url} (reference API under /v1, platform API under /api)${config.webDist ? `; dashboard: ${api.url}/` : ''}`);
   say(`Kiln's own metrics: ${api.url}/metrics/internal (API), http://127.0.0.1:${worker.metricsPort}/metrics/internal (worker), Bearer token in ${config.metricsToken ? 'KILN_METRICS_TOKEN' : join(dataDir, 'metrics-token')}`);
 
   // Unset, PROMETHEUS_URL means a Prometheus of npm start's own (on the address the configuration defaults to),

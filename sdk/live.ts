@@ -1,16 +1,9 @@
 // Kiln's live updates (GET /v1/ws, a WebSocket the OpenAPI document cannot describe): the organization's
 // events as they happen, e.g. a deployment's status changes, so a client need not poll for them.
 import WebSocket from 'ws';
+import { liveEventsUrl, type LiveEvent } from './liveEvents.ts';
 
-export interface LiveEvent {
-  /** The event log's id (absent on ws.* control messages). */
-  id?: string;
-  type: string;
-  organizationId?: string;
-  deploymentId?: string | null;
-  data?: Record<string, unknown>;
-  createdAt?: string;
-}
+export type { LiveEvent } from './liveEvents.ts';
 
 export interface LiveEventsOptions {
   baseUrl: string;
@@ -32,10 +25,7 @@ export interface LiveEvents {
 
 /** Opens the socket; resolves once Kiln said ws.ready, rejects when the server has no socket or refuses it. */
 export function openLiveEvents(options: LiveEventsOptions): Promise<LiveEvents> {
-  const url = new URL('/v1/ws', options.baseUrl.replace(/^http/, 'ws'));
-  url.searchParams.set('orgId', options.orgId);
-  if (options.deploymentIds?.length) url.searchParams.set('deploymentIds', options.deploymentIds.join(','));
-  if (options.types?.length) url.searchParams.set('types', options.types.join(','));
+  const url = liveEventsUrl(new URL('/v1/ws', options.baseUrl), options);
   const timeoutMs = options.timeoutMs ?? 5000;
   const socket = new WebSocket(url, { headers: { Authorization: `Bearer ${options.token}` }, handshakeTimeout: timeoutMs });
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));

@@ -4985,6 +4985,15 @@ export interface components {
             pendingEmail: string | null;
             /** Format: date-time */
             createdAt: string;
+            /**
+             * @description Your role in the organization the call acts in: owner, admin, member, viewer or a custom role's id.
+             * @example member
+             */
+            role: string;
+            /** @description What you may do there with the credential of this call: your role's permissions narrowed by the credential's scope (admin:* for platform administrators). Clients hide what the API would refuse; the API still checks every call. */
+            permissions: ("deployments:read" | "deployments:write" | "deployments:infer" | "catalog:read" | "models:write" | "templates:read" | "templates:write" | "api-keys:read" | "api-keys:write" | "webhooks:read" | "webhooks:write" | "secrets:read" | "secrets:write" | "alerts:read" | "alerts:write" | "profile:read" | "profile:write" | "organization:read" | "organization:write" | "team:read" | "team:write" | "roles:read" | "roles:write" | "audit:read" | "analytics:read" | "billing:read" | "billing:write" | "sso:read" | "sso:write" | "admin:read" | "admin:write")[];
+            /** @description Listed among the platform administrators (KILN_ADMIN_EMAILS). */
+            platformAdmin: boolean;
         };
         OrganizationSettings: {
             /** @example org_0123456789abcdefghij */

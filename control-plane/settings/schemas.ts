@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { REGIONS } from '../organizations/organization.entity.ts';
 import { PLANS } from '../../catalog/plans.ts';
 import { orgIdQuery } from '../core/organization-query.ts';
+import { PERMISSIONS } from '../core/permissions.ts';
 
 const email = z.email().max(254).meta({ example: 'ada@example.com' });
 
@@ -13,6 +14,9 @@ export const ProfileView = z.object({
   email: z.string().meta({ description: 'The confirmed address: sign-in and mail use it.' }),
   pendingEmail: z.string().nullable().meta({ description: 'A new address waiting for confirmation through the token mailed to it.' }),
   createdAt: z.iso.datetime(),
+  role: z.string().meta({ description: 'Your role in the organization the call acts in: owner, admin, member, viewer or a custom role\'s id.', example: 'member' }),
+  permissions: z.array(z.enum(PERMISSIONS)).meta({ description: 'What you may do there with the credential of this call: your role\'s permissions narrowed by the credential\'s scope (admin:* for platform administrators). Clients hide what the API would refuse; the API still checks every call.' }),
+  platformAdmin: z.boolean().meta({ description: 'Listed among the platform administrators (KILN_ADMIN_EMAILS).' }),
 }).meta({ id: 'Profile' });
 
 export const UpdateProfileRequest = z.object({

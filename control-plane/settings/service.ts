@@ -9,6 +9,7 @@ import { newMailedToken, sha256 } from '../auth/tokens.ts';
 import { UserSchema, type User } from '../auth/user.entity.ts';
 import { newId } from '../../lib/ids.ts';
 import { ConflictError, NotFoundError, invalidField, type ApiError } from '../core/errors.ts';
+import { isAllowed, PERMISSIONS } from '../core/permissions.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { OrganizationSchema, type Organization } from '../organizations/organization.entity.ts';
 import { EmailVerificationSchema } from './email-verification.entity.ts';
@@ -29,8 +30,14 @@ export function createSettingsService(deps: SettingsServiceDeps) {
     return open?.email ?? null;
   }
 
-  async function profile(em: EntityManager, user: User): Promise<ProfileViewBody> {
-    return { id: user.id, name: user.name, email: user.email, pendingEmail: await pendingEmail(em, user), createdAt: user.createdAt.toISOString() };
+  /** The user, and what they may do in the organization the call acts in, with the credential it came with. */
+  async function profile(em: EntityManager, user: User, principal: Principal): Promise<ProfileViewBody> {
+    return {
+      id: user.id, name: user.name, email: user.email, pendingEmail: await pendingEmail(em, user), createdAt: user.createdAt.toISOString(),
+      role: principal.role,
+      permissions: PERMISSIONS.filter((permission) => isAllowed(permission, principal.permissions, principal.scope, principal.platformAdmin)),
+      platformAdmin: principal.platformAdmin,
+    };
   }
 
   function closeOpenVerifications(em: EntityManager, userId: string) {
@@ -53,7 +60,7 @@ export function createSettingsService(deps: SettingsServiceDeps) {
 
   return {
     async getProfile(em: EntityManager, principal: Principal): Promise<ProfileViewBody> {
-      return profile(em, await em.findOneOrFail(UserSchema, principal.userId));
+      return profile(em, await em.findOneOrFail(UserSchema, principal.userId), principal);
     },
 
     /** A changed e-mail address is mailed a confirmation token; nothing is kept if the mail cannot be sent. */
@@ -93,7 +100,7 @@ export function createSettingsService(deps: SettingsServiceDeps) {
             ].join('\n'),
           });
         }
-        return profile(tx, user);
+        return profile(tx, user, principal);
       });
     },
 
@@ -116,7 +123,7 @@ export function createSettingsService(deps: SettingsServiceDeps) {
           if (error instanceof UniqueConstraintViolationException) throw new ConflictError('An account with this email already exists', { field: 'email' });
           throw error;
         });
-        return profile(tx, user);
+        return profile(tx, user, principal);
       });
     },
 

@@ -13,5 +13,5 @@ export const ssoModule = defineModule({
     secrets: createSecretBox(key('sso-secrets')),
     auth: services.auth,
     allowPrivateIssuers: config.env !== 'production',
-  })),
+  }), { dashboard: Boolean(config.webDist) }),
 });

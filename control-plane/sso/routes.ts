@@ -14,7 +14,13 @@ import type { SsoService } from './service.ts';
 const configuration = { tag: 'SSO', resourceType: 'sso_configuration' } as const;
 const login = { tag: 'SSO', resourceType: 'session' } as const;
 
-export function ssoRoutes(sso: SsoService): Route[] {
+/**
+ * Where a browser that finished an SSO login goes when the API serves the dashboard: its SSO page, the session
+ * in the URL's fragment (which browsers never send to a server; the page takes it out of the history).
+ */
+export const DASHBOARD_SSO_PAGE = '/sign-in/sso';
+
+export function ssoRoutes(sso: SsoService, options: { dashboard?: boolean } = {}): Route[] {
   const read = (path: string, operationId: string) => defineRoute({
     ...configuration, permission: 'sso:read', method: 'GET', path, operationId, summary: "The organization's SSO configuration (never its client secret)",
     query: OrgQuery, response: SsoConfigurationView, errors: [404],
@@ -76,7 +82,19 @@ export function ssoRoutes(sso: SsoService): Route[] {
       ...login, permission: 'public', method: 'GET', path: '/v1/auth/sso/callback/{provider}', operationId: 'completeSsoLogin',
       summary: "The identity provider's redirect: completes the authorization code flow and answers with a login session",
       params: SsoCallbackParams, query: SsoCallbackQuery, response: LoginSession, errors: [403, 404, 409, 503],
-      handle: async ({ params, query, state }) => ({ data: await sso.completeLogin(state.em, params.provider, query) }),
+      async handle({ params, query, state, header }) {
+        const session = await sso.completeLogin(state.em, params.provider, query);
+        // A person's browser, sent back by the identity provider, is taken on to the dashboard signed in;
+        // programs (and any client that is not navigating) get the session as JSON.
+        if (options.dashboard && header('sec-fetch-mode') === 'navigate') {
+          const fragment = new URLSearchParams({
+            access_token: session.access_token, refresh_token: session.refresh_token, expires_in: String(session.expires_in),
+            user_id: session.user.id, email: session.user.email, organization_id: session.user.organization_id,
+          });
+          return { data: session, redirect: `${DASHBOARD_SSO_PAGE}#${fragment}` };
+        }
+        return { data: session };
+      },
     }),
   ];
 }

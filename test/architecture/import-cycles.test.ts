@@ -6,11 +6,11 @@ import { execFileSync } from 'node:child_process';
 import test from 'ava';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const SHIPPING = ['control-plane', 'workflows', 'stacks', 'catalog', 'lib', 'sdk', 'cli'];
+const SHIPPING = ['control-plane', 'workflows', 'stacks', 'catalog', 'lib', 'sdk', 'cli', 'web'];
 const IMPORT = /^(?:import|export)[^'"]*from\s*['"](\.{1,2}\/[^'"]+)['"]/gm;
 
 function importGraph(): Map<string, string[]> {
-  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', ...SHIPPING.map((d) => `${d}/*.ts`)], { cwd: ROOT, encoding: 'utf8' })
+  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', ...SHIPPING.flatMap((d) => [`${d}/*.ts`, `${d}/*.tsx`])], { cwd: ROOT, encoding: 'utf8' })
     .split('\n').filter(Boolean);
   return new Map(files.map((file) => [file, [...readFileSync(join(ROOT, file), 'utf8').matchAll(IMPORT)]
     .map((m) => relative(ROOT, normalize(join(ROOT, dirname(file), m[1]!))))]));

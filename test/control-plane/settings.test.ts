@@ -2,7 +2,8 @@
 // real SMTP server) to the new address.
 import test from 'ava';
 import { sha256 } from '../../control-plane/auth/tokens.ts';
-import { createApiKey, signup, type TestApi } from '../support/control-plane.ts';
+import { addMember, createApiKey, signup, type TestApi } from '../support/control-plane.ts';
+import { signupAdmin } from '../support/admin.ts';
 import { startMailingApi, type TestSmtp } from '../support/smtp.ts';
 
 let api: TestApi;
@@ -36,6 +37,35 @@ test('GET /v1/settings/profile shows name and address; POST changes the name', a
   t.is(renamed.status, 200);
   t.like(renamed.body, { name: 'Ada Lovelace', email: user.email });
   t.is((await api.request('GET', `${PROFILE}?orgId=${user.organizationId}`, { token: user.token })).body.name, 'Ada Lovelace');
+});
+
+test('the profile says the caller\'s role there and what they may do with this credential, so a client hides what would be refused', async (t) => {
+  const owner = await signup(api, 'owner');
+  const read = async (token: string) => (await api.request('GET', `${PROFILE}?orgId=${owner.organizationId}`, { token })).body;
+  const mine = await read(owner.token);
+  t.like(mine, { role: 'owner', platformAdmin: false });
+  t.true(mine.permissions.includes('billing:write') && mine.permissions.includes('deployments:write'));
+  t.false(mine.permissions.some((p: string) => p.startsWith('admin:')));
+
+  const viewer = await addMember(api, owner.organizationId, 'viewer');
+  const theirs = await read(viewer.token);
+  t.like(theirs, { role: 'viewer', platformAdmin: false });
+  t.true(theirs.permissions.includes('deployments:read'));
+  t.false(theirs.permissions.includes('deployments:write'), 'a viewer changes nothing');
+  t.false(theirs.permissions.includes('billing:read'));
+
+  // A key narrows the role: read_only reads, and may not write even its owner's profile.
+  const key = await createApiKey(api, owner.token, 'read_only');
+  const keyed = await read(key.key);
+  t.like(keyed, { role: 'owner' });
+  t.true(keyed.permissions.includes('deployments:read'));
+  t.false(keyed.permissions.includes('deployments:write'));
+  t.false(keyed.permissions.includes('profile:write'));
+
+  const admin = await signupAdmin(api);
+  const administrator = (await api.request('GET', `${PROFILE}?orgId=${admin.organizationId}`, { token: admin.token })).body;
+  t.like(administrator, { platformAdmin: true });
+  t.true(administrator.permissions.includes('admin:read'));
 });
 
 test('a new address stays pending until the mailed token confirms it; then sign-in uses it; the token works once', async (t) => {

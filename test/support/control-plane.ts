@@ -74,6 +74,8 @@ export async function startTestApi(testFile: string, overrides: TestApiOverrides
       KILN_HF_ENDPOINT: 'http://127.0.0.1:9',
       // No Prometheus unless a test gives one: the metric routes answer 503.
       PROMETHEUS_URL: 'http://127.0.0.1:9',
+      // No dashboard unless a test serves one (config.webDist): / and unknown paths stay the API's 404.
+      KILN_WEB_DIST: '',
     }),
     ...overrides.config,
     databaseUrl,
@@ -128,15 +130,18 @@ export async function startTestApi(testFile: string, overrides: TestApiOverrides
 
 let counter = 0;
 
+/** The password of every user signup() makes. */
+export const TEST_PASSWORD = 'correct horse battery';
+
 /** Signs up a new user with a new organization; answers with the login session. */
 export async function signup(api: TestApi, label = 'user') {
   counter += 1;
   const email = `${label}-${counter}-${Date.now()}@example.com`;
   const res = await api.request('POST', '/v1/auth/signup', {
-    body: { email, password: 'correct horse battery', name: `${label} ${counter}`, organizationName: `${label} org ${counter}` },
+    body: { email, password: TEST_PASSWORD, name: `${label} ${counter}`, organizationName: `${label} org ${counter}` },
   });
   if (res.status !== 201) throw new Error(`signup failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return { email, password: 'correct horse battery', token: res.body.access_token as string, refreshToken: res.body.refresh_token as string, userId: res.body.user.id as string, organizationId: res.body.user.organization_id as string };
+  return { email, password: TEST_PASSWORD, token: res.body.access_token as string, refreshToken: res.body.refresh_token as string, userId: res.body.user.id as string, organizationId: res.body.user.organization_id as string };
 }
 
 export async function createApiKey(api: TestApi, token: string, scope: 'full_access' | 'deployments_only' | 'read_only') {

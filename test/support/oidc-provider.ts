@@ -55,7 +55,12 @@ export interface TestIdp {
   close(): Promise<void>;
 }
 
-export async function startTestIdp(client: Pick<ClientMetadata, 'redirect_uris'>): Promise<TestIdp> {
+export interface TestIdpOptions {
+  /** The account a login without `?login=` signs in (a real browser's, which fills no form here). */
+  defaultLogin?: () => string;
+}
+
+export async function startTestIdp(client: Pick<ClientMetadata, 'redirect_uris'>, options: TestIdpOptions = {}): Promise<TestIdp> {
   const clientId = 'kiln';
   const clientSecret = 'kiln-client-secret-0123456789';
   const unverified = new Set<string>();
@@ -89,7 +94,7 @@ export async function startTestIdp(client: Pick<ClientMetadata, 'redirect_uris'>
   async function interact(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const details = await provider.interactionDetails(req, res);
     if (details.prompt.name === 'login') {
-      const login = new URL(req.url!, issuer).searchParams.get('login');
+      const login = new URL(req.url!, issuer).searchParams.get('login') ?? options.defaultLogin?.();
       await provider.interactionFinished(req, res, { login: { accountId: login! } }, { mergeWithLastSubmission: false });
       return;
     }

@@ -1,0 +1,46 @@
+// The dashboard's build (web/ to web/dist, which the API serves at /): `npm start` builds it when web/dist is
+// missing or older than its sources, so a fresh clone and an edited page both come up right; `npm run
+// build:web` and `npm test` build it always.
+import { readdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { build } from 'vite';
+
+const ROOT = resolve(import.meta.dirname, '..');
+export const WEB_DIR = join(ROOT, 'web');
+export const WEB_DIST = join(WEB_DIR, 'dist');
+/** What the build reads: the app, its page and configuration, and the SDK it imports. */
+const SOURCES = [join(WEB_DIR, 'src'), join(WEB_DIR, 'index.html'), join(WEB_DIR, 'vite.config.ts'), join(ROOT, 'sdk'), join(ROOT, 'package-lock.json')];
+
+async function newestChange(path: string): Promise<number> {
+  const info = await stat(path).catch(() => undefined);
+  if (!info) return 0;
+  if (!info.isDirectory()) return info.mtimeMs;
+  let newest = info.mtimeMs;
+  for (const entry of await readdir(path)) newest = Math.max(newest, await newestChange(join(path, entry)));
+  return newest;
+}
+
+/** Why the build must run, or undefined when web/dist is newer than every source. */
+export async function webBuildReason(): Promise<string | undefined> {
+  const built = await stat(join(WEB_DIST, 'index.html')).catch(() => undefined);
+  if (!built) return 'web/dist is missing';
+  const sources = Math.max(...await Promise.all(SOURCES.map(newestChange)));
+  return sources > built.mtimeMs ? 'its sources changed since the last build' : undefined;
+}
+
+/** Runs vite's production build (web/vite.config.ts); quiet but for warnings and errors. */
+export async function buildWeb(): Promise<void> {
+  await build({ configFile: join(WEB_DIR, 'vite.config.ts'), logLevel: 'warn' });
+}
+
+/** For npm start: builds when needed and says what it did in one line. */
+export async function ensureWebBuilt(say: (line: string) => void): Promise<void> {
+  const reason = await webBuildReason();
+  if (!reason) {
+    say(`dashboard: ${WEB_DIST} is up to date`);
+    return;
+  }
+  const started = performance.now();
+  await buildWeb();
+  say(`dashboard: built ${WEB_DIST} in ${((performance.now() - started) / 1000).toFixed(1)} s (${reason})`);
+}

@@ -1,0 +1,20 @@
+// The pieces every page shares; import them from here: `import { PageHeader, DataTable } from '../ui/index.ts'`.
+export { ConfirmDialog } from './ConfirmDialog.tsx';
+export { CopyButton } from './CopyButton.tsx';
+export { DataTable, type Column } from './DataTable.tsx';
+export { EmptyState } from './EmptyState.tsx';
+export { ErrorBanner } from './ErrorBanner.tsx';
+export { explain, fieldErrors } from './errors.ts';
+export { Field, FieldFrame } from './Field.tsx';
+export { LoadingBlock, LoadingRows, Skeleton } from './Loading.tsx';
+export { PageHeader } from './PageHeader.tsx';
+export { Pager, useCursorPages, type CursorPages } from './Pager.tsx';
+export { Stat } from './Stat.tsx';
+export { ToastProvider, useToast } from './Toast.tsx';
+export { useApi } from './useApi.ts';
+export { useSubmit, type Leaving } from './useSubmit.ts';
+export { StatusBadge, statusText } from './StatusBadge.tsx';
+export { SubmitButton } from './SubmitButton.tsx';
+export { SelectField } from './SelectField.tsx';
+export { saveFile } from './saveFile.ts';
+export { hourlyCents, money } from './figures.ts';
