@@ -12,6 +12,11 @@ export const SignupRequest = z.object({
 
 export const SigninRequest = z.object({ email: z.string().max(254), password: z.string().max(256) }).meta({ id: 'SigninRequest' });
 
+export const ChangePasswordRequest = z.strictObject({
+  currentPassword: z.string().max(256).meta({ description: 'The password you sign in with now.' }),
+  newPassword: password,
+}).meta({ id: 'ChangePasswordRequest' });
+
 export const RefreshRequest = z.object({ refresh_token: z.string().max(512) }).meta({ id: 'RefreshRequest' });
 
 export const TokenPair = z.object({
@@ -27,5 +32,6 @@ export const LoginSession = TokenPair.extend({
 
 export type SignupInput = z.infer<typeof SignupRequest>;
 export type SigninInput = z.infer<typeof SigninRequest>;
+export type ChangePasswordInput = z.infer<typeof ChangePasswordRequest>;
 export type LoginSessionBody = z.infer<typeof LoginSession>;
 export type TokenPairBody = z.infer<typeof TokenPair>;

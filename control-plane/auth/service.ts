@@ -5,11 +5,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import { newId } from '../../lib/ids.ts';
-import { ConflictError, InvalidCredentialsError, RateLimitedError, UnauthenticatedError } from '../core/errors.ts';
+import { ConflictError, ForbiddenError, invalidField, InvalidCredentialsError, RateLimitedError, UnauthenticatedError } from '../core/errors.ts';
 import { MembershipSchema } from '../organizations/membership.entity.ts';
 import type { OrganizationService } from '../organizations/service.ts';
 import { RefreshTokenSchema } from './refresh-token.entity.ts';
-import type { LoginSessionBody, SigninInput, SignupInput, TokenPairBody } from './schemas.ts';
+import type { Principal } from './principal.ts';
+import type { ChangePasswordInput, LoginSessionBody, SigninInput, SignupInput, TokenPairBody } from './schemas.ts';
 import { ACCESS_TOKEN_SECONDS, type AccessTokens, newRefreshToken, REFRESH_TOKEN_SECONDS, sha256 } from './tokens.ts';
 import { UserSchema, type User } from './user.entity.ts';
 
@@ -98,6 +99,24 @@ export function createAuthService(deps: AuthServiceDeps) {
       const membership = await em.findOne(MembershipSchema, { user: user.id }, { orderBy: { createdAt: 'asc' } });
       if (!membership) throw new InvalidCredentialsError('Invalid email or password');
       return session(em, user, membership.organization.id);
+    },
+
+    /**
+     * A new password for a signed-in user who knows the current one. Every session of the user ends (their
+     * refresh tokens are revoked; access tokens lapse within the hour) and this call answers a new one. An API
+     * key cannot do it: a leaked key must not be able to take the account.
+     */
+    async changePassword(em: EntityManager, principal: Principal, input: ChangePasswordInput): Promise<LoginSessionBody> {
+      if (principal.apiKeyId) throw new ForbiddenError('A password is changed from a signed-in session, not with an API key');
+      const user = await em.findOneOrFail(UserSchema, principal.userId);
+      // A wrong current password counts towards the account's lock-out, as a failed sign-in does.
+      await verifyPassword(em, { email: user.email, password: input.currentPassword }).catch((error: unknown) => {
+        throw error instanceof InvalidCredentialsError ? invalidField('currentPassword', 'is not your current password') : error;
+      });
+      if (input.newPassword === input.currentPassword) throw invalidField('newPassword', 'must differ from your current password');
+      user.passwordHash = await argon2.hash(input.newPassword, { type: argon2.argon2id });
+      await em.nativeUpdate(RefreshTokenSchema, { user: user.id, revokedAt: null }, { revokedAt: new Date() });
+      return session(em, user, principal.organizationId);
     },
 
     /** Rotates a refresh token; presenting one already rotated revokes its whole family. */

@@ -1,8 +1,8 @@
-// Sign-up, sign-in, login, refresh rotation and the 401 answers of the spec.
+// Sign-up, sign-in, login, refresh rotation, the 401 answers of the spec, and a signed-in user's password change.
 import test from 'ava';
 import { SignJWT } from 'jose';
 import { deriveKey } from '../../lib/keys.ts';
-import { signup, startTestApi, type TestApi } from '../support/control-plane.ts';
+import { addMember, createApiKey, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
 import { eventually } from '../support/eventually.ts';
 
 let api: TestApi;
@@ -208,4 +208,78 @@ test('a member of a second organization switches to it and acts with the role he
   await eventually('the viewer role to apply', async () => (await api.request('POST', '/api/deployments', { ...asMember, body: {} })).status === 403, 10_000);
   t.is((await api.request('GET', `/v1/deployments?orgId=${b.organizationId}`, { token: a.token })).status, 200);
   t.is((await api.request('DELETE', `/api/deployments/${created.body.data.id}`, asMember)).status, 403);
+});
+
+const signin = (email: string, password: string) => api.request('POST', '/v1/auth/signin', { body: { email, password } });
+
+test('a password change needs the current one, signs out every other session and answers a new one', async (t) => {
+  const user = await signup(api, 'changer');
+  const elsewhere = await signin(user.email, user.password);
+  const changed = await api.request('POST', '/v1/auth/password', { token: user.token, body: { currentPassword: user.password, newPassword: 'a brand new passphrase' } });
+  t.is(changed.status, 200);
+  t.like(changed.body, { token_type: 'bearer', user: { id: user.userId, email: user.email, organization_id: user.organizationId } });
+
+  t.is((await signin(user.email, user.password)).status, 401, 'the old password no longer signs in');
+  t.is((await signin(user.email, 'a brand new passphrase')).status, 200, 'the new one does');
+  // Both sessions held before the change are over; the one the change answered goes on.
+  for (const refreshToken of [user.refreshToken, elsewhere.body.refresh_token]) {
+    t.is((await api.request('POST', '/api/auth/refresh', { body: { refresh_token: refreshToken } })).status, 401);
+  }
+  t.is((await api.request('POST', '/api/auth/refresh', { body: { refresh_token: changed.body.refresh_token } })).status, 200);
+  // It is audited as a change to the user, without the passwords.
+  const record = await eventually('the audit record', async () => (await api.pool.query(
+    "SELECT resource_type, resource_id, status_code, to_jsonb(audit_log)::text AS whole FROM audit_log WHERE action = 'changePassword' AND user_id = $1", [user.userId])).rows[0]);
+  t.like(record, { resource_type: 'user', resource_id: user.userId, status_code: 200 });
+  t.false(record.whole.includes('brand new'), 'the audit record holds no password');
+});
+
+test('a password change with a wrong current password is 422 at that field, changes nothing and counts towards the lock-out', async (t) => {
+  const user = await signup(api, 'forgetful');
+  const wrong = await api.request('POST', '/v1/auth/password', { token: user.token, body: { currentPassword: 'not my password', newPassword: 'another passphrase' } });
+  t.is(wrong.status, 422);
+  t.like(wrong.body, { code: 'VALIDATION_ERROR', message: 'Invalid field currentPassword: is not your current password' });
+  t.is((await signin(user.email, user.password)).status, 200, 'the password is unchanged');
+  t.is((await api.request('POST', '/api/auth/refresh', { body: { refresh_token: user.refreshToken } })).status, 200, 'no session ended');
+  // Guessing through this route is throttled as sign-in is: five failures, then 429 even for the right one.
+  for (let i = 0; i < 5; i++) await api.request('POST', '/v1/auth/password', { token: user.token, body: { currentPassword: `guess-${i}-password`, newPassword: 'another passphrase' } });
+  const throttled = await api.request('POST', '/v1/auth/password', { token: user.token, body: { currentPassword: user.password, newPassword: 'another passphrase' } });
+  t.is(throttled.status, 429);
+  t.true(Number(throttled.headers.get('retry-after')) > 0);
+});
+
+test('a password change with missing fields is 400; a short or unchanged new password 422; nothing changes', async (t) => {
+  const user = await signup(api, 'sloppy');
+  const change = (body: unknown) => api.request('POST', '/v1/auth/password', { token: user.token, body });
+  const missing = await change({ currentPassword: user.password });
+  t.is(missing.status, 400);
+  t.like(missing.body, { code: 'INVALID_REQUEST', statusCode: 400 });
+  t.regex(missing.body.message, /newPassword/);
+  t.is((await change({ currentPassword: user.password, newPassword: 42 })).status, 400);
+  t.is((await change({ currentPassword: user.password, newPassword: 'hunter2hunter2', extra: true })).status, 400);
+  const short = await change({ currentPassword: user.password, newPassword: 'short' });
+  t.is(short.status, 422);
+  t.regex(short.body.message, /^Invalid field newPassword: /);
+  const same = await change({ currentPassword: user.password, newPassword: user.password });
+  t.is(same.status, 422);
+  t.is(same.body.message, 'Invalid field newPassword: must differ from your current password');
+  t.is((await signin(user.email, user.password)).status, 200);
+});
+
+test('a password change needs a signed-in session: none is 401, an API key of any scope 403, a viewer may change their own', async (t) => {
+  const body = { currentPassword: 'whatever-password', newPassword: 'another passphrase' };
+  t.is((await api.request('POST', '/v1/auth/password', { body })).status, 401);
+  const owner = await signup(api, 'keyholder');
+  for (const scope of ['full_access', 'deployments_only', 'read_only'] as const) {
+    const key = await createApiKey(api, owner.token, scope);
+    const res = await api.request('POST', '/v1/auth/password', { token: key.key, body: { currentPassword: owner.password, newPassword: 'stolen key passphrase' } });
+    t.is(res.status, 403, scope);
+  }
+  t.is((await signin(owner.email, owner.password)).status, 200, 'no key changed the password');
+  // A viewer of another organization changes their own password, and only theirs.
+  const viewer = await addMember(api, owner.organizationId, 'viewer');
+  const res = await api.request('POST', '/v1/auth/password', { ...viewer.as, body: { currentPassword: viewer.password, newPassword: 'viewer passphrase' } });
+  t.is(res.status, 200);
+  t.is(res.body.user.id, viewer.userId);
+  t.is((await signin(viewer.email, 'viewer passphrase')).status, 200);
+  t.is((await signin(owner.email, owner.password)).status, 200, "the organization owner's password is untouched");
 });

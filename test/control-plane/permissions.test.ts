@@ -71,8 +71,8 @@ test('full access: everything the role allows; members cannot manage API keys, v
   for (const [route, permission] of routes) t.true(isAllowed(permission, ROLE_PERMISSIONS.owner, 'full_access', true), route);
   for (const [route, permission] of writes.filter(([r]) => r.includes('/api-keys'))) t.false(isAllowed(permission, ROLE_PERMISSIONS.member, 'full_access'), route);
   for (const [route, permission] of writes.filter(([, p]) => p !== 'public')) {
-    // Their own notifications (marking them read, their preferences) and their own onboarding (dismissing, skipping) are their profile's.
-    const ownProfile = route.includes('/v1/settings/profile') || (route.startsWith('POST /v1/notifications') && permission === 'profile:write')
+    // Their own password, their own notifications (marking them read, their preferences) and their own onboarding (dismissing, skipping) are their profile's.
+    const ownProfile = route.includes('/v1/settings/profile') || route === 'POST /v1/auth/password' || (route.startsWith('POST /v1/notifications') && permission === 'profile:write')
       || ((route === 'POST /v1/onboarding' || route === 'POST /v1/onboarding/steps') && permission === 'profile:write');
     t.is(isAllowed(permission, ROLE_PERMISSIONS.viewer, 'full_access'), ownProfile || permission === 'catalog:read' || SOCKET_READS.has(route) || ASSISTANT_READS.has(route), route);
   }

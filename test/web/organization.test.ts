@@ -284,6 +284,35 @@ test('the owner\'s settings: a bad slug is refused at its field, good values are
   }
 });
 
+test('settings: a password change refuses a wrong current password at its field, then signs other sessions out and keeps this one', async (t) => {
+  const user = await signup(web.api, 'rekeyed');
+  const page = await web.page();
+  await signIn(page, user.email, user.password);
+  const elsewhere = await web.page();
+  await signIn(elsewhere, user.email, user.password);
+  await page.goto('/settings/general');
+  const current = page.getByLabel('Current password');
+  const next = page.getByLabel('New password');
+
+  await current.fill('not my password');
+  await next.fill('a passphrase of my own');
+  await page.getByRole('button', { name: 'Change password' }).click();
+  await page.locator('.field-invalid .field-error').getByText('is not your current password').waitFor();
+  t.is(await current.getAttribute('aria-invalid'), 'true');
+  await axe(t, page, 'a wrong current password');
+
+  await current.fill(user.password);
+  await page.getByRole('button', { name: 'Change password' }).click();
+  await page.getByText('Password changed: your other sessions are signed out').waitFor();
+  t.is(await current.inputValue(), '', 'the form is emptied');
+  t.is((await web.api.request('POST', '/v1/auth/signin', { body: { email: user.email, password: 'a passphrase of my own' } })).status, 200);
+  // This tab holds the new session: it refreshes with it. The other tab's refresh token is revoked.
+  const refreshWith = (tab: Page) => tab.evaluate(() => JSON.parse(localStorage.getItem('kiln.session')!).refreshToken as string);
+  t.is((await web.api.request('POST', '/api/auth/refresh', { body: { refresh_token: await refreshWith(page) } })).status, 200);
+  t.is((await web.api.request('POST', '/api/auth/refresh', { body: { refresh_token: await refreshWith(elsewhere) } })).status, 401);
+  await screenshot(page, 'settings-password-changed');
+});
+
 test('billing: usage, credits and their history, the plans, an invoice downloaded as a PDF; buying says payments are not set up here', async (t) => {
   const owner = await signup(web.api, 'payer');
   // On the startup plan since before September 2026, so September's invoice carries the plan fee.

@@ -85,6 +85,9 @@ export async function launchBrowser(url: string): Promise<LaunchedBrowser> {
     browser,
     async page(options = {}) {
       const context = await browser.newContext({ ...LAPTOP, baseURL: url, ...options });
+      // A loaded 2-core machine (the other test files and their servers beside this one) can take a page past
+      // Playwright's default 30 s; what the page shows is still what every step waits for.
+      context.setDefaultTimeout(60_000);
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
       contexts.push(context);
       return context.newPage();

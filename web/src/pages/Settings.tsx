@@ -1,9 +1,11 @@
-// Settings: your profile (name; a new e-mail address stays pending until confirmed with the mailed token) and
+// Settings: your profile (name; a new e-mail address stays pending until confirmed with the mailed token), your
+// password (the current one asked; other sessions end) and
 // the organization (name, slug, contact, default region; the plan shown, changed under Billing). Who may not
 // change the organization sees its fields disabled, with the reason.
 import { Link } from 'react-router';
 import { api, currentOrgId, ok, type Schemas } from '../api.ts';
 import { useMyRole } from '../permissions.ts';
+import { readSession, saveSession, sessionFrom } from '../session.ts';
 import { ErrorBanner, Field, LoadingBlock, PageHeader, SelectField, SubmitButton, useApi, useSubmit, useToast } from '../ui/index.ts';
 
 type Region = Schemas['OrganizationSettings']['defaultRegion'];
@@ -44,6 +46,33 @@ export function VerifyEmailForm({ initialToken = '', onVerified }: { initialToke
       <Field label="Confirmation token" name="token" defaultValue={initialToken} required autoComplete="off" hint="From the e-mail sent to the new address; its link fills this in." error={verify.fields.token} />
       <div>
         <SubmitButton busy={verify.busy} busyLabel="Confirming…">Confirm the address</SubmitButton>
+      </div>
+    </form>
+  );
+}
+
+/** A new password: the current one is asked; every other session ends and this tab goes on with a new one. */
+function PasswordForm() {
+  const toast = useToast();
+  const change = useSubmit();
+  const submit = change.onSubmit(async (form, element) => {
+    const session = await ok(api.POST('/v1/auth/password', {
+      body: { currentPassword: String(form.get('currentPassword') ?? ''), newPassword: String(form.get('newPassword') ?? '') },
+    }));
+    saveSession(sessionFrom(session, readSession()));
+    element.reset();
+    toast('Password changed: your other sessions are signed out');
+  });
+  return (
+    <form onSubmit={submit} noValidate className="stack">
+      <ErrorBanner error={change.error} />
+      <Field label="Current password" name="currentPassword" type="password" autoComplete="current-password" required error={change.fields.currentPassword} />
+      <Field label="New password" name="newPassword" type="password" autoComplete="new-password" required minLength={8} maxLength={256} hint="At least 8 characters. Every other session of yours is signed out." error={change.fields.newPassword} />
+      <p className="muted">
+        Programs should use <Link to="/settings/api-keys">API keys</Link> rather than your password: you can revoke them at any time.
+      </p>
+      <div>
+        <SubmitButton busy={change.busy} busyLabel="Changing…">Change password</SubmitButton>
       </div>
     </form>
   );
@@ -122,10 +151,7 @@ export default function Settings() {
 
       <section className="card" aria-labelledby="password-title">
         <h2 id="password-title">Password</h2>
-        <p className="muted">
-          Kiln&apos;s API offers no password change yet, so the dashboard cannot either. Programs should use{' '}
-          <Link to="/settings/api-keys">API keys</Link>, which you can revoke at any time.
-        </p>
+        <PasswordForm />
       </section>
 
       <section className="card" aria-labelledby="organization-title">
