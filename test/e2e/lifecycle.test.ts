@@ -10,7 +10,7 @@ import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { USAGE_UNITS_PER_CENT, unitsToCents } from '../../catalog/billing.ts';
 import { GPU_RESOURCE, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
-
+import { SPEND_RESOLUTION_SECONDS } from '../../lib/prometheus/replica-hours.ts';
 import { eventually } from '../support/eventually.ts';
 import { deploymentWhen, newTenant, startKiln, type Kiln } from '../support/kiln.ts';
 import { namespaceOf } from '../../workflows/contract/deployment.ts';
@@ -198,7 +198,12 @@ test.serial('load through Kiln shows in the metric, pricing, dashboard and analy
 
   // What it costs: three L4 replicas at 80 cents an hour each; replica-hours measured since the month began;
   // a cost per million tokens from the measured throughput; on an H100 one GPU a replica would hold it.
-  const pricing = await kiln.request('GET', `/v1/deployments/${chat.id}/pricing?orgId=${tenant.organizationId}`, { token: tenant.key });
+  // Replica-hours are Prometheus's ready replicas sampled on 15 s boundaries (SPEND_RESOLUTION_SECONDS): a
+  // deployment running for less than that may not have crossed one yet.
+  const pricing = await eventually('replica-hours measured this month', async () => {
+    const res = await kiln.request('GET', `/v1/deployments/${chat.id}/pricing?orgId=${tenant.organizationId}`, { token: tenant.key });
+    return (res.status !== 200 || res.body.month.replicaHours > 0) && res;
+  }, 2 * SPEND_RESOLUTION_SECONDS * 1000);
   t.is(pricing.status, 200);
   t.like(pricing.body, { gpu: 'nvidia-l4', gpusPerReplica: 1, replicas: 3, hourlyCents: 240 });
   t.true(pricing.body.month.replicaHours > 0 && pricing.body.month.projectedCents >= pricing.body.month.spentCents);
