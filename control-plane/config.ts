@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { MeteringSettings } from '../workflows/contract/metering.ts';
 
 /** Where `npm run build:web` writes the dashboard: beside this folder, whatever the working directory. */
-const WEB_DIST = resolve(import.meta.dirname, '../web/dist');
+export const WEB_DIST = resolve(import.meta.dirname, '../web/dist');
 
 const Shared = z.object({
   KILN_ENV: z.enum(['development', 'production']).default('development'),

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { deriveKey } from '../lib/keys.ts';
 import { createSecretBox } from '../lib/secret-box.ts';
 import { syncKubernetesCluster } from '../control-plane/clusters/service.ts';
-import { developmentSecret, exitOnConfigError, loadConfig } from '../control-plane/config.ts';
+import { developmentSecret, exitOnConfigError, loadConfig, WEB_DIST } from '../control-plane/config.ts';
 import { openDatabase } from '../control-plane/database/orm.ts';
 import { startApi } from '../control-plane/server.ts';
 import { startWorker } from '../workflows/worker.ts';
@@ -17,7 +17,7 @@ import { startGpuCluster } from './servers/gpu-cluster.ts';
 import { externalPrometheus, startPrometheus } from './servers/prometheus.ts';
 import { STRIPE_MOCK_SECRET_KEY, STRIPE_MOCK_WEBHOOK_SECRET, startStripeMock } from './servers/stripe-mock.ts';
 import { pulumiToolsEnv } from './tools/paths.ts';
-import { ensureWebBuilt, WEB_DIST } from './web-build.ts';
+import { ensureWebBuilt } from './web-build.ts';
 import { describePulumiPlugins } from './tools/pulumi-plugins.ts';
 
 // The API's settings are checked before anything starts; the worker's once its database and Temporal are known.

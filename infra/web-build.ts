@@ -4,10 +4,10 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { build } from 'vite';
+import { WEB_DIST } from '../control-plane/config.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 export const WEB_DIR = join(ROOT, 'web');
-export const WEB_DIST = join(WEB_DIR, 'dist');
 /** What the build reads: the app, its page and configuration, and the SDK it imports. */
 const SOURCES = [join(WEB_DIR, 'src'), join(WEB_DIR, 'index.html'), join(WEB_DIR, 'vite.config.ts'), join(ROOT, 'sdk'), join(ROOT, 'package-lock.json')];
 

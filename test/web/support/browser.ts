@@ -7,7 +7,8 @@ import { join, resolve } from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
-import { buildWeb, WEB_DIST, webBuildReason } from '../../../infra/web-build.ts';
+import { WEB_DIST } from '../../../control-plane/config.ts';
+import { buildWeb, webBuildReason } from '../../../infra/web-build.ts';
 import { startTestApi, TEST_PASSWORD, type TestApi, type TestApiOverrides } from '../../support/control-plane.ts';
 
 /** Where screenshots go: DATA_DIR/test/screenshots (.data/test/screenshots by default). */
