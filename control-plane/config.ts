@@ -86,6 +86,9 @@ const Sections = {
     KILN_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
     // How often the autoscaler reads each autoscaled deployment's load from Prometheus.
     KILN_AUTOSCALE_INTERVAL_SECONDS: z.coerce.number().min(1).max(600).default(10),
+    // How long a rollout's pods may wait for GPUs (unschedulable) before the deployment fails with the scheduler's
+    // reason: long enough for a cluster autoscaler to add a node.
+    KILN_UNSCHEDULABLE_GRACE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
     // Seconds between two evaluations of every alert rule (workflows/alerts/).
     KILN_ALERT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(15),
     // Seconds between two passes of optimization auto-apply (workflows/optimization/).
@@ -178,6 +181,8 @@ export interface WorkerConfig extends SharedConfig {
   readonly metricsPort: number;
   /** How often the autoscaler measures a deployment's load. */
   readonly autoscaleIntervalMs: number;
+  /** How long pods may stay unschedulable before their deployment fails. */
+  readonly unschedulableGraceMs: number;
   /** Seconds between two passes of alert evaluation. */
   readonly alertIntervalSeconds: number;
   /** Seconds between two passes of optimization auto-apply. */
@@ -278,6 +283,7 @@ async function workerConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.
     allowPrivateWebhookUrls: common.env !== 'production',
     metricsPort: e.KILN_WORKER_METRICS_PORT,
     autoscaleIntervalMs: e.KILN_AUTOSCALE_INTERVAL_SECONDS * 1000,
+    unschedulableGraceMs: e.KILN_UNSCHEDULABLE_GRACE_SECONDS * 1000,
     alertIntervalSeconds: e.KILN_ALERT_INTERVAL_SECONDS,
     optimizationIntervalSeconds: e.KILN_OPTIMIZATION_INTERVAL_SECONDS,
     metering: { intervalMs: e.KILN_METERING_INTERVAL_SECONDS * 1000, settleMs: e.KILN_METERING_SETTLE_SECONDS * 1000, graceMs: e.KILN_CREDITS_GRACE_SECONDS * 1000 },

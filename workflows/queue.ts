@@ -26,6 +26,8 @@ export interface WorkerDeps {
   readonly prometheus: PrometheusClient;
   /** How often the autoscaler measures a deployment's load (KILN_AUTOSCALE_INTERVAL_SECONDS). */
   readonly autoscaleIntervalMs: number;
+  /** How long pods may stay unschedulable before their deployment fails (KILN_UNSCHEDULABLE_GRACE_SECONDS). */
+  readonly unschedulableGraceMs: number;
   /** Seconds between two passes of alert evaluation (KILN_ALERT_INTERVAL_SECONDS). */
   readonly alertIntervalSeconds: number;
   /** Metering's interval, settling time and the credits' grace period. */

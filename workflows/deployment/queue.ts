@@ -37,6 +37,8 @@ export interface DeploymentActivitiesOptions {
   readonly prometheus: PrometheusClient;
   /** How often the autoscaler measures (its default when absent). */
   readonly autoscaleIntervalMs?: number;
+  /** How long pods may stay unschedulable before the deployment fails (the activities' default when absent). */
+  readonly unschedulableGraceMs?: number;
   /** Opens the organizations' secrets deployments mount; deployments mount none when absent. */
   readonly secrets?: KeyRing;
 }
@@ -63,6 +65,7 @@ export function deploymentActivities(options: DeploymentActivitiesOptions) {
       pollIntervalMs: options.pollIntervalMs,
       load: { measure: ({ organizationId, name, windowSeconds }) => measureDeploymentLoad(options.prometheus, { namespace: namespaceOf(organizationId), deployment: name }, windowSeconds) },
       autoscaleIntervalMs: options.autoscaleIntervalMs,
+      unschedulableGraceMs: options.unschedulableGraceMs,
     }),
     ...createClusterActivities({
       pulumi,
@@ -78,8 +81,8 @@ export const deploymentsQueue = {
   taskQueue: DEPLOYMENTS_TASK_QUEUE,
   // It exports the cluster workflow too.
   workflowsPath: new URL('./workflow.ts', import.meta.url).pathname,
-  activities: ({ orm, client, signingKey, secretsKeys, pulumi, prometheus, autoscaleIntervalMs }: Pick<WorkerDeps, 'orm' | 'client' | 'signingKey' | 'secretsKeys' | 'pulumi' | 'prometheus' | 'autoscaleIntervalMs'>) => deploymentActivities({
-    orm, pulumi, prometheus, autoscaleIntervalMs,
+  activities: ({ orm, client, signingKey, secretsKeys, pulumi, prometheus, autoscaleIntervalMs, unschedulableGraceMs }: Pick<WorkerDeps, 'orm' | 'client' | 'signingKey' | 'secretsKeys' | 'pulumi' | 'prometheus' | 'autoscaleIntervalMs' | 'unschedulableGraceMs'>) => deploymentActivities({
+    orm, pulumi, prometheus, autoscaleIntervalMs, unschedulableGraceMs,
     // The secrets key ring as the API's (config.ts): the signing key's unless KILN_SECRETS_KEY is set.
     secrets: organizationSecretsKeyRing(secretsKeys?.current ?? signingKey, secretsKeys?.previous ?? []),
     kubeconfigs: createSecretBox(deriveKey(signingKey, 'cluster-kubeconfigs')), deliveries: webhookDeliveries(orm, client),

@@ -28,7 +28,9 @@ const { measureLoad } = proxyActivities<DeploymentActivities>({
 });
 const { applyStack, destroyStack, refreshStack, waitUntilReady } = proxyActivities<DeploymentActivities>({
   startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '1 minute',
+  // The Pulumi operations heartbeat every 5 s (pulumi/activity.ts) and the readiness poll every second: a worker
+  // that dies mid-operation is noticed, and the operation retried on another, within 20 s.
+  heartbeatTimeout: '20 seconds',
   // A deletion cancels a running `pulumi up`; wait until it has really stopped before destroying.
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 4 },
