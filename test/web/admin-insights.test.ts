@@ -10,7 +10,7 @@ import type { BrowserContextOptions, Page } from 'playwright-core';
 import { ADMIN_EMAIL, signupAdmin } from '../support/admin.ts';
 import { createApiKey, signup, TEST_PASSWORD, validDeployment } from '../support/control-plane.ts';
 import { eventually } from '../support/eventually.ts';
-import { axe, checkPages, LOOKS, startWebTest, type WebTestEnvironment } from './support/browser.ts';
+import { axe, checkPages, LOOKS, PHONE, startWebTest, type WebTestEnvironment } from './support/browser.ts';
 
 let web: WebTestEnvironment;
 test.before(async () => {
@@ -268,6 +268,26 @@ test.serial('an organization owner sees no administration and is told each page 
     t.is(await page.getByRole('table').count(), 0, `${path} shows no data`);
   }
   await axe(t, page, 'not allowed');
+});
+
+test.serial('audit log on a phone: who, what and when show at once; the other filters fold behind a button, open when one is set', async (t) => {
+  const page = await signedIn('/admin/audit', { email: ADMIN_EMAIL, context: PHONE });
+  const form = page.getByRole('search', { name: 'Audit log' });
+  await page.getByRole('heading', { name: 'All records' }).waitFor();
+  for (const label of ['Organization', 'Action', 'From', 'To']) t.true(await form.getByLabel(label, { exact: true }).isVisible(), label);
+  t.false(await form.getByLabel('User', { exact: true }).isVisible(), 'User is folded away');
+  const more = form.getByRole('button', { name: 'More filters' });
+  t.is(await more.getAttribute('aria-expanded'), 'false');
+  await more.click();
+  t.true(await form.getByLabel('User', { exact: true }).isVisible(), 'User shows once asked');
+  t.is(await form.getByRole('button', { name: 'Fewer filters' }).getAttribute('aria-expanded'), 'true');
+  await axe(t, page, 'audit filters unfolded on a phone');
+
+  // A shared address with a folded filter set opens with it in view.
+  await page.goto('/admin/audit?resourceType=deployment');
+  await page.getByRole('heading', { name: 'Matching records' }).waitFor();
+  t.is(await form.getByLabel('Resource type', { exact: true }).inputValue(), 'deployment');
+  t.true(await form.getByLabel('Resource type', { exact: true }).isVisible());
 });
 
 test.serial('screenshots: audit log, security, analytics and errors, light, dark and on a phone', async (t) => {

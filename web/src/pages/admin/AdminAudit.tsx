@@ -3,7 +3,7 @@
 // pages. The filters live in the address, so a filtered view can be shared and Back undoes a filter; a
 // cell's link narrows the view to its organization, user, key or action. The platform-wide trail has no
 // export route (only an organization's own, /v1/enterprise/audit/export), so the page offers none.
-import type { FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, ok, type Schemas } from '../../api.ts';
 import { DataTable, EmptyState, ErrorBanner, Field, fieldErrors, PageHeader, Pager, SelectField, useApi, useCursorPages, type Column } from '../../ui/index.ts';
@@ -13,6 +13,8 @@ type AuditRecord = Schemas['PlatformAuditRecord'];
 
 /** The route's filters, named as its query parameters (and the address's). */
 const TEXT_FILTERS = ['organizationId', 'userId', 'apiKeyId', 'action', 'resourceType', 'resourceId'] as const;
+/** The filters a phone folds away until asked (the others answer most questions: who, what, when). */
+const MORE_FILTERS = ['userId', 'apiKeyId', 'resourceType', 'resourceId'] as const;
 const PAGE_SIZES = ['25', '50', '100'] as const;
 const DEFAULT_PAGE_SIZE = '50';
 
@@ -62,6 +64,9 @@ function AuditLog() {
   const names = new Map((organizations.data?.data ?? []).map((o) => [o.id, o.name]));
 
   const filtered = TEXT_FILTERS.some((name) => filters[name]) || Boolean(from || to);
+  // On a phone the rarely used filters fold away behind a button (open when one of them is set); a laptop shows all.
+  const extraSet = MORE_FILTERS.filter((name) => filters[name]).length + Number(oldestFirst) + Number(limit !== DEFAULT_PAGE_SIZE);
+  const [moreShown, setMoreShown] = useState(extraSet > 0);
   const invalid = fieldErrors(records.error);
   const only = (name: string, value: string) => {
     const next = new URLSearchParams(params);
@@ -140,15 +145,20 @@ function AuditLog() {
           <datalist id="audit-organizations">
             {(organizations.data?.data ?? []).map((o) => <option key={o.id} value={o.id}>{o.name}</option>)}
           </datalist>
-          <Field label="User" name="userId" defaultValue={filters.userId} placeholder="usr_…" autoComplete="off" error={invalid.userId} />
-          <Field label="API key" name="apiKeyId" defaultValue={filters.apiKeyId} placeholder="key_…" autoComplete="off" error={invalid.apiKeyId} />
           <Field label="Action" name="action" defaultValue={filters.action} placeholder="createApiKey" autoComplete="off" error={invalid.action} />
-          <Field label="Resource type" name="resourceType" defaultValue={filters.resourceType} placeholder="deployment" autoComplete="off" error={invalid.resourceType} />
-          <Field label="Resource id" name="resourceId" defaultValue={filters.resourceId} autoComplete="off" error={invalid.resourceId} />
           <Field label="From" name="from" type="datetime-local" defaultValue={localInput(from)} error={invalid.from} />
           <Field label="To" name="to" type="datetime-local" defaultValue={localInput(to)} error={invalid.to} />
-          <SelectField label="Order" name="sort" defaultValue={oldestFirst ? 'oldest' : 'newest'} options={[{ value: 'newest', label: 'Newest first' }, { value: 'oldest', label: 'Oldest first' }]} />
-          <SelectField label="Rows per page" name="limit" defaultValue={limit} options={PAGE_SIZES.map((size) => ({ value: size, label: size }))} />
+          <div id="audit-more-filters" className={moreShown || Object.keys(invalid).length ? 'filters-more filters-more-shown' : 'filters-more'}>
+            <Field label="User" name="userId" defaultValue={filters.userId} placeholder="usr_…" autoComplete="off" error={invalid.userId} />
+            <Field label="API key" name="apiKeyId" defaultValue={filters.apiKeyId} placeholder="key_…" autoComplete="off" error={invalid.apiKeyId} />
+            <Field label="Resource type" name="resourceType" defaultValue={filters.resourceType} placeholder="deployment" autoComplete="off" error={invalid.resourceType} />
+            <Field label="Resource id" name="resourceId" defaultValue={filters.resourceId} autoComplete="off" error={invalid.resourceId} />
+            <SelectField label="Order" name="sort" defaultValue={oldestFirst ? 'oldest' : 'newest'} options={[{ value: 'newest', label: 'Newest first' }, { value: 'oldest', label: 'Oldest first' }]} />
+            <SelectField label="Rows per page" name="limit" defaultValue={limit} options={PAGE_SIZES.map((size) => ({ value: size, label: size }))} />
+          </div>
+          <button type="button" className="button button-quiet filters-more-toggle" aria-expanded={moreShown} aria-controls="audit-more-filters" onClick={() => setMoreShown(!moreShown)}>
+            {moreShown ? 'Fewer filters' : `More filters${extraSet ? ` (${extraSet} set)` : ''}`}
+          </button>
           <div className="filters-actions">
             <button type="submit" className="button button-primary">Apply filters</button>
             {filtered && <button type="button" className="button button-quiet" onClick={clear}>Clear filters</button>}
