@@ -8,7 +8,7 @@ export function activityRoutes(activity: ActivityService): Route[] {
   return [
     defineRoute({
       tag: 'Organizations', resourceType: 'activity', permission: 'organization:read', method: 'GET', path: '/v1/activity', operationId: 'listActivity',
-      summary: 'The organization\'s activity, newest first: deployments\' lifecycle, members, API keys, alerts and billing (top-ups, grants, adjustments, '
+      summary: 'The organization\'s activity, newest first: deployments\' lifecycle and the actions users and Kiln took on them, members, API keys, alerts and billing (top-ups, grants, adjustments, '
         + 'balance notices, invoices; metering debits are left out, and billing lines need billing:read); filters by category, type, resource and time; cursor pagination',
       query: ListActivityQuery, response: z.array(ActivityView), list: true,
       handle: async ({ query, state }) => pageReply(await activity.list(state.em, state.principal!, query)),

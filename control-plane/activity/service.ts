@@ -1,5 +1,5 @@
 // The organization's activity feed: one UNION ALL over the records Kiln keeps anyway (deployment lifecycle
-// events, Kiln's own actions on deployments in the audit trail, invitations and memberships, API keys, alert
+// events, the audited actions on deployments (Kiln's own and its users'), invitations and memberships, API keys, alert
 // events, the credit ledger, balance notices, invoices), each branch shaped alike, read newest first with a
 // keyset over (occurredAt, id). Metering debits are left out: one every metering interval would bury the
 // rest; the balance notices (low, exhausted, stopped) say what matters of them.
@@ -38,6 +38,16 @@ const BRANCHES: Readonly<Record<ActivityCategory, readonly string[]>> = {
     `SELECT a.id, a.action, 'deployments', ${ms('a.created_at')}, a.user_id, 'deployment', a.resource_id, d.name, a.details
      FROM audit_log a LEFT JOIN deployment d ON d.id = a.resource_id
      WHERE a.organization_id = ? AND a.user_id LIKE 'system:%' AND a.resource_type = 'deployment' AND a.resource_id IS NOT NULL`,
+    // What a user asked of one (stop, start, restart, scale, a new configuration), typed as Kiln's own
+    // (deployment.stop, ...): accepted requests only (a refused one is audited too), and only about this
+    // organization's own deployments. The workflow's edges that follow (stopped, scaled, ...) are the first
+    // branch's; a record from before the action was noted in its details says no action and is left out.
+    `SELECT a.id, CASE a.action WHEN 'deploymentActionV1' THEN 'deployment.' || (a.details->>'action') ELSE 'deployment.update' END,
+       'deployments', ${ms('a.created_at')}, a.user_id, 'deployment', a.resource_id, d.name, a.details
+     FROM audit_log a JOIN deployment d ON d.id = a.resource_id AND d.organization_id = a.organization_id
+     WHERE a.organization_id = ? AND a.resource_type = 'deployment' AND a.status_code BETWEEN 200 AND 299 AND a.user_id NOT LIKE 'system:%'
+       AND a.action IN ('deploymentActionV1', 'updateDeployment', 'replaceDeployment')
+       AND (a.action <> 'deploymentActionV1' OR a.details->>'action' IN ('stop', 'start', 'restart', 'scale'))`,
   ],
   members: [
     `SELECT i.id, 'member.invited', 'members', ${ms('i.created_at')}, i.invited_by_id, 'invitation', i.id, i.email, jsonb_build_object('role', i.role)
@@ -135,6 +145,12 @@ function view(row: Row): ActivityBody {
 const DEPLOYMENT_EDGES: Readonly<Record<string, string>> = {
   created: 'was created', running: 'is running', failed: 'failed', scaled: 'was scaled', stopped: 'was stopped', deleted: 'was deleted',
 };
+/** What an actor (a user, or Kiln itself) did to a deployment, by the audited action's type. */
+const DEPLOYMENT_ACTIONS: Readonly<Record<string, string>> = {
+  'deployment.stop': 'stopped', 'deployment.start': 'started', 'deployment.restart': 'restarted', 'deployment.scale': 'scaled',
+  'deployment.update': 'updated the configuration of', 'deployment.optimize': 'optimized',
+};
+const replicaCount = (value: unknown) => (typeof value === 'number' ? value : undefined);
 
 const cents = (value: unknown) => `$${(Number(value) / 100).toFixed(2)}`;
 
@@ -145,12 +161,17 @@ function summaryOf(row: Row): string {
   const [, verb = row.type] = row.type.split('.');
   switch (row.category) {
     case 'deployments': {
-      if (row.actor_id?.startsWith('system:')) {
-        const done = row.type === 'deployment.stop' ? 'stopped' : row.type === 'deployment.optimize' ? 'optimized' : `ran ${row.type} on`;
-        return `${row.actor_id} ${done} deployment ${name}${typeof d.reason === 'string' ? ` (${d.reason})` : ''}`;
+      // An audited action has its actor; a lifecycle edge has none.
+      if (row.actor_id !== null) {
+        const who = row.actor_id.startsWith('system:') ? row.actor_id : row.actor_email ?? row.actor_id;
+        const done = DEPLOYMENT_ACTIONS[row.type] ?? `ran ${row.type} on`;
+        const to = row.type === 'deployment.scale' && replicaCount(d.replicas) !== undefined ? ` to ${d.replicas} replica(s)` : '';
+        const fields = row.type === 'deployment.update' && Array.isArray(d.fields) && d.fields.length ? ` (${d.fields.join(', ')})` : '';
+        return `${who} ${done} deployment ${name}${to}${fields}${typeof d.reason === 'string' ? ` (${d.reason})` : ''}`;
       }
       const what = DEPLOYMENT_EDGES[verb] ?? `is ${verb}`;
-      const replicas = verb === 'scaled' && typeof d.replicas === 'number' ? ` to ${d.replicas} replica(s)` : '';
+      const [from, to] = [replicaCount(d.previousReplicas), replicaCount(d.replicas)];
+      const replicas = verb !== 'scaled' || to === undefined ? '' : from === undefined ? ` to ${to} replica(s)` : ` from ${from} to ${to} replica(s)`;
       return `Deployment ${name} ${what}${replicas}${typeof d.reason === 'string' ? `: ${d.reason}` : ''}`;
     }
     case 'members':

@@ -38,6 +38,7 @@ import { Migration20261124121000NotificationMail } from './migrations/Migration2
 import { Migration20261124122000LiveUpdates } from './migrations/Migration20261124122000LiveUpdates.ts';
 import { Migration20261124125000Onboarding } from './migrations/Migration20261124125000Onboarding.ts';
 import { Migration20261124126000Assistant } from './migrations/Migration20261124126000Assistant.ts';
+import { Migration20261125010000ActivityDeploymentActions } from './migrations/Migration20261125010000ActivityDeploymentActions.ts';
 import { applyScope } from '../core/row-level-security.ts';
 
 /** The entities of every API module (modules.ts), the worker's included, on their shared base. */
@@ -87,6 +88,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
         Migration20261124124000Secrets,
         Migration20261124125000Onboarding,
         Migration20261124126000Assistant,
+        Migration20261125010000ActivityDeploymentActions,
       ],
       snapshot: false,
       silent: true,

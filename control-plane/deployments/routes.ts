@@ -26,7 +26,10 @@ export function deploymentRoutes(deployments: DeploymentService): Route[] {
     ...common, permission: 'deployments:write', method, path: '/api/deployments/{id}', operationId: method === 'PUT' ? 'replaceDeployment' : 'updateDeployment',
     summary: method === 'PUT' ? 'Replace a deployment\'s configuration' : 'Change part of a deployment\'s configuration',
     params: DeploymentIdParams, body, response: DeploymentView, errors: [402, 404, 409, 422, 503],
-    handle: async ({ params, body, state }) => ({ data: await deployments.update(state.em, state.principal!, params.id, body, method === 'PUT') }),
+    // The fields it set, for the activity feed (activity/service.ts): names only, never their values.
+    handle: async ({ params, body, state }) => ({
+      data: await deployments.update(state.em, state.principal!, params.id, body, method === 'PUT'), auditDetails: { fields: Object.keys(body).sort() },
+    }),
   });
 
   return [
@@ -57,7 +60,8 @@ export function deploymentRoutes(deployments: DeploymentService): Route[] {
       ...common, permission: 'deployments:write', method: 'POST', path: '/v1/deployments/{id}/actions', operationId: 'deploymentActionV1',
       summary: 'Stop, start, restart or scale a deployment; answers at once with the new desired state',
       params: DeploymentIdParams, body: DeploymentActionRequest, response: DeploymentView, errors: [402, 404, 409, 422],
-      handle: async ({ params, body, state }) => ({ data: await deployments.act(state.em, state.principal!, params.id, body) }),
+      // Which action, for the activity feed (activity/service.ts): the audit record names only the route.
+      handle: async ({ params, body, state }) => ({ data: await deployments.act(state.em, state.principal!, params.id, body), auditDetails: { ...body } }),
     }),
     defineRoute({
       ...common, permission: 'deployments:write', method: 'DELETE', path: '/api/deployments/{id}', operationId: 'deleteDeployment', summary: 'Delete a deployment',

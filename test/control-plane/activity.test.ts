@@ -194,3 +194,78 @@ test('billing: a balance notice sent to every owner and admin is one entry; an i
   t.is(invoice.resource.name, 'Invoice 1');
   t.regex(invoice.summary, /\$12\.34 USD/);
 });
+
+/** POST /v1/deployments/{id}/actions as `who`; its status. */
+const act = async (who: { token: string; headers?: Record<string, string> }, id: string, body: Record<string, unknown>) =>
+  (await api.request('POST', `/v1/deployments/${id}/actions`, { ...who, body })).status;
+
+test('a user\'s accepted stop, start, restart, scale and update appear with their e-mail; refused ones do not', async (t) => {
+  const { owner, deploymentId } = await busyOrganization();
+  const alice = await addMember(api, owner.organizationId, 'member', 'alice');
+  const viewer = await addMember(api, owner.organizationId, 'viewer');
+  for (const body of [{ action: 'stop' }, { action: 'start' }, { action: 'restart' }]) t.is(await act(alice.as, deploymentId, body), 200, body.action);
+  t.is((await api.request('PATCH', `/api/deployments/${deploymentId}`, { ...alice.as, body: { maxReplicas: 3, replicas: 2 } })).status, 200);
+  t.is(await act(alice.as, deploymentId, { action: 'scale', replicas: 3 }), 200);
+  // Refused: a viewer's stop, a scale past the bounds, bounds the wrong way round, another organization's deployment.
+  t.is(await act(viewer.as, deploymentId, { action: 'stop' }), 403);
+  t.is(await act(alice.as, deploymentId, { action: 'scale', replicas: 4 }), 422);
+  t.is((await api.request('PATCH', `/api/deployments/${deploymentId}`, { ...alice.as, body: { minReplicas: 3, maxReplicas: 2 } })).status, 422);
+  const other = await busyOrganization();
+  t.is(await act(alice.as, other.deploymentId, { action: 'restart' }), 404);
+
+  const about = (await activity(owner.token, `?resourceId=${deploymentId}&limit=100`)).body.data as Entry[];
+  const byAlice = about.filter((e) => e.actor?.id === alice.userId);
+  t.deepEqual(byAlice.map((e) => e.type), ['deployment.scale', 'deployment.update', 'deployment.restart', 'deployment.start', 'deployment.stop'], 'each accepted action once, newest first');
+  t.deepEqual(byAlice.map((e) => e.summary), [
+    `${alice.email} scaled deployment feed to 3 replica(s)`,
+    `${alice.email} updated the configuration of deployment feed (maxReplicas, replicas)`,
+    `${alice.email} restarted deployment feed`,
+    `${alice.email} started deployment feed`,
+    `${alice.email} stopped deployment feed`,
+  ]);
+  for (const entry of byAlice) {
+    t.deepEqual(entry.actor, { kind: 'user', id: alice.userId, email: alice.email });
+    t.deepEqual(entry.resource, { type: 'deployment', id: deploymentId, name: 'feed' });
+    t.is(entry.category, 'deployments');
+  }
+  t.false(about.some((e) => e.actor?.id === viewer.userId), 'the viewer\'s refused stop');
+  t.is(about.filter((e) => e.type === 'deployment.update').length, 1, 'not the refused update');
+  t.is(about.filter((e) => e.type === 'deployment.scale').length, 1, 'not the refused scale');
+  // The type filter finds them; a viewer reads them too.
+  t.deepEqual(((await activity(owner.token, '?type=deployment.restart')).body.data as Entry[]).map((e) => e.actor?.email), [alice.email]);
+  const seenByViewer = (await api.request('GET', `/v1/activity?resourceId=${deploymentId}&limit=100`, viewer.as)).body.data as Entry[];
+  t.deepEqual(seenByViewer.filter((e) => e.actor?.id === alice.userId).map((e) => e.id), byAlice.map((e) => e.id));
+  // The refused restart of another organization's deployment is in neither feed.
+  const elsewhere = await walk(other.owner.token, '', 100);
+  t.false(elsewhere.some((e) => e.actor?.id === alice.userId));
+  t.false(JSON.stringify(await walk(owner.token, '', 100)).includes(other.deploymentId));
+});
+
+test('another organization\'s users\' actions never appear', async (t) => {
+  const a = await busyOrganization();
+  const b = await busyOrganization();
+  t.is(await act({ token: b.owner.token }, b.deploymentId, { action: 'restart' }), 200);
+  t.is(await act({ token: a.owner.token }, a.deploymentId, { action: 'stop' }), 200);
+  const seenByA = await walk(a.owner.token, '&category=deployments', 100);
+  t.deepEqual(seenByA.filter((e) => e.actor?.kind === 'user').map((e) => [e.type, e.resource.id]), [['deployment.stop', a.deploymentId]]);
+  t.false(JSON.stringify(seenByA).includes(b.owner.userId));
+  const seenByB = await walk(b.owner.token, '&category=deployments', 100);
+  t.deepEqual(seenByB.filter((e) => e.actor?.kind === 'user').map((e) => [e.type, e.resource.id]), [['deployment.restart', b.deploymentId]]);
+});
+
+test('a scale says from and to how many replicas; Kiln\'s own stop says whose and why', async (t) => {
+  const { owner, deploymentId } = await busyOrganization();
+  const store = createStatusStore(api.orm);
+  await store.record({ deploymentId, status: 'running', event: 'deployment.scaled', generation: 1, sequence: 1, replicas: 3, previousReplicas: 1, reason: 'the load rose' });
+  // An event from before the previous count was recorded.
+  await store.record({ deploymentId, status: 'running', event: 'deployment.scaled', generation: 1, sequence: 2, replicas: 2 });
+  await api.pool.query(`INSERT INTO audit_log (id, created_at, organization_id, user_id, action, resource_type, resource_id, ip_address, status_code, details)
+    VALUES ($1, now(), $2, 'system:budgets', 'deployment.stop', 'deployment', $3, '127.0.0.1', 200, '{"reason":"the monthly budget is reached"}')`,
+  [`aud_t${Date.now()}`, owner.organizationId, deploymentId]);
+  const entries = (await activity(owner.token, `?resourceId=${deploymentId}&limit=100`)).body.data as Entry[];
+  const scaled = entries.filter((e) => e.type === 'deployment.scaled');
+  t.deepEqual(scaled.map((e) => e.summary).sort(), ['Deployment feed was scaled from 1 to 3 replica(s): the load rose', 'Deployment feed was scaled to 2 replica(s)']);
+  const stop = entries.find((e) => e.type === 'deployment.stop')!;
+  t.is(stop.summary, 'system:budgets stopped deployment feed (the monthly budget is reached)');
+  t.deepEqual(stop.actor, { kind: 'system', id: 'system:budgets', email: null });
+});

@@ -134,6 +134,9 @@ test('stop and restart ask first; stop, start and restart say they are under way
   t.true(await page.getByRole('button', { name: 'Stopping…' }).isDisabled());
   // The page says so as soon as it asks; the signal lands when the API's answer does.
   await eventually('the workflow asked to stop it', async () => (await desiredStatesSent(web.api, id)).at(-1)!.running === false);
+  // The accepted request is on the timeline at once, with who asked.
+  await timeline.getByText('Stop requested', { exact: true }).waitFor();
+  t.true((await timeline.locator('li').first().innerText()).includes(`${user.email} stopped deployment web-1`), 'who asked');
   await screenshot(page, 'deployment-stop-requested');
 
   // The worker takes it down: each step arrives live.
@@ -151,6 +154,7 @@ test('stop and restart ask first; stop, start and restart say they are under way
   t.is(await page.getByRole('dialog').count(), 0, 'no confirmation');
   t.true(await page.getByRole('button', { name: 'Starting…' }).isDisabled());
   await eventually('the workflow asked to start it', async () => (await desiredStatesSent(web.api, id)).at(-1)!.running);
+  await timeline.getByText('Start requested', { exact: true }).waitFor();
   await store.record({ deploymentId: id, status: 'deploying', generation: 3, replicas: 0 });
   await timeline.getByText('Deploying', { exact: true }).waitFor();
   await store.record({ deploymentId: id, status: 'running', event: 'deployment.running', generation: 3, replicas: 1 });
@@ -165,6 +169,9 @@ test('stop and restart ask first; stop, start and restart say they are under way
   await requested.getByText(/Restart requested/).waitFor();
   t.true(await page.getByRole('button', { name: 'Restarting…' }).isDisabled());
   await eventually('the workflow asked to restart it', async () => (await desiredStatesSent(web.api, id)).at(-1)!.restarts === 1);
+  // A restart records no lifecycle event: the request is its recorded line.
+  await timeline.getByText('Restart requested', { exact: true }).waitFor();
+  t.regex(await timeline.locator('li').first().innerText(), /restarted deployment web-1/);
   await store.record({ deploymentId: id, status: 'updating', generation: 4, replicas: 1 });
   await status.getByText('updating').waitFor();
   await store.record({ deploymentId: id, status: 'running', generation: 4, replicas: 1 });
@@ -172,7 +179,9 @@ test('stop and restart ask first; stop, start and restart say they are under way
   await requested.getByText(/Restart requested/).waitFor({ state: 'hidden' });
   t.true(await page.getByRole('button', { name: 'Restart', exact: true }).isEnabled(), 'ready for the next action');
 
-  t.deepEqual(await timelineLabels(page), ['Update finished', 'Updating', 'Running', 'Deploying', 'Stopped', 'Stopping', 'Scaled', 'Running', 'Created']);
+  t.deepEqual(await timelineLabels(page), [
+    'Update finished', 'Updating', 'Restart requested', 'Running', 'Deploying', 'Start requested', 'Stopped', 'Stopping', 'Stop requested', 'Scaled', 'Running', 'Created',
+  ]);
   t.regex(await timeline.locator('li').first().innerText(), /Now running with 1 replica/);
   t.regex(await timeline.locator('li').first().innerText(), /live/, 'marked as seen live');
   await axe(t, page, 'a deployment after stop, start and restart');
@@ -183,7 +192,7 @@ test('stop and restart ask first; stop, start and restart say they are under way
     const other = await signedIn(user, user.organizationId, options);
     await other.goto(`/deployments/${id}`);
     await other.getByTestId('timeline').getByText('Stopped', { exact: true }).waitFor();
-    t.deepEqual(await timelineLabels(other), ['Running', 'Stopped', 'Scaled', 'Running', 'Created'], `${name}: the recorded history`);
+    t.deepEqual(await timelineLabels(other), ['Restart requested', 'Running', 'Start requested', 'Stopped', 'Stop requested', 'Scaled', 'Running', 'Created'], `${name}: the recorded history`);
     await axe(t, other, `a deployment's timeline (${name})`);
     await screenshot(other, `deployment-timeline-${name}`);
   }

@@ -114,7 +114,7 @@ test('a deployment provisions to running, then scales, stops, starts and is dele
 
     await handle.signal(desiredStateSignal, desired({ generation: 2, replicas: 3 }));
     await settled('scaled', () => h.statuses.some((s) => s.event === 'deployment.scaled'));
-    t.is(h.statuses.at(-1)?.replicas, 3);
+    t.like(h.statuses.at(-1), { replicas: 3, previousReplicas: 1 });
 
     await handle.signal(desiredStateSignal, desired({ generation: 3, replicas: 3, running: false }));
     await settled('stopped', () => last(h.statuses) === 'stopped');
@@ -298,7 +298,7 @@ test('the autoscaler adds replicas as soon as the load needs them and removes th
     await settled('scaled down', () => h.statuses.at(-1)!.replicas === 1 && last(h.statuses) === 'running');
     t.true(Date.now() - lowAt >= 5000, 'not before the load stayed low for scaleDownDelaySeconds');
     const scaled = h.statuses.filter((s) => s.event === 'deployment.scaled');
-    t.deepEqual(scaled.map((s) => [s.replicas, s.sequence]), [[3, 1], [4, 2], [1, 3]]);
+    t.deepEqual(scaled.map((s) => [s.previousReplicas, s.replicas, s.sequence]), [[1, 3, 1], [3, 4, 2], [4, 1, 3]]);
 
     // A replica count the user sets replaces the autoscaler's, even the one asked for before (1).
     await handle.signal(desiredStateSignal, desired({ generation: 2, replicas: 1, replicaRequests: 1, minReplicas: 1, maxReplicas: 4, autoscaling: { ...policy, scaleDownDelaySeconds: 600 } }));
@@ -324,7 +324,7 @@ test('with minReplicas 0 an idle deployment scales to zero, and a wake runs a re
     h.load.now = { inFlight: 0, recentRequests: 0 };
     await settled('scaled to zero', () => last(h.statuses) === 'scaled_to_zero');
     t.true(Date.now() - runningAt >= 10_000, 'not before scaleToZeroAfterSeconds without a request');
-    t.like(h.statuses.at(-1), { replicas: 0, event: 'deployment.scaled', reason: 'no request for 10 s' });
+    t.like(h.statuses.at(-1), { replicas: 0, previousReplicas: 1, event: 'deployment.scaled', reason: 'no request for 10 s' });
     t.like(await handle.query(progressQuery), { status: 'scaled_to_zero' });
 
     // Scaled to zero there is nothing to measure: the workflow waits for a wake.
@@ -335,7 +335,7 @@ test('with minReplicas 0 an idle deployment scales to zero, and a wake runs a re
     await handle.signal(wakeSignal);
     await handle.signal(wakeSignal); // a second request while waking changes nothing
     await settled('woken', () => last(h.statuses) === 'running');
-    t.like(h.statuses.at(-1), { replicas: 1, event: 'deployment.scaled', reason: 'an inference request arrived while scaled to zero' });
+    t.like(h.statuses.at(-1), { replicas: 1, previousReplicas: 0, event: 'deployment.scaled', reason: 'an inference request arrived while scaled to zero' });
     t.is(h.statuses.filter((s) => s.status === 'scaling').length, 2, 'one scale down, one wake');
     await handle.signal(desiredStateSignal, desired({ generation: 2, deleted: true }));
     await handle.result();

@@ -30,6 +30,13 @@ test('edges set the status users read, and each edge event is stored once with t
   t.like(stored[0]!.payload, { event: 'deployment.running', data: { id, name: 'edges', status: 'running', gpu: read.body.data.gpu, replicas: 2, endpoint: read.body.data.endpoint } });
 });
 
+test('a scaled edge\'s event carries the replicas before and after it', async (t) => {
+  const { id } = await newDeployment('grown');
+  const store = createStatusStore(api.orm);
+  await store.record({ deploymentId: id, status: 'running', event: 'deployment.scaled', generation: 2, replicas: 3, previousReplicas: 1, reason: 'the load rose' });
+  t.like((await events(id))[0]!.payload, { event: 'deployment.scaled', data: { status: 'running', replicas: 3, previousReplicas: 1, reason: 'the load rose' } });
+});
+
 test('a failed edge keeps its reason; deleted removes the deployment from reads', async (t) => {
   const { token, id } = await newDeployment('doomed');
   const store = createStatusStore(api.orm);

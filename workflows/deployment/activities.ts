@@ -15,6 +15,8 @@ export interface StatusUpdate {
   readonly generation: number;
   readonly failureReason?: string;
   readonly replicas: number;
+  /** A `deployment.scaled` edge's replicas before it (the event's `previousReplicas`). */
+  readonly previousReplicas?: number;
   /** The autoscaler's scales within one generation: each `deployment.scaled` is its own event. 0 when absent. */
   readonly sequence?: number;
   /** Why the autoscaler scaled (the event's `reason`). */

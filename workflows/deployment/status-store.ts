@@ -36,7 +36,8 @@ export function createStatusStore(orm: MikroORM, deliveries?: EventDeliveries) {
           timestamp: new Date().toISOString(),
           data: {
             id: deployment.id, name: deployment.name, status: update.status, endpoint: deployment.endpoint, gpu: deployment.gpu,
-            replicas: update.replicas, ...(update.failureReason ?? update.reason ? { reason: update.failureReason ?? update.reason } : {}),
+            replicas: update.replicas, ...(update.previousReplicas === undefined ? {} : { previousReplicas: update.previousReplicas }),
+            ...(update.failureReason ?? update.reason ? { reason: update.failureReason ?? update.reason } : {}),
           },
         };
         const key = { deploymentId: deployment.id, type: update.event, generation: update.generation, sequence: update.sequence ?? 0 };

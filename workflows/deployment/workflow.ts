@@ -70,7 +70,7 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
   const effective = (d: DesiredDeployment): DesiredDeployment => (autoscaled === undefined ? d : { ...d, replicas: autoscaled });
 
   /** Writes one lifecycle edge: status row, event, search attribute. */
-  const edge = async (status: DeploymentLifecycleStatus, generation: number, event?: DeploymentEventType, failureReason?: string) => {
+  const edge = async (status: DeploymentLifecycleStatus, generation: number, event?: DeploymentEventType, failureReason?: string, previousReplicas?: number) => {
     progress = { ...progress, status, observedGeneration: generation, failureReason };
     upsertSearchAttributes([{ key: KilnStatus, value: status }, { key: KilnGpuType, value: desired.gpu }, { key: KilnOrganizationId, value: organizationId }]);
     // patched(): workflows that began before the memo followed the model replay without this command.
@@ -79,11 +79,12 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
       memoModel = desired.model;
     }
     // Not cancelled with the rollout it reports on: an abandoned write could land after the next edge's.
-    const autoscale = event === 'deployment.scaled' ? { sequence: scales, ...(scaleReason ? { reason: scaleReason } : {}) } : {};
+    const autoscale = event === 'deployment.scaled' ? { sequence: scales, previousReplicas, ...(scaleReason ? { reason: scaleReason } : {}) } : {};
     await CancellationScope.nonCancellable(() => recordStatus({ deploymentId, status, event, generation, failureReason, replicas: applied?.running ? applied.replicas : 0, ...autoscale, at: Date.now() }));
   };
 
   const converge = async (target: DesiredDeployment, change: Change) => {
+    const before = applied?.running ? applied.replicas : 0;
     await edge(change.status, target.generation);
     if (target.refreshes > refreshed) {
       await refreshStack({ deploymentId, organizationId, name, desired: target });
@@ -95,7 +96,7 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
     applied = appliedOf(target);
     memory = { changedAt: Date.now() };
     if (change.event === 'deployment.scaled') scales += 1;
-    await edge(!target.running ? 'stopped' : target.replicas === 0 ? 'scaled_to_zero' : 'running', target.generation, change.event);
+    await edge(!target.running ? 'stopped' : target.replicas === 0 ? 'scaled_to_zero' : 'running', target.generation, change.event, undefined, before);
     scaleReason = undefined;
   };
 

@@ -64,7 +64,8 @@ export default function DeploymentDetail() {
   const [forceDeleting, setForceDeleting] = useState(false);
   const [confirming, setConfirming] = useState<'stop' | 'restart'>();
   const [requested, setRequested] = useState<Requested>();
-  // The timeline: how many recorded events the socket brought (each reads the feed again), and status changes seen.
+  // The timeline: how many recorded events the socket brought or actions this page had accepted (each reads the
+  // feed again: an action's audit record brings no live event), and status changes seen.
   const [recorded, setRecorded] = useState(0);
   const [live, setLive] = useState<LiveEvent[]>([]);
 
@@ -100,6 +101,7 @@ export default function DeploymentDetail() {
     setRequested({ action, from: deployment.data?.status ?? '', moved: false });
     try {
       deployment.setData(await ok(api.POST('/v1/deployments/{id}/actions', { params: { path: { id } }, body: { action } })));
+      setRecorded((n) => n + 1);
     } catch (error) {
       setRequested(undefined);
       throw error;
@@ -109,11 +111,13 @@ export default function DeploymentDetail() {
 
   const scale = (replicas: number) => run(async () => {
     deployment.setData(await ok(api.POST('/v1/deployments/{id}/actions', { params: { path: { id } }, body: { action: 'scale', replicas } })));
+    setRecorded((n) => n + 1);
     toast(`Scaling to ${replicas}`);
   }, 'scale');
   const patch = (scaling: { replicas: number; minReplicas: number; maxReplicas: number }) => run(async () => {
     const { data } = await ok(api.PATCH('/api/deployments/{id}', { params: { path: { id } }, body: scaling }));
     deployment.setData(data);
+    setRecorded((n) => n + 1);
     toast(`Scaling to ${scaling.replicas} (between ${scaling.minReplicas} and ${scaling.maxReplicas})`);
   }, 'scale');
   const recover = (action: RecoveryAction) => run(async () => {

@@ -1,7 +1,8 @@
 // A deployment's timeline, newest first. Its recorded history comes from the activity feed (GET /v1/activity
 // for this deployment, 20 at a time, older ones on asking): the lifecycle events the workflow records
-// (created, running, scaled by hand or by the autoscaler, stopped, failed, deleted) and what Kiln itself did to
-// it (a budget's or the credits' stop, an optimization). Some edges leave no recorded event (a restart's
+// (created, running, scaled by hand or by the autoscaler, stopped, failed, deleted), what its users asked of it
+// (stop, start, restart, scale, a new configuration, each with who asked) and what Kiln itself did to it (a
+// budget's or the credits' stop, an optimization). Some edges leave no recorded event (a restart's
 // rollout and its end, a stop's or a start's progress): the page's live status changes show those while it
 // is open, marked "live".
 import { useCallback, useEffect, useState } from 'react';
@@ -35,14 +36,22 @@ const RECORDED: Readonly<Record<string, { label: string; tone: Tone }>> = {
   'deployment.stop': { label: 'Stopped by Kiln', tone: 'idle' },
   'deployment.optimize': { label: 'Optimized by Kiln', tone: 'ok' },
 };
+/** A user's actions from the audit trail: the same types as Kiln's own, asked for by a person (the summary says who). */
+const REQUESTED_BY_USER: Readonly<Record<string, { label: string; tone: Tone }>> = {
+  'deployment.stop': { label: 'Stop requested', tone: 'idle' },
+  'deployment.start': { label: 'Start requested', tone: 'busy' },
+  'deployment.restart': { label: 'Restart requested', tone: 'busy' },
+  'deployment.scale': { label: 'Scale requested', tone: 'busy' },
+  'deployment.update': { label: 'Configuration changed', tone: 'busy' },
+};
 
 function recordedItem(entry: ActivityEntry): Item {
-  const known = RECORDED[entry.type];
+  const known = (entry.actor?.kind === 'user' ? REQUESTED_BY_USER : RECORDED)[entry.type];
   return {
     key: entry.id, at: entry.occurredAt, live: false,
     label: known?.label ?? capital(statusText(entry.type.replace(/^deployment\./, ''))),
     tone: known?.tone ?? 'idle',
-    // The feed's own sentence (it carries the replica count and the autoscaler's or the failure's reason).
+    // The feed's own sentence (it carries the replica counts, who asked, and the autoscaler's or the failure's reason).
     detail: entry.summary,
   };
 }
