@@ -374,7 +374,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List GPU clusters with the GPUs each offers */
+        /** List GPU clusters with the GPUs each offers and how many of them its deployments hold */
         get: operations["listClusters"];
         put?: never;
         /** Register an existing cluster by kubeconfig (kubernetes), or have Kiln provision an EKS cluster (aws) */
@@ -534,10 +534,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Change an alert rule (what it watches changed: it starts over from ok) */
+        /** Change an alert rule or a budget (threshold: its limit in cents); what it watches changed, it starts over from ok, but a budget still reached at its new limit stays reached */
         put: operations["updateAlertRuleV1"];
         post?: never;
-        /** Delete an alert rule (an alert it has firing is resolved) */
+        /** Delete an alert rule or a budget (an alert it has firing is resolved; what the budget refused is allowed again) */
         delete: operations["deleteAlertRuleV1"];
         options?: never;
         head?: never;
@@ -587,7 +587,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organization's budgets (spend alert rules) with their spend as last evaluated */
+        /** The organization's budgets (spend alert rules) with their spend as last evaluated; each is changed or deleted as a rule (PUT, DELETE /v1/alerts/{id}) */
         get: operations["listBudgetsV1"];
         put?: never;
         /** Add a budget: per day or month, for a deployment or the organization; reached, it alerts, refuses new deployments and scale-ups, or stops deployments */
@@ -1710,7 +1710,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organization's activity, newest first: deployments' lifecycle, members, API keys, alerts and billing (top-ups, grants, adjustments, balance notices, invoices; metering debits are left out, and billing lines need billing:read); filters by category, type, resource and time; cursor pagination */
+        /** The organization's activity, newest first: deployments' lifecycle and the actions users and Kiln took on them, members, API keys, alerts and billing (top-ups, grants, adjustments, balance notices, invoices; metering debits are left out, and billing lines need billing:read); filters by category, type, resource and time; cursor pagination */
         get: operations["listActivity"];
         put?: never;
         post?: never;
@@ -1943,6 +1943,23 @@ export interface paths {
         post: operations["starTemplate"];
         /** Take your star back (your subscription to its updates stays) */
         delete: operations["unstarTemplate"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a template your organization owns, with its versions, stars and subscriptions; deployments made from it keep running as they are */
+        delete: operations["deleteTemplate"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3854,10 +3871,13 @@ export interface components {
             provider: "aws" | "kubernetes";
             /** @enum {string} */
             status: "provisioning" | "ready" | "scaling" | "failed" | "deleting" | "deleted";
-            /** @description GPUs the cluster offers, per type. */
+            /** @description GPUs the cluster offers and holds, per type. */
             gpus: {
                 gpuType: string;
+                /** @description GPUs of the type the cluster offers. */
                 count: number;
+                /** @description GPUs of the type its deployments hold: replicas x GPUs per replica of those deploying, running, scaling or updating. A type still held but no longer offered is listed with count 0. */
+                inUse: number;
             }[];
             region: string | null;
             nodeGroups: components["schemas"]["ClusterNodeGroup"][] | null;
@@ -5374,6 +5394,11 @@ export interface components {
             templateId: string;
             starred: boolean;
             stars: number;
+        };
+        DeletedTemplate: {
+            id: string;
+            /** @constant */
+            deleted: true;
         };
         TemplateDeployPreview: {
             templateId: string;
@@ -22745,6 +22770,90 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TemplateStar"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Request Header Fields Too Large: the request line and headers exceed 16 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request id, also in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedTemplate"];
                 };
             };
             /** @description Bad Request */

@@ -5,7 +5,7 @@ import type { CircuitView } from '../recovery/circuits.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal.ts';
-import { type DeploymentStatus } from '../deployments/deployment.entity.ts';
+import { LIVE_STATUSES, type DeploymentStatus } from '../deployments/deployment.entity.ts';
 import { DEPLOYMENT_STATUSES } from '../../workflows/contract/deployment.ts';
 import type { DeploymentOrchestrator, WorkflowInspection } from '../deployments/orchestrator.ts';
 import type { DeploymentService } from '../deployments/service.ts';
@@ -22,8 +22,6 @@ export const KEY_ROTATION_DAYS = 90;
 const LIST_LIMIT = 100;
 const FAILED_WORKFLOWS_LIMIT = 50;
 const DAY_MS = 86_400_000;
-/** Deployments that hold GPUs: not deleted, and neither waiting, stopped, failed nor being torn down. */
-export const LIVE_STATUSES = ['deploying', 'running', 'scaling', 'updating'] as const satisfies readonly DeploymentStatus[];
 const HOURS_30_DAYS = 720;
 
 /** An open circuit breaker as the GPU-cluster area reports it. */

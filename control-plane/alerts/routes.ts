@@ -29,7 +29,7 @@ export function alertRoutes(rules: AlertRuleService, alerts: AlertService, chann
     listRules('/v1/alerts', 'listAlertRulesV1', OrgIdQuery),
     createRule('/v1/alerts', 'createAlertRuleV1'),
     defineRoute({
-      ...rule, ...write, method: 'PUT', path: '/v1/alerts/{id}', operationId: 'updateAlertRuleV1', summary: 'Change an alert rule (what it watches changed: it starts over from ok)',
+      ...rule, ...write, method: 'PUT', path: '/v1/alerts/{id}', operationId: 'updateAlertRuleV1', summary: 'Change an alert rule or a budget (threshold: its limit in cents); what it watches changed, it starts over from ok, but a budget still reached at its new limit stays reached',
       params: AlertRuleIdParams, body: UpdateAlertRuleRequest, response: AlertRuleView, errors: [404, 422],
       async handle({ params, body, state }) {
         state.resourceId = params.id;
@@ -37,7 +37,7 @@ export function alertRoutes(rules: AlertRuleService, alerts: AlertService, chann
       },
     }),
     defineRoute({
-      ...rule, ...write, method: 'DELETE', path: '/v1/alerts/{id}', operationId: 'deleteAlertRuleV1', summary: 'Delete an alert rule (an alert it has firing is resolved)',
+      ...rule, ...write, method: 'DELETE', path: '/v1/alerts/{id}', operationId: 'deleteAlertRuleV1', summary: 'Delete an alert rule or a budget (an alert it has firing is resolved; what the budget refused is allowed again)',
       params: AlertRuleIdParams, response: DeletedAlertRule, errors: [404],
       async handle({ params, state }) {
         state.resourceId = params.id;
@@ -49,7 +49,7 @@ export function alertRoutes(rules: AlertRuleService, alerts: AlertService, chann
 
     defineRoute({
       tag: 'Alerts', resourceType: 'budget', ...read, method: 'GET', path: '/v1/cost-controls/alerts', operationId: 'listBudgetsV1',
-      summary: 'The organization\'s budgets (spend alert rules) with their spend as last evaluated',
+      summary: 'The organization\'s budgets (spend alert rules) with their spend as last evaluated; each is changed or deleted as a rule (PUT, DELETE /v1/alerts/{id})',
       query: OrgIdQuery, response: z.array(BudgetView),
       handle: async ({ state }) => ({ data: await rules.listBudgets(state.em, state.principal!) }),
     }),

@@ -2,7 +2,7 @@
 // through /v1/cost-controls/alerts. The rule as asked is checked whole (a threshold its metric needs, fields
 // only spend takes); the evaluation workflow (workflows/alerts/) moves its state.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { YES_NO_METRICS } from '../../lib/alerts/rules.ts';
+import { YES_NO_METRICS, conditionHolds } from '../../lib/alerts/rules.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Principal } from '../auth/principal.ts';
 import { DeploymentNotFoundError, NotFoundError, invalidField } from '../core/errors.ts';
@@ -22,6 +22,8 @@ function assertCoherent(rule: RuleFields & { thresholdGiven: boolean }, asked: P
   if (!YES_NO_METRICS.has(rule.metric) && !rule.thresholdGiven) throw invalidField('threshold', `required for metric ${rule.metric}`);
   if (rule.metric === 'error_rate' && rule.threshold > 1) throw invalidField('threshold', 'error_rate is a ratio from 0 to 1');
   if (spend && rule.comparison !== 'above') throw invalidField('comparison', 'a budget is reached at its limit: above only');
+  // Every spend rule is listed as a budget, whose limit is whole cents from 1 (CreateBudgetRequest's limitCents).
+  if (spend && (!Number.isInteger(rule.threshold) || rule.threshold < 1)) throw invalidField('threshold', 'a budget\'s limit is whole cents, at least 1');
   for (const field of ['period', 'basis'] as const) if (!spend && asked[field] !== undefined) throw invalidField(field, `only spend rules have a ${field}`);
   if (asked.quantile !== undefined && rule.metric !== 'latency' && rule.metric !== 'time_to_first_token') throw invalidField('quantile', 'only latency metrics have a quantile');
   if (!spend && rule.action !== 'notify') throw invalidField('action', 'only spend rules (budgets) refuse or stop deployments');
@@ -103,12 +105,19 @@ export function createAlertRuleService() {
       };
       if (input.deploymentId === null) next.deploymentId = null;
       const kept = next.metric === rule.metric;
-      assertCoherent({ ...next, thresholdGiven: input.threshold !== undefined || kept }, next.metric === 'spend' ? {} : input);
+      assertCoherent({ ...next, thresholdGiven: input.threshold !== undefined || kept }, input);
       if (input.deploymentId) await assertDeployment(em, principal, input.deploymentId);
-      // What it watches changed: it starts over from ok (an alert it had open is resolved).
-      const watched = (['metric', 'deploymentId', 'quantile', 'comparison', 'threshold', 'period', 'basis'] as const).some((f) => next[f] !== (f === 'threshold' ? Number(rule.threshold) : rule[f] ?? null));
+      const changed = (fields: readonly (keyof RuleFields)[]) => fields.some((f) => next[f] !== (f === 'threshold' ? Number(rule.threshold) : rule[f] ?? null));
+      const measured = changed(['metric', 'deploymentId', 'quantile', 'period', 'basis']);
+      // A budget's spend does not depend on its limit: with only the limit changed, the spend last measured
+      // says now whether it is still reached. Still reached, it stays firing (the budget guard keeps refusing,
+      // no second alert); raised past the spend, it starts over below, so deployments are allowed at once.
+      const stillReached = next.metric === 'spend' && !measured && rule.state === 'firing' && next.enabled
+        && conditionHolds(next, rule.lastValue ?? null);
+      // Otherwise, what it watches changed: it starts over from ok (an alert it had open is resolved).
+      const watched = measured || changed(['comparison', 'threshold']);
       Object.assign(rule, next);
-      if (watched || !next.enabled) await restart(em, rule);
+      if ((watched && !stillReached) || !next.enabled) await restart(em, rule);
       await em.flush();
       return ruleView(rule);
     },

@@ -10,7 +10,7 @@ const common = { tag: 'Admin', resourceType: 'gpu_cluster' } as const;
 export function clusterRoutes(clusters: ClusterService): Route[] {
   return [
     defineRoute({
-      ...common, permission: 'admin:read', method: 'GET', path: '/v1/admin/clusters', operationId: 'listClusters', summary: 'List GPU clusters with the GPUs each offers',
+      ...common, permission: 'admin:read', method: 'GET', path: '/v1/admin/clusters', operationId: 'listClusters', summary: 'List GPU clusters with the GPUs each offers and how many of them its deployments hold',
       response: z.array(ClusterView),
       handle: async ({ state }) => ({ data: await clusters.list(state.em) }),
     }),

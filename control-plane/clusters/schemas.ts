@@ -50,7 +50,13 @@ export const ClusterView = z.object({
   name: z.string(),
   provider: z.enum(CLUSTER_PROVIDERS),
   status: z.enum(CLUSTER_STATUSES),
-  gpus: z.array(z.object({ gpuType: z.string(), count: z.number().int() })).meta({ description: 'GPUs the cluster offers, per type.' }),
+  gpus: z.array(z.object({
+    gpuType: z.string(),
+    count: z.number().int().meta({ description: 'GPUs of the type the cluster offers.' }),
+    inUse: z.number().int().meta({
+      description: 'GPUs of the type its deployments hold: replicas x GPUs per replica of those deploying, running, scaling or updating. A type still held but no longer offered is listed with count 0.',
+    }),
+  })).meta({ description: 'GPUs the cluster offers and holds, per type.' }),
   region: z.string().nullable(),
   nodeGroups: z.array(NodeGroup).nullable(),
   gatewayUrl: z.string().nullable().meta({ description: 'Where inference reaches the deployments; null: their pods directly.' }),

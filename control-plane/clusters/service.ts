@@ -5,12 +5,13 @@
 // gpu-cluster stack); the desired state is committed first, then sent. `place` picks the cluster that
 // serves a new deployment: the organization's own first, then the shared ones.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { nodeGroupsProblem, type NodeGroup } from '../../catalog/node-groups.ts';
 import { kubeApi, kubeApiFromKubeconfig, parseKubeconfig, type KubeApi } from '../../lib/kubernetes/api.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { newId } from '../../lib/ids.ts';
-import { DeploymentSchema } from '../deployments/deployment.entity.ts';
+import { DeploymentSchema, LIVE_STATUSES } from '../deployments/deployment.entity.ts';
 import { ConflictError, GpuUnavailableError, NotFoundError, invalidField } from '../core/errors.ts';
 import { circuitForOrganizations, type CircuitService } from '../recovery/circuits.ts';
 import { circuitProviderOf, GpuClusterSchema, type ClusterGpus, type GpuClusterRecord } from './gpu-cluster.entity.ts';
@@ -63,10 +64,11 @@ export function createClusterService(deps: ClusterServiceDeps) {
   return {
     async list(em: EntityManager) {
       const clusters = await em.find(GpuClusterSchema, { deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-      return clusters.map(view);
+      const inUse = await gpusInUse(em, clusters.map((c) => c.id));
+      return clusters.map((c) => view(c, inUse.get(c.id)));
     },
 
-    get: async (em: EntityManager, id: string) => view(await find(em, id)),
+    get: async (em: EntityManager, id: string) => viewInUse(em, await find(em, id)),
 
     /**
      * `organizationId`: the organization whose own cluster it becomes (a `kubernetes` one only); absent: a
@@ -107,7 +109,7 @@ export function createClusterService(deps: ClusterServiceDeps) {
         cluster.gpus = await inspect(kubeconfig);
         cluster.sealedKubeconfig = deps.secrets.seal(kubeconfig);
         await flushNamed(em, cluster.name);
-        return view(cluster);
+        return viewInUse(em, cluster);
       }
       // New node group sizes scale the stack; any PATCH of a failed cluster tries its stack again.
       const rollout = input.nodeGroups !== undefined || cluster.status === 'failed';
@@ -119,13 +121,14 @@ export function createClusterService(deps: ClusterServiceDeps) {
       if (rollout) cluster.generation += 1;
       await flushNamed(em, cluster.name);
       if (rollout) await converge(cluster);
-      return view(cluster);
+      return viewInUse(em, cluster);
     },
 
     async remove(em: EntityManager, id: string) {
       const cluster = await find(em, id);
       const serving = await em.count(DeploymentSchema, { cluster: id, deletedAt: null });
       if (serving) throw new ConflictError(`GPU cluster ${id} still serves ${serving} deployment(s); delete them first`, { field: 'id' });
+      // Serving none, it holds no GPUs: its view needs no count of them.
       if (cluster.provider === 'kubernetes') {
         // Kiln did not make it, so it only forgets it.
         Object.assign(cluster, { status: 'deleted', deletedAt: new Date(), sealedKubeconfig: null });
@@ -224,7 +227,29 @@ export async function syncKubernetesCluster(em: EntityManager, secrets: SecretBo
   if (cluster.provider !== 'kubernetes') throw new ConflictError(`GPU cluster ${name} is an ${cluster.provider} cluster`, { field: 'name' });
   Object.assign(cluster, { gpus, sealedKubeconfig: secrets.seal(kubeconfig) });
   await em.flush();
-  return view(cluster);
+  return viewInUse(em, cluster);
+}
+
+/**
+ * The GPUs each cluster's deployments hold, per GPU type: replicas x GPUs per replica of those not deleted
+ * whose status holds GPUs (LIVE_STATUSES, the rule the admin revenue's GPU run rate counts by).
+ */
+async function gpusInUse(em: EntityManager, clusterIds: readonly string[]): Promise<Map<string, Map<string, number>>> {
+  const inUse = new Map<string, Map<string, number>>();
+  if (!clusterIds.length) return inUse;
+  const rows = await em.getKysely<{ deployment: { cluster_id: string | null; gpu: string; replicas: number; gpus_per_replica: number; status: string; deleted_at: Date | null } }>()
+    .selectFrom('deployment').select(['cluster_id', 'gpu', sql<number>`sum(replicas * gpus_per_replica)::int`.as('gpus')])
+    .where('cluster_id', 'in', [...clusterIds]).where('deleted_at', 'is', null).where('status', 'in', [...LIVE_STATUSES])
+    .groupBy(['cluster_id', 'gpu']).execute();
+  for (const row of rows) {
+    const cluster = inUse.get(row.cluster_id!) ?? new Map<string, number>();
+    inUse.set(row.cluster_id!, cluster.set(row.gpu, Number(row.gpus)));
+  }
+  return inUse;
+}
+
+async function viewInUse(em: EntityManager, cluster: GpuClusterRecord): Promise<ClusterViewBody> {
+  return view(cluster, (await gpusInUse(em, [cluster.id])).get(cluster.id));
 }
 
 /** The shared clusters and the organization's own. */
@@ -247,9 +272,13 @@ function nameTaken(name: string): ConflictError {
   return new ConflictError(`A GPU cluster named ${name} already exists`, { field: 'name' });
 }
 
-function view(c: GpuClusterRecord): ClusterViewBody {
+/** `inUse`: the GPUs its deployments hold per type (gpusInUse); none when absent (a cluster just made). */
+function view(c: GpuClusterRecord, inUse: ReadonlyMap<string, number> = new Map()): ClusterViewBody {
+  const gpus = c.gpus.map((g) => ({ gpuType: g.gpuType, count: g.count, inUse: inUse.get(g.gpuType) ?? 0 }));
+  // GPUs held of a type the cluster no longer offers (its nodes changed under running deployments) are shown, not hidden.
+  for (const [gpuType, held] of inUse) if (!gpus.some((g) => g.gpuType === gpuType)) gpus.push({ gpuType, count: 0, inUse: held });
   return {
-    id: c.id, organizationId: c.organization?.id ?? null, name: c.name, provider: c.provider, status: c.status, gpus: c.gpus.map((g) => ({ gpuType: g.gpuType, count: g.count })),
+    id: c.id, organizationId: c.organization?.id ?? null, name: c.name, provider: c.provider, status: c.status, gpus,
     region: c.spec?.region ?? null, nodeGroups: c.spec ? c.spec.nodeGroups.map((g) => ({ ...g })) : null, gatewayUrl: c.gatewayUrl ?? null,
     failureReason: c.failureReason ?? null, createdAt: c.createdAt.toISOString(), updatedAt: c.updatedAt.toISOString(),
   };

@@ -9,6 +9,12 @@ import type { AutoscalingPolicy } from '../../catalog/autoscaling.ts';
 // The workflow reports the statuses this row stores: the contract holds their one list.
 export type DeploymentStatus = DeploymentLifecycleStatus;
 
+/**
+ * Deployments that hold GPUs (their replicas x GPUs per replica, when not deleted): neither waiting, stopped,
+ * failed nor being torn down. The admin revenue's GPU run rate and each cluster's GPUs in use count these.
+ */
+export const LIVE_STATUSES = ['deploying', 'running', 'scaling', 'updating'] as const satisfies readonly DeploymentStatus[];
+
 export const DeploymentSchema = defineEntity({
   name: 'Deployment',
   extends: BaseSchema,

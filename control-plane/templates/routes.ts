@@ -5,7 +5,7 @@ import { defineRoute, pageReply, type Route } from '../http/routes.ts';
 import { CreatedDeployment } from '../deployments/schemas.ts';
 import type { TemplateService } from './service.ts';
 import {
-  CreateTemplateRequest, DeploymentIdParams, DeployTemplateRequest, ListTemplatesPlatformQuery, ListTemplatesQuery, ListVersionsQuery, NewTemplateVersionRequest,
+  CreateTemplateRequest, DeletedTemplate, DeploymentIdParams, DeployTemplateRequest, ListTemplatesPlatformQuery, ListTemplatesQuery, ListVersionsQuery, NewTemplateVersionRequest,
   OutdatedDeployment, PreviewQuery, ShareAsTemplateRequest, StarQuery, StarRequest, StarView, TemplateDeployPreview, TemplateIdParams, TemplateUpdates,
   TemplateUpdatesQuery, TemplateVersionView, TemplateView, UpdateTemplateUpdatesRequest,
 } from './schemas.ts';
@@ -62,6 +62,15 @@ export function templateRoutes(templates: TemplateService): Route[] {
       handle: async ({ params, state }) => {
         state.resourceId = params.id;
         return { data: await templates.unstar(state.em, state.principal!, params.id) };
+      },
+    }),
+    defineRoute({
+      ...common, permission: 'templates:write', method: 'DELETE', path: '/v1/templates/{id}', operationId: 'deleteTemplate',
+      summary: 'Delete a template your organization owns, with its versions, stars and subscriptions; deployments made from it keep running as they are',
+      params: TemplateIdParams, response: DeletedTemplate, errors: [403, 404],
+      handle: async ({ params, state }) => {
+        state.resourceId = params.id;
+        return { data: await templates.remove(state.em, state.principal!, params.id) };
       },
     }),
     defineRoute({

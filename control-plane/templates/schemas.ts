@@ -116,6 +116,8 @@ export const TemplateVersionView = z.object({
   createdAt: z.iso.datetime().nullable().meta({ description: 'null for catalog presets.' }),
 }).meta({ id: 'TemplateVersion' });
 
+export const DeletedTemplate = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'DeletedTemplate' });
+
 export const StarView = z.object({
   templateId: z.string(),
   starred: z.boolean(),

@@ -277,6 +277,30 @@ export function createTemplateService(deps: TemplateServiceDeps) {
       return starView(em, principal, id);
     },
 
+    /**
+     * Deletes a template its organization owns, with its versions, stars and subscriptions, in one
+     * transaction; catalog presets and another organization's public template are 403 (as a new version of
+     * them is), another's private one 404. Deployments made from it are left as they are: each stores its
+     * whole configuration and keeps running, and its templateId stays as a record of where it came from
+     * (outdated-templates leaves out a template that is gone; an upgrade to a version of it is 422). The
+     * notifications of its past versions stay in their users' inboxes, as notices of other deleted things do.
+     */
+    async remove(em: EntityManager, principal: Principal, id: string) {
+      await owned(em, principal, id);
+      // Subscribers and stars of a public template belong to other organizations, whose rows this request's
+      // organization may not delete: the transaction runs outside row-level security, on this template's
+      // rows alone, and finds the template again under its row lock (a version added meanwhile goes with it).
+      await bypassingRowLevelSecurity(() => em.fork().transactional(async (tx) => {
+        const template = await tx.findOne(TemplateSchema, { id, organization: principal.organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        if (!template) throw notFound(id);
+        await tx.nativeDelete(TemplateSubscriptionSchema, { template: id });
+        await tx.nativeDelete(TemplateStarSchema, { templateId: id });
+        await tx.nativeDelete(TemplateVersionSchema, { template: id });
+        await tx.nativeDelete(TemplateSchema, { id });
+      }));
+      return { id, deleted: true as const };
+    },
+
     async newVersion(em: EntityManager, principal: Principal, id: string, input: NewTemplateVersionInput) {
       return addVersion(em, principal, id, (latest) => settleChange(em, principal, latest, input.configuration), input.notes);
     },

@@ -1,9 +1,10 @@
 // Alerts and cost controls over HTTP: rules (/v1/alerts, /api/alerts), budgets (/v1/cost-controls/alerts),
 // alerts (/v1/monitoring/alerts) and their delivery channels (/v1/monitoring/webhooks). Each row: success,
 // bad input (400 missing or wrong type, 422 a broken rule naming the field), no credential, wrong scope,
-// another organization's ids. A reached budget refuses new deployments and scale-ups with 402 naming it.
+// another organization's ids. A reached budget refuses new deployments and scale-ups with 402 naming it; a
+// budget changed or deleted through /v1/alerts/{id} refuses by its new limit and action at once.
 import test from 'ava';
-import { createApiKey, signup, signupWithDeployment, startTestApi, validDeployment, type TestApi } from '../support/control-plane.ts';
+import { addMember, createApiKey, signup, signupWithDeployment, startTestApi, validDeployment, type TestApi } from '../support/control-plane.ts';
 
 let api: TestApi;
 test.before(async () => {
@@ -159,6 +160,76 @@ test('a reached budget that refuses: new deployments and scale-ups are 402 BUDGE
   // Another organization is not held by it.
   const other = await signup(api);
   t.is((await api.request('POST', '/v1/deployments', { token: other.token, body: validDeployment() })).status, 201);
+});
+
+test('a budget is changed and deleted as a rule (PUT, DELETE /v1/alerts/{id}): the guard refuses by its new limit and action', async (t) => {
+  const owner = await signupWithDeployment(api);
+  const cap = await api.request('POST', '/v1/cost-controls/alerts', { token: owner.token, body: { ...budget, name: 'hard cap' } });
+  // What the evaluation workflow writes when the spend reaches the limit.
+  await api.pool.query(`update alert_rule set state = 'firing', last_value = 5100 where id = $1`, [cap.body.id]);
+  const deploy = (name: string) => api.request('POST', '/api/deployments', { token: owner.token, body: validDeployment(name) });
+  t.is((await deploy('refused')).status, 402);
+
+  // Raised, but not past the spend last measured: still reached, now at its new limit.
+  const stillBelow = await api.request('PUT', `/v1/alerts/${cap.body.id}`, { token: owner.token, body: { threshold: 5050 } });
+  t.is(stillBelow.status, 200);
+  t.like(stillBelow.body, { metric: 'spend', threshold: 5050, state: 'firing', action: 'refuse', period: 'month' });
+  const refused = await deploy('still-refused');
+  t.is(refused.status, 402);
+  t.like(refused.body.error.details.budget, { id: cap.body.id, limitCents: 5050, spentCents: 5100 });
+
+  // Raised past it: no longer reached, deployments are allowed at once.
+  const raised = await api.request('PUT', `/v1/alerts/${cap.body.id}`, { token: owner.token, body: { threshold: 10_000, period: 'day', action: 'stop', name: 'daily cap' } });
+  t.is(raised.status, 200);
+  t.like(raised.body, { name: 'daily cap', threshold: 10_000, period: 'day', action: 'stop', state: 'ok' });
+  t.is((await deploy('allowed')).status, 201);
+  const [listed] = (await api.request('GET', `/v1/cost-controls/alerts?orgId=${owner.organizationId}`, { token: owner.token })).body;
+  t.like(listed, { id: cap.body.id, name: 'daily cap', limitCents: 10_000, period: 'day', basis: 'actual', action: 'stop', state: 'ok' });
+
+  // Reached again, then turned to alerting only: nothing is refused.
+  await api.pool.query(`update alert_rule set state = 'firing', last_value = 12000 where id = $1`, [cap.body.id]);
+  t.is((await deploy('stopped-cap')).status, 402);
+  t.like((await api.request('PUT', `/v1/alerts/${cap.body.id}`, { token: owner.token, body: { action: 'notify' } })).body, { action: 'notify', state: 'firing' });
+  t.is((await deploy('notify-only')).status, 201);
+
+  // Deleted while reached by a refusing budget: what it refused is allowed again, and it is listed no more.
+  await api.request('PUT', `/v1/alerts/${cap.body.id}`, { token: owner.token, body: { action: 'refuse' } });
+  t.is((await deploy('refused-again')).status, 402);
+  t.deepEqual((await api.request('DELETE', `/v1/alerts/${cap.body.id}`, { token: owner.token })).body, { id: cap.body.id, deleted: true });
+  t.is((await deploy('after-delete')).status, 201);
+  t.deepEqual((await api.request('GET', `/v1/cost-controls/alerts?orgId=${owner.organizationId}`, { token: owner.token })).body, []);
+});
+
+test('changing a budget: a limit that is no whole number of cents or a rule no budget keeps is 422, a wrong type 400; viewers 403; another organization\'s 404', async (t) => {
+  const { token, organizationId } = await signup(api);
+  const created = await api.request('POST', '/v1/cost-controls/alerts', { token, body: budget });
+  const id = created.body.id as string;
+  for (const [body, field, status] of [
+    [{ threshold: 12.5 }, 'threshold', 422],
+    [{ threshold: 0 }, 'threshold', 422],
+    [{ threshold: 'lots' }, 'threshold', 400],
+    [{ period: 'week' }, 'period', 422],
+    [{ action: 'explode' }, 'action', 422],
+    [{ comparison: 'below' }, 'comparison', 422],
+    [{ quantile: 'p99' }, 'quantile', 422],
+    [{ deploymentId: 'dep_nothere' }, 'dep_nothere', 404],
+  ] as const) {
+    const res = await api.request('PUT', `/v1/alerts/${id}`, { token, body });
+    t.is(res.status, status, JSON.stringify(body));
+    t.true(JSON.stringify(res.body).includes(field), `${field}: ${JSON.stringify(res.body)}`);
+  }
+  const unchanged = { id, limitCents: 5000, period: 'month', action: 'refuse' };
+  const read = async (as = token) => (await api.request('GET', `/v1/cost-controls/alerts?orgId=${organizationId}`, { token: as })).body[0];
+  t.like(await read(), unchanged, 'a refused change changes nothing');
+
+  const viewer = await addMember(api, organizationId, 'viewer');
+  t.is((await api.request('PUT', `/v1/alerts/${id}`, { ...viewer.as, body: { threshold: 9000 } })).status, 403);
+  t.is((await api.request('DELETE', `/v1/alerts/${id}`, viewer.as)).status, 403);
+  const other = await signup(api);
+  t.is((await api.request('PUT', `/v1/alerts/${id}`, { token: other.token, body: { threshold: 9000 } })).status, 404);
+  t.is((await api.request('DELETE', `/v1/alerts/${id}`, { token: other.token })).status, 404);
+  t.like(await read(), unchanged);
+  t.is((await api.request('PUT', '/v1/alerts/alr_unknown', { token, body: { threshold: 9000 } })).status, 404);
 });
 
 test('GET /v1/monitoring/alerts lists firing and recent alerts; POST raises one by hand; PUT acknowledges, silences and resolves', async (t) => {

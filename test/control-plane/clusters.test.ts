@@ -48,7 +48,7 @@ test.serial('an existing cluster registered by kubeconfig offers the GPUs its no
   const res = await api.request('POST', '/v1/admin/clusters', { token: admin, body: { provider: 'kubernetes', name: 'local', kubeconfig } });
   t.is(res.status, 201);
   t.like(res.body, { name: 'local', provider: 'kubernetes', status: 'ready', region: null, nodeGroups: null, failureReason: null });
-  t.deepEqual(res.body.gpus, [{ gpuType: 'nvidia-h100-80gb', count: 8 }, { gpuType: 'nvidia-l4', count: 2 }]);
+  t.deepEqual(res.body.gpus, [{ gpuType: 'nvidia-h100-80gb', count: 8, inUse: 0 }, { gpuType: 'nvidia-l4', count: 2, inUse: 0 }]);
   t.false(JSON.stringify(res.body).includes('kubeconfig'), 'the kubeconfig is never shown');
   const { rows } = await api.pool.query(`SELECT sealed_kubeconfig FROM gpu_cluster WHERE id = $1`, [res.body.id]);
   t.regex(rows[0].sealed_kubeconfig, /^v1\./);
@@ -64,6 +64,11 @@ test.serial('an existing cluster registered by kubeconfig offers the GPUs its no
   t.is(created.status, 201);
   const placed = await api.pool.query(`SELECT cluster_id FROM deployment WHERE id = $1`, [created.body.data.id]);
   t.is(placed.rows[0].cluster_id, res.body.id);
+  // GPUs in use: a pending deployment holds none yet; a running one its replicas x GPUs per replica.
+  const gpusOf = async () => (await api.request('GET', '/v1/admin/clusters', { token: admin })).body.find((c: { id: string }) => c.id === res.body.id).gpus;
+  t.deepEqual(await gpusOf(), [{ gpuType: 'nvidia-h100-80gb', count: 8, inUse: 0 }, { gpuType: 'nvidia-l4', count: 2, inUse: 0 }]);
+  await api.pool.query(`UPDATE deployment SET status = 'running' WHERE id = $1`, [created.body.data.id]);
+  t.deepEqual(await gpusOf(), [{ gpuType: 'nvidia-h100-80gb', count: 8, inUse: 0 }, { gpuType: 'nvidia-l4', count: 2, inUse: 1 }]);
   const a100 = await api.request('POST', '/api/deployments', { token, body: { ...validDeployment('a100'), gpu: 'nvidia-a100-80gb' } });
   t.is(a100.status, 503, 'the local cluster has no A100 nodes');
   t.is(a100.body.error.code, 'GPU_UNAVAILABLE');
@@ -73,6 +78,8 @@ test.serial('an existing cluster registered by kubeconfig offers the GPUs its no
   t.is(moved.body.error.message, 'GPU cluster local, which serves this deployment, does not offer nvidia-a100-80gb');
   t.like((await api.request('GET', `/api/deployments/${created.body.data.id}`, { token })).body.data, { gpu: 'nvidia-l4' });
   t.like((await api.request('PATCH', `/api/deployments/${created.body.data.id}`, { token, body: { gpu: 'nvidia-h100-80gb' } })).body.data, { gpu: 'nvidia-h100-80gb' });
+  t.deepEqual(await gpusOf(), [{ gpuType: 'nvidia-h100-80gb', count: 8, inUse: 1 }, { gpuType: 'nvidia-l4', count: 2, inUse: 0 }], 'the GPUs held moved with it');
+  t.deepEqual((await api.request('GET', `/v1/admin/clusters/${res.body.id}`, { token: admin })).body.gpus, await gpusOf());
 });
 
 test.serial('a cluster serving deployments cannot be deleted; an idle one is forgotten', async (t) => {
@@ -84,6 +91,12 @@ test.serial('a cluster serving deployments cannot be deleted; an idle one is for
   const refused = await api.request('DELETE', `/v1/admin/clusters/${cluster.id}`, { token: admin });
   t.is(refused.status, 409);
   t.like((await api.request('GET', `/v1/admin/clusters/${cluster.id}`, { token: admin })).body, { status: 'ready' });
+  // Its nodes gone from under a running deployment: the GPUs it holds are still shown, of none offered (one
+  // replica of two T4s: a 16 GB T4 cannot hold the 8B model's weights alone).
+  await api.pool.query(`UPDATE deployment SET status = 'running' WHERE id = $1`, [deployment.body.data.id]);
+  await api.pool.query(`UPDATE gpu_cluster SET gpus = '[]' WHERE id = $1`, [cluster.id]);
+  t.like((await api.pool.query(`SELECT replicas, gpus_per_replica FROM deployment WHERE id = $1`, [deployment.body.data.id])).rows[0], { replicas: 1, gpus_per_replica: 2 });
+  t.deepEqual((await api.request('GET', `/v1/admin/clusters/${cluster.id}`, { token: admin })).body.gpus, [{ gpuType: 'nvidia-t4', count: 0, inUse: 2 }]);
 
   await api.pool.query(`UPDATE deployment SET deleted_at = now(), status = 'deleted' WHERE id = $1`, [deployment.body.data.id]);
   const deleted = await api.request('DELETE', `/v1/admin/clusters/${cluster.id}`, { token: admin });
@@ -128,7 +141,7 @@ test.serial('PATCH renames and reads the GPUs again; fields of the other provide
   const res = await api.request('PATCH', `/v1/admin/clusters/${cluster.id}`, { token: admin, body: { name: 'grown' } });
   t.is(res.status, 200);
   t.like(res.body, { name: 'grown' });
-  t.deepEqual(res.body.gpus.find((g: { gpuType: string }) => g.gpuType === 'nvidia-t4'), { gpuType: 'nvidia-t4', count: 4 });
+  t.deepEqual(res.body.gpus.find((g: { gpuType: string }) => g.gpuType === 'nvidia-t4'), { gpuType: 'nvidia-t4', count: 4, inUse: 0 });
 
   const groups = await api.request('PATCH', `/v1/admin/clusters/${cluster.id}`, { token: admin, body: { nodeGroups: awsCluster('x').nodeGroups } });
   t.is(groups.status, 422);

@@ -89,7 +89,7 @@ test('a creation links to the operations on what it created, on its own surface,
   t.deepEqual(Object.keys(links('/v1/deployments')).sort(), ['applyDeploymentOptimizationV1', 'clearDeploymentFailure', 'deploymentActionV1', 'getDeploymentLogsV1', 'getDeploymentMetricsV1', 'getDeploymentOptimizationV1', 'getDeploymentPricingV1', 'inspectDeploymentRecovery', 'recoverDeployment', 'setDeploymentOptimizationPolicyV1', 'shareDeploymentAsTemplate']);
   // A template's creation links to what takes a template id; deploying one, to what takes the deployment's.
   t.deepEqual(Object.keys(links('/v1/templates/deploy')).sort(),
-    ['createTemplateVersion', 'deployTemplate', 'getTemplateStar', 'listTemplateVersions', 'previewTemplateDeploy', 'starTemplate', 'unstarTemplate']);
+    ['createTemplateVersion', 'deleteTemplate', 'deployTemplate', 'getTemplateStar', 'listTemplateVersions', 'previewTemplateDeploy', 'starTemplate', 'unstarTemplate']);
   t.deepEqual(Object.keys(links('/v1/templates/{id}/deploy')).sort(), Object.keys(links('/v1/deployments')).sort());
   t.deepEqual(links('/v1/deployments').recoverDeployment!.parameters, { 'path.id': '$response.body#/id' });
   const apiKeys = links('/v1/settings/api-keys');

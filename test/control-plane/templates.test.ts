@@ -1,11 +1,12 @@
 // Deployment templates: catalog presets, creation, versions, stars, previews with cost, deploying (as
 // POST /v1/deployments does), sharing a deployment, outdated deployments and their upgrade, template update
-// notifications; scopes, missing credentials and other organizations' templates.
+// notifications, deleting one (its deployments keep running); scopes, missing credentials and other
+// organizations' templates.
 import test from 'ava';
 import { GPU_TYPES, findGpuType } from '../../catalog/gpu-types.ts';
 import { smallestGpuCount } from '../../catalog/model-fit.ts';
 import { MODELS } from '../../catalog/models.ts';
-import { createApiKey, desiredStatesSent, signup, type TestApi } from '../support/control-plane.ts';
+import { addMember, createApiKey, desiredStatesSent, signup, type TestApi } from '../support/control-plane.ts';
 import { startHubApi } from '../support/hub-recordings.ts';
 
 let api: TestApi;
@@ -458,6 +459,73 @@ test('template updates: bad input is 400 or 422 naming the field; another organi
   t.deepEqual(after.subscriptions.map((s: { templateId: string }) => s.templateId), [shared.id]);
 });
 
+test('DELETE /v1/templates/{id}: its organization deletes it with its versions, stars and subscriptions; deployments made from it keep running as they are', async (t) => {
+  const owner = await signup(api, 'delete-owner');
+  const fan = await signup(api, 'delete-fan');
+  const { id } = await createTemplate(owner, { name: 'retired', visibility: 'public', configuration: configuration({ maxReplicas: 2 }) });
+  const mine = (await api.request('POST', `/v1/templates/${id}/deploy`, { token: owner.token, body: { name: 'kept' } })).body;
+  await api.request('POST', `/v1/templates/${id}/star`, { token: fan.token, body: {} });
+  const theirs = (await api.request('POST', `/v1/templates/${id}/deploy`, { token: fan.token, body: { name: 'borrowed' } })).body;
+  await api.request('POST', `/v1/templates/${id}/new-version`, { token: owner.token, body: { configuration: { maxReplicas: 3 } } });
+  t.is((await api.request('GET', '/v1/deployments/outdated-templates', { token: owner.token })).body.length, 1, 'behind its template before');
+
+  // Only its organization deletes it: another's public template is 403, as a new version of it is.
+  const refused = await api.request('DELETE', `/v1/templates/${id}`, { token: fan.token });
+  t.is(refused.status, 403);
+  t.is(refused.body.code, 'INSUFFICIENT_PERMISSIONS');
+  const deleted = await api.request('DELETE', `/v1/templates/${id}`, { token: owner.token });
+  t.is(deleted.status, 200);
+  t.deepEqual(deleted.body, { id, deleted: true });
+
+  t.is((await api.request('DELETE', `/v1/templates/${id}`, { token: owner.token })).status, 404, 'gone');
+  t.is((await api.request('GET', `/v1/templates/${id}/versions`, { token: owner.token })).status, 404);
+  t.is((await api.request('GET', `/v1/templates/${id}/star?orgId=${fan.organizationId}`, { token: fan.token })).status, 404);
+  t.is((await api.request('POST', `/v1/templates/${id}/deploy`, { token: fan.token, body: { name: 'too-late' } })).status, 404);
+  t.false((await listAll(fan)).some((item) => item.id === id));
+  for (const [table, column] of [['template_version', 'template_id'], ['template_star', 'template_id'], ['template_subscription', 'template_id'], ['template', 'id']]) {
+    t.is((await api.pool.query(`SELECT count(*)::int AS n FROM ${table} WHERE ${column} = $1`, [id])).rows[0].n, 0, table);
+  }
+
+  // The deployments keep their own configuration, and what reads of the template's notices does not break.
+  t.like((await api.request('GET', `/api/deployments/${mine.id}`, { token: owner.token })).body.data, { name: 'kept', model: LLAMA_8B, maxReplicas: 2, templateId: id, templateVersion: 1 });
+  t.like((await api.request('GET', `/api/deployments/${theirs.id}`, { token: fan.token })).body.data, { name: 'borrowed', maxReplicas: 2 });
+  const outdated = await api.request('GET', '/v1/deployments/outdated-templates', { token: owner.token });
+  t.is(outdated.status, 200);
+  t.deepEqual(outdated.body, [], 'a template that is gone has no newer version to offer');
+  const updates = await api.request('GET', '/v1/notifications/template-updates', { token: fan.token });
+  t.is(updates.status, 200);
+  t.deepEqual(updates.body.subscriptions, []);
+  const upgrade = await api.request('PATCH', `/api/deployments/${mine.id}`, { token: owner.token, body: { templateVersion: 2 } });
+  t.is(upgrade.status, 422);
+  t.is(upgrade.body.error.details.fields[0].field, 'templateVersion');
+  // Its name is free again.
+  t.is((await api.request('POST', '/v1/templates/deploy', { token: owner.token, body: { name: 'retired', configuration: configuration() } })).status, 201);
+});
+
+test('DELETE /v1/templates/{id}: catalog presets are 403; unknown ids and another organization\'s private template 404; viewers and keys without templates:write 403', async (t) => {
+  const owner = await signup(api, 'delete-rules');
+  const other = await signup(api, 'delete-rules-other');
+  const { id } = await createTemplate(owner, { name: 'private one' });
+  const preset = await api.request('DELETE', '/v1/templates/preset_meta-llama-llama-3-1-8b-instruct', { token: owner.token });
+  t.is(preset.status, 403);
+  t.regex(preset.body.message, /catalog preset/);
+  t.is((await api.request('DELETE', '/v1/templates/tpl_unknown', { token: owner.token })).status, 404);
+  t.is((await api.request('DELETE', `/v1/templates/${'x'.repeat(65)}`, { token: owner.token })).status, 400, 'an id longer than any is a malformed path');
+  const foreign = await api.request('DELETE', `/v1/templates/${id}`, { token: other.token });
+  t.is(foreign.status, 404);
+  t.is(foreign.body.code, 'NOT_FOUND');
+
+  const viewer = await addMember(api, owner.organizationId, 'viewer');
+  const readOnly = (await createApiKey(api, owner.token, 'read_only')).key;
+  const deploymentsOnly = (await createApiKey(api, owner.token, 'deployments_only')).key;
+  for (const as of [viewer.as, { token: readOnly }, { token: deploymentsOnly }]) {
+    const res = await api.request('DELETE', `/v1/templates/${id}`, as);
+    t.is(res.status, 403);
+    t.is(res.body.code, 'INSUFFICIENT_PERMISSIONS');
+  }
+  t.is((await api.request('GET', `/v1/templates/${id}/versions`, { token: owner.token })).status, 200, 'still there');
+});
+
 test('no credential is 401 on every template row', async (t) => {
   const owner = await signup(api, 'anon');
   const { id } = await createTemplate(owner, { visibility: 'public' });
@@ -492,6 +560,7 @@ test('scopes: a read-only key reads templates and changes none; a deployments-on
     ['POST', `/v1/templates/${id}/star`, {}],
     ['DELETE', `/v1/templates/${id}/star`, undefined],
     ['POST', `/v1/templates/${id}/new-version`, { configuration: { maxReplicas: 2 } }],
+    ['DELETE', `/v1/templates/${id}`, undefined],
     ['PATCH', '/v1/notifications/template-updates', { seen: 'all' }],
   ];
   for (const token of [readOnly, deploymentsOnly]) {

@@ -1,10 +1,10 @@
 // The platform administrator's reports, clusters, service keys and bulk actions in a real Chromium: a CSV
 // report asked for (a bad window refused at its field), followed until ready and downloaded; a service key
 // created (its value shown once, gone after a reload), rotated and revoked after confirming, each old value
-// refused by the API; a local GPU cluster registered by kubeconfig (a broken one, and a bad AWS subnet,
-// refused at their fields), changed and removed after confirming; deployments of another organization
-// stopped in bulk after a confirmation that counts them, with a result per deployment. An organization owner
-// sees none of these pages. axe-core on each page; screenshots light, dark and on a phone.
+// refused by the API; the GPUs each cluster offers and its running deployments hold; a local GPU cluster
+// registered by kubeconfig (a broken one, and a bad AWS subnet, refused at their fields), changed and removed
+// after confirming; deployments of another organization stopped in bulk after a confirmation that counts
+// them, with a result per deployment. An organization owner sees none of these pages. axe-core on each page; screenshots light, dark and on a phone.
 import { readFile, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -166,12 +166,19 @@ test.serial('service keys: created with the value shown once (gone after a reloa
   t.is(await works(second), 401);
 });
 
-test.serial('clusters: the list with status and GPUs; a broken kubeconfig and a bad AWS subnet refused at their fields; a local cluster registered, its gateway changed, then removed after confirming', async (t) => {
+test.serial('clusters: the list with status and GPUs offered and in use; a broken kubeconfig and a bad AWS subnet refused at their fields; a local cluster registered, its gateway changed, then removed after confirming', async (t) => {
+  // One running deployment on the shared cluster: one of its L4s in use.
+  const tenant = await signup(web.api, 'cluster-tenant');
+  const running = await web.api.request('POST', '/v1/deployments', { token: tenant.token, body: validDeployment('holds-an-l4') });
+  t.is(running.status, 201);
+  await web.api.pool.query(`UPDATE deployment SET status = 'running' WHERE id = $1`, [running.body.id]);
   const page = await signedIn('/admin/clusters');
   const table = page.getByRole('table', { name: 'GPU clusters' });
   const shared = table.getByRole('row', { name: /test-cluster/ });
   await shared.waitFor();
-  await shared.getByText('64 × NVIDIA L4 24GB').waitFor();
+  await shared.getByText('NVIDIA L4 24GB: 1 of 64 in use').waitFor();
+  await shared.getByText('NVIDIA H100 80GB: 0 of 64 in use').waitFor();
+  await page.getByRole('heading', { name: /^Clusters \(1, 1 of \d+ GPUs in use\)$/ }).waitFor();
   t.regex(await shared.innerText(), /Everyone[\s\S]*ready/);
   await axe(t, page, 'clusters');
 
@@ -199,8 +206,8 @@ test.serial('clusters: the list with status and GPUs; a broken kubeconfig and a 
   const local = table.getByRole('row', { name: /local-gpus/ });
   await local.waitFor();
   // What the cluster's nodes offer: two 1-GPU L4 nodes and one 8-GPU H100 node.
-  await local.getByText('2 × NVIDIA L4 24GB').waitFor();
-  await local.getByText('8 × NVIDIA H100 80GB').waitFor();
+  await local.getByText('NVIDIA L4 24GB: 0 of 2 in use').waitFor();
+  await local.getByText('NVIDIA H100 80GB: 0 of 8 in use').waitFor();
   t.false(await fieldInvalid(page, 'Kubeconfig'));
   t.is(await page.getByLabel('Kubeconfig', { exact: true }).inputValue(), '', 'the form is emptied: the kubeconfig is not left on the page');
 
@@ -216,7 +223,7 @@ test.serial('clusters: the list with status and GPUs; a broken kubeconfig and a 
   await change.getByRole('button', { name: 'Save changes' }).click();
   await change.waitFor({ state: 'detached' });
   await local.getByText('https://gateway.local-gpus.example.com').waitFor();
-  await local.getByText('8 × NVIDIA H100 80GB').waitFor();
+  await local.getByText('NVIDIA H100 80GB: 0 of 8 in use').waitFor();
 
   await local.getByRole('button', { name: 'Remove local-gpus' }).click();
   const dialog = page.getByRole('dialog', { name: 'Remove the cluster local-gpus?' });

@@ -1,6 +1,7 @@
 // The catalog, alerts and administration pages in a real Chromium: models searched and one opened, a
-// template starred (and still starred after a reload), an alert rule refused at its field then created and
-// deleted after confirming, a budget created; a platform administrator's pages (an open circuit reset), and
+// template starred (and still starred after a reload), one of the organization's deleted after confirming,
+// an alert rule refused at its field then created and deleted after confirming, a budget created, edited and
+// deleted; a platform administrator's pages (an open circuit reset), and
 // a normal user who neither sees them nor may open them. axe-core on each page; screenshots light, dark and
 // on a phone.
 import test from 'ava';
@@ -112,7 +113,7 @@ test('your organization\'s model: edit its name and defaults, refused removal wh
   await page.getByText('“Llama fine-tuned” removed from your models').waitFor();
 });
 
-test('templates: star one and it is still starred after a reload; its page lists versions; a new template gets a version 2', async (t) => {
+test('templates: star one and it is still starred after a reload; its page lists versions; a new template gets a version 2, then is deleted after confirming', async (t) => {
   const page = await signedIn('/templates');
   const table = page.getByRole('table', { name: 'Templates' });
   await table.waitFor();
@@ -152,6 +153,22 @@ test('templates: star one and it is still starred after a reload; its page lists
   await page.getByRole('button', { name: 'Save version' }).click();
   await page.getByRole('table', { name: 'Versions' }).getByRole('row', { name: /v2.*two replicas for the launch/ }).waitFor();
   t.regex(await page.getByRole('heading', { name: /^Version 2/ }).innerText(), /Version 2/);
+
+  // Deleted after confirming (cancelling first keeps it), back to the list without it.
+  const url = page.url();
+  await page.getByRole('button', { name: 'Delete template' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Delete the template “chat on l4”?' });
+  await dialog.getByText('Its 2 versions go with it').waitFor();
+  await axe(t, page, 'delete template dialog');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await dialog.waitFor({ state: 'hidden' });
+  t.is(page.url(), url, 'cancelling stays on the template');
+  await page.getByRole('button', { name: 'Delete template' }).click();
+  await dialog.getByRole('button', { name: 'Delete template' }).click();
+  await page.getByRole('heading', { name: 'Templates', level: 1 }).waitFor();
+  await page.getByText('Template “chat on l4” deleted').waitFor();
+  await table.waitFor();
+  t.is(await table.getByRole('link', { name: 'chat on l4', exact: true }).count(), 0);
 });
 
 test('alerts: a bad threshold is refused at its field, a good rule is created, then deleted after confirming', async (t) => {
@@ -207,7 +224,7 @@ test('alerts fired: one raised by hand is acknowledged, silenced for an hour and
   t.truthy(listed.body[0].acknowledgedAt);
 });
 
-test('budgets: a monthly limit that refuses new deployments when reached', async (t) => {
+test('budgets: a monthly limit that refuses new deployments when reached, edited in its prefilled form (a bad limit refused at its field), then deleted after confirming', async (t) => {
   const page = await signedIn('/budgets');
   await page.getByRole('heading', { name: 'No budgets yet' }).waitFor();
   await axe(t, page, 'budgets, empty');
@@ -223,6 +240,31 @@ test('budgets: a monthly limit that refuses new deployments when reached', async
   await row.waitFor();
   t.regex(await row.innerText(), /\$250\.00 a month[\s\S]*Refuses new deployments/);
   await axe(t, page, 'budgets');
+
+  // Edited: the form holds its values; a limit of nothing is refused at its field, then a new one saved.
+  await page.getByRole('button', { name: 'Edit monthly gpus' }).click();
+  const form = page.getByRole('region', { name: 'Edit “monthly gpus”' });
+  t.is(await form.getByLabel('Name').inputValue(), 'monthly gpus');
+  t.is(await form.getByLabel('Limit (US dollars)').inputValue(), '250');
+  t.true(await form.getByRole('radio', { name: /Refuse new deployments/ }).isChecked());
+  await form.getByLabel('Limit (US dollars)').fill('0');
+  await form.getByRole('button', { name: 'Save budget' }).click();
+  await form.locator('.field-error').first().waitFor();
+  t.is(await form.getByLabel('Limit (US dollars)').getAttribute('aria-invalid'), 'true');
+  await axe(t, page, 'budget edited, with a field error');
+  await form.getByLabel('Limit (US dollars)').fill('400');
+  await form.getByLabel('Period', { exact: true }).selectOption('day');
+  await form.getByRole('radio', { name: /Stop the deployments/ }).check();
+  await form.getByRole('button', { name: 'Save budget' }).click();
+  await form.waitFor({ state: 'detached' });
+  await row.getByText('$400.00 a day').waitFor();
+  t.regex(await row.innerText(), /Stops deployments/);
+  await page.getByRole('heading', { name: 'New budget' }).waitFor();
+
+  // Deleted after confirming.
+  await page.getByRole('button', { name: 'Delete monthly gpus' }).click();
+  await page.getByRole('dialog', { name: 'Delete the budget “monthly gpus”?' }).getByRole('button', { name: 'Delete budget' }).click();
+  await page.getByRole('heading', { name: 'No budgets yet' }).waitFor();
 });
 
 test('a platform administrator sees the administration pages and resets an open circuit', async (t) => {

@@ -1,9 +1,10 @@
 // A template's page: what its latest version deploys and costs, its versions newest first, a new version
-// (the way a template is edited: versions are kept), star, and Deploy.
+// (the way a template is edited: versions are kept), star, Deploy, and deleting one of the organization's own.
 import { useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, useNavigate, useParams } from 'react-router';
 import { api, currentOrgId, ok, type Schemas } from '../api.ts';
-import { DataTable, ErrorBanner, Field, LoadingBlock, PageHeader, SelectField, SubmitButton, useApi, useSubmit, useToast, type Column } from '../ui/index.ts';
+import { useMyRole } from '../permissions.ts';
+import { ConfirmDialog, DataTable, ErrorBanner, Field, LoadingBlock, PageHeader, SelectField, SubmitButton, useApi, useSubmit, useToast, type Column } from '../ui/index.ts';
 import { configurationSummary, StarButton } from './Templates.tsx';
 
 type Template = Schemas['Template'];
@@ -29,6 +30,9 @@ export default function TemplatePage() {
   const versions = useApi(() => ok(api.GET('/v1/templates/{id}/versions', { params: { path: { id }, query: { limit: 100 } } })), [id]);
   const preview = useApi(() => ok(api.GET('/v1/templates/{id}/deploy', { params: { path: { id }, query: { orgId: currentOrgId() } } })), [id]);
   const [editing, setEditing] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  const navigate = useNavigate();
+  const me = useMyRole();
   const t = template.data;
 
   const columns: Column<Version>[] = [
@@ -104,6 +108,31 @@ export default function TemplatePage() {
         <ErrorBanner error={versions.error} onRetry={versions.reload} />
         {!versions.error && <DataTable caption="Versions" columns={columns} rows={versions.data?.data} rowKey={(v) => String(v.version)} />}
       </section>
+      {t?.owned && me.can('templates:write') && (
+        <section className="card danger-zone" aria-labelledby="delete-title">
+          <h2 id="delete-title">Delete this template</h2>
+          <p className="muted">Deployments made from it keep running as they are; it can no longer be deployed, and nobody hears of it again.</p>
+          <div>
+            <button type="button" className="button button-danger" onClick={() => setDeleting(true)}>Delete template</button>
+          </div>
+        </section>
+      )}
+      <ConfirmDialog
+        open={deleting}
+        title={`Delete the template “${t?.name ?? ''}”?`}
+        confirmLabel="Delete template"
+        onClose={() => setDeleting(false)}
+        onConfirm={async () => {
+          await ok(api.DELETE('/v1/templates/{id}', { params: { path: { id } } }));
+          toast(`Template “${t?.name ?? id}” deleted`);
+          void navigate('/templates');
+        }}
+      >
+        <p>
+          Its {t?.latestVersion === 1 ? 'version goes' : `${t?.latestVersion ?? ''} versions go`} with it, and so do its stars and
+          {t?.visibility === 'public' ? ' everyone\'s' : ''} subscriptions to its updates. Deployments made from it keep their configuration and keep running.
+        </p>
+      </ConfirmDialog>
     </>
   );
 }

@@ -1,5 +1,5 @@
 // Administration, Clusters: the GPU clusters deployments are placed on, with their status and the GPUs each
-// offers; register an existing Kubernetes cluster by kubeconfig or have Kiln provision one on AWS; change
+// offers and its deployments hold; register an existing Kubernetes cluster by kubeconfig or have Kiln provision one on AWS; change
 // one (name, kubeconfig, gateway, node group sizes); remove one after confirming (Kiln forgets a registered
 // cluster, tears down one it provisioned; refused while deployments run on it).
 import { useState } from 'react';
@@ -67,7 +67,7 @@ function Clusters() {
     {
       header: 'GPUs',
       cell: (c) => (c.gpus.length
-        ? <span className="stack-xs">{c.gpus.map((g) => <span key={g.gpuType} style={{ whiteSpace: 'nowrap' }}>{g.count} × {gpuName(g.gpuType)}</span>)}</span>
+        ? <span className="stack-xs">{c.gpus.map((g) => <span key={g.gpuType} style={{ whiteSpace: 'nowrap' }}>{gpuName(g.gpuType)}: {g.inUse} of {g.count} in use</span>)}</span>
         : <span className="muted">None yet</span>),
     },
     { header: 'Inference', cell: (c) => (c.gatewayUrl ? <span className="stack-xs"><span>Through a gateway</span><code className="small">{c.gatewayUrl}</code></span> : 'To the pods') },
@@ -82,13 +82,14 @@ function Clusters() {
     },
   ];
   const total = clusters.data?.reduce((n, c) => n + c.gpus.reduce((m, g) => m + g.count, 0), 0);
+  const inUse = clusters.data?.reduce((n, c) => n + c.gpus.reduce((m, g) => m + g.inUse, 0), 0);
 
   return (
     <>
       <PageHeader title="Clusters" description="The GPU clusters deployments are placed on: shared by every organization, or an organization's own (connected during its onboarding)." />
 
       <section className="stack" aria-labelledby="clusters-title">
-        <h2 id="clusters-title">Clusters{clusters.data && ` (${clusters.data.length}, ${total} GPUs)`}</h2>
+        <h2 id="clusters-title">Clusters{clusters.data && ` (${clusters.data.length}, ${inUse} of ${total} GPUs in use)`}</h2>
         <ErrorBanner error={clusters.error} onRetry={clusters.reload} />
         {!clusters.error && (
           <DataTable
