@@ -2313,6 +2313,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every report asked for, by any administrator or key, newest first (cursor pagination) */
+        get: operations["listReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/reports/{id}": {
         parameters: {
             query?: never;
@@ -5877,6 +5894,13 @@ export interface components {
             status: "pending" | "running" | "ready" | "failed";
             from: string | null;
             to: string | null;
+            /** @description The administrator who asked for the report. */
+            requestedBy: {
+                /** @example usr_0123456789abcdefghij */
+                id: string;
+                /** @description Null once the account is gone (reports outlive accounts). */
+                email: string | null;
+            };
             rows: number | null;
             bytes: number | null;
             /** @description Why the report failed; null unless status is failed. */
@@ -25572,6 +25596,91 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ReferenceError"];
                 };
+            };
+        };
+    };
+    listReports: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description pagination.nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Only reports of this kind. */
+                kind?: "customers" | "deployments" | "audit";
+                /** @description Only reports in this status. */
+                status?: "pending" | "running" | "ready" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request id, also in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Report"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Request Header Fields Too Large: the request line and headers exceed 16 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

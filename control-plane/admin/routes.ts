@@ -1,6 +1,6 @@
 // /v1/admin/...: the spec's Administration rows, for platform administrators (KILN_ADMIN_EMAILS) only;
 // the permission table gives every route admin:read or admin:write. Reports also answer on
-// GET /v1/admin/reports/{id} and /download (not in the spec: where the generated CSV is fetched).
+// GET /v1/admin/reports, /{id} and /{id}/download (not in the spec: the list, and where the generated CSV is fetched).
 import { z } from 'zod';
 import type { AuditQueryService } from '../audit/query.ts';
 import { ListPlatformAuditQuery, PlatformAuditRecordView } from '../audit/schemas.ts';
@@ -15,7 +15,7 @@ import {
   CreateNotificationRequest, DeletedNotification, ListNotificationsQuery, NotificationIdParams, NotificationView, UpdateNotificationRequest,
 } from '../notifications/schemas.ts';
 import type { ReportService } from '../reports/service.ts';
-import { GenerateReportRequest, ReportIdParams, ReportView } from '../reports/schemas.ts';
+import { GenerateReportRequest, ListReportsQuery, ReportIdParams, ReportView } from '../reports/schemas.ts';
 import type { AdminService } from './service.ts';
 import {
   AnalyticsOverview, AnalyticsQuery, BulkActionRequest, BulkActionResponse, Customer, ErrorIssue,
@@ -128,6 +128,12 @@ export function adminRoutes({ admin, audit, featureFlags, notifications, errors,
       summary: 'Start writing a CSV report; answers at once with its id and where to fetch it',
       body: GenerateReportRequest, response: ReportView, successStatus: 201, idempotent: true, errors: [422, 503],
       handle: async ({ body, state }) => ({ data: await reports.generate(state.em, state.principal!, body) }),
+    }),
+    defineRoute({
+      ...report, permission: 'admin:read', method: 'GET', path: '/v1/admin/reports', operationId: 'listReports',
+      summary: 'Every report asked for, by any administrator or key, newest first (cursor pagination)',
+      query: ListReportsQuery, response: z.array(ReportView), list: true,
+      handle: async ({ query, state }) => pageReply(await reports.list(state.em, query)),
     }),
     defineRoute({
       ...report, permission: 'admin:read', method: 'GET', path: '/v1/admin/reports/{id}', operationId: 'getReport', summary: 'A report\'s status (pending, running, ready, failed)',

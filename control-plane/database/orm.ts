@@ -39,6 +39,7 @@ import { Migration20261124122000LiveUpdates } from './migrations/Migration202611
 import { Migration20261124125000Onboarding } from './migrations/Migration20261124125000Onboarding.ts';
 import { Migration20261124126000Assistant } from './migrations/Migration20261124126000Assistant.ts';
 import { Migration20261125010000ActivityDeploymentActions } from './migrations/Migration20261125010000ActivityDeploymentActions.ts';
+import { Migration20261125020000ReportsList } from './migrations/Migration20261125020000ReportsList.ts';
 import { applyScope } from '../core/row-level-security.ts';
 
 /** The entities of every API module (modules.ts), the worker's included, on their shared base. */
@@ -89,6 +90,7 @@ export async function openDatabase(databaseUrl: string, options: { migrate?: boo
         Migration20261124125000Onboarding,
         Migration20261124126000Assistant,
         Migration20261125010000ActivityDeploymentActions,
+        Migration20261125020000ReportsList,
       ],
       snapshot: false,
       silent: true,

@@ -11,5 +11,5 @@ declare module '../module.ts' {
 export const reportsModule = defineModule({
   name: 'reports',
   entities: [ReportSchema],
-  services: ({ config, reports, log }) => ({ reports: createReportService({ dir: join(config.dataDir, 'reports'), orchestrator: reports, log }) }),
+  services: ({ config, cursors, reports, log }) => ({ reports: createReportService({ dir: join(config.dataDir, 'reports'), cursors, orchestrator: reports, log }) }),
 });

@@ -10,6 +10,8 @@ export type ReportStatus = (typeof REPORT_STATUSES)[number];
 export const ReportSchema = defineEntity({
   name: 'Report',
   extends: BaseSchema,
+  // The administrators' list, newest first (Migration20261125020000ReportsList).
+  indexes: [{ properties: ['createdAt', 'id'] }],
   properties: {
     kind: p.string().$type<ReportKind>(),
     from: p.datetime(3).nullable(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageQuery } from '../core/pagination.ts';
 import { REPORT_KINDS, REPORT_STATUSES } from './report.entity.ts';
 
 const instant = z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601 timestamp.' });
@@ -13,12 +14,23 @@ export type GenerateReportInput = z.output<typeof GenerateReportRequest>;
 
 export const ReportIdParams = z.object({ id: z.string().max(64) });
 
+export const ListReportsQuery = z.object({
+  ...pageQuery,
+  kind: z.enum(REPORT_KINDS).optional().meta({ description: 'Only reports of this kind.' }),
+  status: z.enum(REPORT_STATUSES).optional().meta({ description: 'Only reports in this status.' }),
+});
+export type ListReportsInput = z.output<typeof ListReportsQuery>;
+
 export const ReportView = z.object({
   id: z.string().meta({ example: 'rpt_0123456789abcdefghij' }),
   kind: z.enum(REPORT_KINDS),
   status: z.enum(REPORT_STATUSES),
   from: z.iso.datetime().nullable(),
   to: z.iso.datetime().nullable(),
+  requestedBy: z.object({
+    id: z.string().meta({ example: 'usr_0123456789abcdefghij' }),
+    email: z.string().nullable().meta({ description: 'Null once the account is gone (reports outlive accounts).' }),
+  }).meta({ description: 'The administrator who asked for the report.' }),
   rows: z.number().int().nullable(),
   bytes: z.number().int().nullable(),
   error: z.string().nullable().meta({ description: 'Why the report failed; null unless status is failed.' }),

@@ -5,16 +5,22 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { reportFile } from '../../workflows/contract/reports.ts';
 import type { Principal } from '../auth/principal.ts';
+import { UserSchema } from '../auth/user.entity.ts';
 import { newId } from '../../lib/ids.ts';
 import { ConflictError, NotFoundError, ServiceUnavailableError } from '../core/errors.ts';
+import type { CursorCodec } from '../core/pagination.ts';
 import type { StreamReply } from '../http/routes.ts';
 import { ReportSchema, type Report } from './report.entity.ts';
 import type { ReportOrchestrator } from './orchestrator.ts';
-import type { GenerateReportInput, ReportViewBody } from './schemas.ts';
+import type { GenerateReportInput, ListReportsInput, ReportViewBody } from './schemas.ts';
+
+/** Named apart from other lists' orderings: a cursor issued by another list is refused here. */
+const ORDERING = 'reports:-created_at,-id';
 
 export interface ReportServiceDeps {
   /** DATA_DIR/reports: where the worker writes the files. */
   dir: string;
+  cursors: CursorCodec;
   orchestrator: ReportOrchestrator;
   log: Pick<Logger, 'error'>;
 }
@@ -26,7 +32,29 @@ export function createReportService(deps: ReportServiceDeps) {
     return report;
   }
 
+  /** Reports as the API shows them, with the e-mail of whoever asked (one query for a whole page). */
+  async function views(em: EntityManager, reports: readonly Report[]): Promise<ReportViewBody[]> {
+    const ids = [...new Set(reports.map((r) => r.requestedBy))];
+    const users = ids.length ? await em.find(UserSchema, { id: { $in: ids } }, { fields: ['id', 'email'] }) : [];
+    const emails = new Map(users.map((u) => [u.id, u.email]));
+    return reports.map((r) => view(r, emails.get(r.requestedBy) ?? null));
+  }
+
   return {
+    /** Every report, newest first, in cursor pages; optionally of one kind or status. */
+    async list(em: EntityManager, query: ListReportsInput) {
+      const where: Record<string, unknown>[] = [];
+      if (query.kind) where.push({ kind: query.kind });
+      if (query.status) where.push({ status: query.status });
+      if (query.cursor) {
+        const [createdAt, id] = JSON.parse(deps.cursors.decode(query.cursor, ORDERING)) as [string, string];
+        const at = new Date(createdAt);
+        where.push({ $or: [{ createdAt: { $lt: at } }, { createdAt: at, id: { $lt: id } }] });
+      }
+      const rows = await em.find(ReportSchema, where.length ? { $and: where } : {}, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: query.limit + 1 });
+      return deps.cursors.page(await views(em, rows), query.limit, ORDERING, (r) => [r.createdAt, r.id]);
+    },
+
     async generate(em: EntityManager, principal: Principal, input: GenerateReportInput): Promise<ReportViewBody> {
       const report = em.create(ReportSchema, {
         id: newId('rpt'), kind: input.kind, from: input.from ? new Date(input.from) : null, to: input.to ? new Date(input.to) : new Date(),
@@ -43,10 +71,10 @@ export function createReportService(deps: ReportServiceDeps) {
         await em.flush();
         throw new ServiceUnavailableError('Reports are temporarily unavailable; try again later');
       }
-      return view(report);
+      return (await views(em, [report]))[0]!;
     },
 
-    get: async (em: EntityManager, id: string) => view(await find(em, id)),
+    get: async (em: EntityManager, id: string) => (await views(em, [await find(em, id)]))[0]!,
 
     /** The CSV of a ready report, streamed from its file. */
     async download(em: EntityManager, id: string): Promise<StreamReply> {
@@ -57,10 +85,10 @@ export function createReportService(deps: ReportServiceDeps) {
   };
 }
 
-function view(r: Report): ReportViewBody {
+function view(r: Report, email: string | null): ReportViewBody {
   const iso = (d: Date | null | undefined) => d?.toISOString() ?? null;
   return {
-    id: r.id, kind: r.kind, status: r.status, from: iso(r.from), to: iso(r.to), rows: r.rows ?? null, bytes: r.bytes ?? null,
+    id: r.id, kind: r.kind, status: r.status, from: iso(r.from), to: iso(r.to), requestedBy: { id: r.requestedBy, email }, rows: r.rows ?? null, bytes: r.bytes ?? null,
     error: r.error ?? null, createdAt: r.createdAt.toISOString(), completedAt: iso(r.completedAt),
     statusUrl: `/v1/admin/reports/${r.id}`, downloadUrl: `/v1/admin/reports/${r.id}/download`,
   };

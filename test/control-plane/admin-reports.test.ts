@@ -1,18 +1,20 @@
-// POST /v1/admin/reports/generate and GET /v1/admin/reports/{id}[/download]: the API records the report
-// and starts its workflow on the test run's real Temporal dev server, where a worker with Kiln's real
-// report activities writes the CSV; the administrator polls, then downloads.
+// POST /v1/admin/reports/generate, GET /v1/admin/reports and GET /v1/admin/reports/{id}[/download]: the API
+// records the report and starts its workflow on the test run's real Temporal dev server, where a worker with
+// Kiln's real report activities writes the CSV; the administrator lists or polls, then downloads.
+import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
 import { NativeConnection } from '@temporalio/worker';
 import { ServiceUnavailableError } from '../../control-plane/core/errors.ts';
+import { createCursorCodec } from '../../control-plane/core/pagination.ts';
 import { createReportService } from '../../control-plane/reports/service.ts';
 import type { ReportWorkflowResult } from '../../workflows/contract/reports.ts';
 import { createQueueWorker } from '../../workflows/queue.ts';
 import { reportsQueue } from '../../workflows/reports/queue.ts';
-import { signupAdmin } from '../support/admin.ts';
-import { signup, startTestApi, validDeployment, type TestApi } from '../support/control-plane.ts';
+import { ADMIN_EMAIL, signupAdmin } from '../support/admin.ts';
+import { createApiKey, signup, startTestApi, validDeployment, type TestApi } from '../support/control-plane.ts';
 import { eventually } from '../support/eventually.ts';
 import { installTestRuntime, testBundleDir, testTemporalAddress } from '../support/temporal.ts';
 import type { Principal } from '../../control-plane/auth/principal.ts';
@@ -74,7 +76,7 @@ test('a customers report: answered at once with where to fetch it, written by it
 
   const res = await api.request('POST', '/v1/admin/reports/generate', { token: t.context.admin.token, body: { kind: 'customers' } });
   t.is(res.status, 201);
-  t.like(res.body, { kind: 'customers', status: 'pending', rows: null, from: null, statusUrl: `/v1/admin/reports/${res.body.id}`, downloadUrl: `/v1/admin/reports/${res.body.id}/download` });
+  t.like(res.body, { kind: 'customers', status: 'pending', rows: null, from: null, requestedBy: { id: t.context.admin.userId, email: ADMIN_EMAIL }, statusUrl: `/v1/admin/reports/${res.body.id}`, downloadUrl: `/v1/admin/reports/${res.body.id}/download` });
   t.regex(res.body.id, /^rpt_/);
 
   const report = await finished(t, res.body.id);
@@ -172,7 +174,7 @@ test.serial('bad requests are 400 or 422 and record nothing; unknown ids are 404
 test('when Temporal cannot be reached the answer is 503 and the report is recorded as failed', async (t) => {
   const { api, admin } = t.context;
   const reports = createReportService({
-    dir: tmpdir(), log: { error: () => undefined },
+    dir: tmpdir(), log: { error: () => undefined }, cursors: createCursorCodec(randomBytes(32)),
     orchestrator: { start: async () => { throw new Error('14 UNAVAILABLE: connection refused'); } },
   });
   const principal = { userId: admin.userId } as Principal;
@@ -180,4 +182,128 @@ test('when Temporal cannot be reached the answer is 503 and the report is record
   t.truthy(error);
   const rows = (await api.pool.query(`SELECT status, error FROM report WHERE status = 'failed' AND error LIKE '%could not be started%'`)).rows;
   t.is(rows.length, 1);
+});
+
+interface ReportBody { id: string; kind: string; status: string; createdAt: string; requestedBy: { id: string; email: string | null }; [k: string]: unknown }
+
+/** Every page of GET /v1/admin/reports with `query`, following nextCursor; and how many pages it took. */
+async function allReports(t: { context: Context }, query: string, token = t.context.admin.token) {
+  const items: ReportBody[] = [];
+  let pages = 0;
+  let cursor: string | null = null;
+  do {
+    const res = await t.context.api.request('GET', `/v1/admin/reports?${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token });
+    if (res.status !== 200) throw new Error(`list failed: ${res.status} ${JSON.stringify(res.body)}`);
+    pages++;
+    items.push(...res.body.data);
+    if (res.body.pagination.hasMore !== (res.body.pagination.nextCursor !== null)) throw new Error('hasMore and nextCursor disagree');
+    cursor = res.body.pagination.nextCursor;
+  } while (cursor);
+  return { items, pages };
+}
+
+/** Inserts a report as the worker would have left it, at `createdAt`. */
+async function insertReport(t: { context: Context }, id: string, createdAt: string, fields: { kind?: string; status?: string; requestedBy?: string } = {}) {
+  await t.context.api.pool.query(
+    'INSERT INTO report (id, created_at, kind, status, requested_by) VALUES ($1, $2, $3, $4, $5)',
+    [id, createdAt, fields.kind ?? 'audit', fields.status ?? 'ready', fields.requestedBy ?? t.context.admin.userId],
+  );
+}
+
+// Serial: it counts every report, which the concurrent tests add to.
+test.serial('GET /v1/admin/reports: every report, whoever asked, newest first across cursor pages, each as GET /{id} shows it', async (t) => {
+  const { api, admin } = t.context;
+  // One asked for with the administrator's session, one with a service role key (another credential, as a script would).
+  const bySession = await generate(t, { kind: 'deployments', from: '2024-01-01T00:00:00Z', to: '2025-01-01T00:00:00Z' });
+  const serviceKey = await api.request('POST', '/v1/admin/service-keys', { token: admin.token, body: { name: 'report-script' } });
+  const byKey = await api.request('POST', '/v1/admin/reports/generate', {
+    token: serviceKey.body.key, headers: { 'x-organization-id': admin.organizationId }, body: { kind: 'customers' },
+  });
+  t.is(byKey.status, 201);
+  await finished(t, bySession.id);
+  await finished(t, byKey.body.id);
+  // Three asked for at the same instant, after every other: the id breaks the tie, and a page boundary falls between them.
+  for (const id of ['rpt_list_tie_a', 'rpt_list_tie_b', 'rpt_list_tie_c']) await insertReport(t, id, '2099-01-01T00:00:00.000Z');
+  // Asked for by an account since deleted: still listed, with no e-mail.
+  await insertReport(t, 'rpt_list_orphan', '2098-12-31T00:00:00.000Z', { requestedBy: 'usr_gone' });
+
+  const { items, pages } = await allReports(t, 'limit=2');
+  const total = (await api.pool.query('SELECT count(*)::int AS n FROM report')).rows[0].n;
+  t.is(items.length, total, 'every report, once');
+  t.is(new Set(items.map((r) => r.id)).size, items.length);
+  t.is(pages, Math.ceil(total / 2));
+  const order = items.map((r) => [r.createdAt, r.id] as const);
+  t.deepEqual(order, [...order].sort((a, b) => (a[0] === b[0] ? b[1].localeCompare(a[1]) : b[0].localeCompare(a[0]))), 'newest first, then by id');
+  t.deepEqual(items.slice(0, 4).map((r) => r.id), ['rpt_list_tie_c', 'rpt_list_tie_b', 'rpt_list_tie_a', 'rpt_list_orphan']);
+  t.like(items.find((r) => r.id === 'rpt_list_orphan'), { requestedBy: { id: 'usr_gone', email: null } });
+  t.true(items.findIndex((r) => r.id === byKey.body.id) < items.findIndex((r) => r.id === bySession.id), 'the later request first');
+
+  for (const id of [bySession.id, byKey.body.id]) {
+    const one = await api.request('GET', `/v1/admin/reports/${id}`, { token: admin.token });
+    t.deepEqual(items.find((r) => r.id === id), one.body, 'the list shows what GET /{id} shows');
+  }
+  t.like(items.find((r) => r.id === byKey.body.id), { kind: 'customers', status: 'ready', requestedBy: { id: admin.userId, email: ADMIN_EMAIL } });
+  t.like(items.find((r) => r.id === bySession.id), { kind: 'deployments', status: 'ready', from: '2024-01-01T00:00:00.000Z', to: '2025-01-01T00:00:00.000Z' });
+
+  // The default page is 20, newest first.
+  const first = await api.request('GET', '/v1/admin/reports', { token: admin.token });
+  t.deepEqual(first.body.data.map((r: ReportBody) => r.id), items.slice(0, 20).map((r) => r.id));
+  t.is(first.body.pagination.hasMore, total > 20);
+});
+
+test('GET /v1/admin/reports filters by kind and status, and pages within the filter', async (t) => {
+  await insertReport(t, 'rpt_filter_1', '2097-01-03T00:00:00.000Z', { kind: 'audit', status: 'failed' });
+  await insertReport(t, 'rpt_filter_2', '2097-01-02T00:00:00.000Z', { kind: 'audit', status: 'running' });
+  await insertReport(t, 'rpt_filter_3', '2097-01-01T00:00:00.000Z', { kind: 'customers', status: 'failed' });
+  await insertReport(t, 'rpt_filter_4', '2096-12-31T00:00:00.000Z', { kind: 'audit', status: 'failed' });
+
+  const mine = (items: ReportBody[]) => items.map((r) => r.id).filter((id) => id.startsWith('rpt_filter_'));
+  const audit = (await allReports(t, 'kind=audit&limit=1')).items;
+  t.true(audit.every((r) => r.kind === 'audit'));
+  t.deepEqual(mine(audit), ['rpt_filter_1', 'rpt_filter_2', 'rpt_filter_4']);
+  const failed = (await allReports(t, 'status=failed&limit=1')).items;
+  t.true(failed.every((r) => r.status === 'failed'));
+  t.deepEqual(mine(failed), ['rpt_filter_1', 'rpt_filter_3', 'rpt_filter_4']);
+  const both = (await allReports(t, 'kind=audit&status=failed&limit=1')).items;
+  t.true(both.every((r) => r.kind === 'audit' && r.status === 'failed'));
+  t.deepEqual(mine(both), ['rpt_filter_1', 'rpt_filter_4']);
+  const none = await t.context.api.request('GET', '/v1/admin/reports?kind=deployments&status=pending', { token: t.context.admin.token });
+  t.deepEqual(none.body, { data: none.body.data, pagination: { hasMore: false, nextCursor: null } });
+  t.true(none.body.data.every((r: ReportBody) => r.kind === 'deployments' && r.status === 'pending'));
+});
+
+test('GET /v1/admin/reports: bad limits, kinds, statuses and cursors are 400 naming the parameter', async (t) => {
+  const { api, admin } = t.context;
+  const customers = await api.request('GET', '/v1/admin/customers?limit=1', { token: admin.token });
+  const othersCursor = customers.body.pagination.nextCursor as string;
+  t.truthy(othersCursor);
+  for (const [query, parameter] of [
+    ['limit=0', 'limit'], ['limit=101', 'limit'], ['limit=ten', 'limit'], ['kind=revenue', 'kind'], ['status=done', 'status'],
+    ['cursor=forged.cursor', 'cursor'], [`cursor=${encodeURIComponent(othersCursor)}`, 'cursor'],
+  ] as const) {
+    const res = await api.request('GET', `/v1/admin/reports?${query}`, { token: admin.token });
+    t.is(res.status, 400, query);
+    t.true(res.body.message.includes(parameter), res.body.message);
+  }
+});
+
+test('GET /v1/admin/reports is for platform administrators alone: no credential 401; an owner, their keys and an admin\'s deployments-only key 403', async (t) => {
+  const { api, admin } = t.context;
+  await insertReport(t, 'rpt_private', '2095-01-01T00:00:00.000Z');
+  t.is((await api.request('GET', '/v1/admin/reports')).status, 401);
+  t.is((await api.request('GET', '/v1/admin/reports', { token: 'kiln_not_a_key' })).status, 401);
+  const owner = await signup(api, 'report-peeker');
+  const ownersKey = await createApiKey(api, owner.token, 'full_access');
+  const adminsDeploymentsKey = await createApiKey(api, admin.token, 'deployments_only');
+  for (const [label, token] of [['organization owner', owner.token], ['owner\'s full-access key', ownersKey.key], ['admin\'s deployments-only key', adminsDeploymentsKey.key]] as const) {
+    const res = await api.request('GET', '/v1/admin/reports', { token });
+    t.is(res.status, 403, label);
+    t.false(JSON.stringify(res.body).includes('rpt_private'), label);
+    t.is((await api.request('GET', `/v1/admin/reports?orgId=${owner.organizationId}`, { token })).status, 403, `${label}, naming its own organization`);
+  }
+  // An administrator's read-only key reads the list.
+  const readOnly = await createApiKey(api, admin.token, 'read_only');
+  const listed = await api.request('GET', '/v1/admin/reports?limit=100', { token: readOnly.key });
+  t.is(listed.status, 200);
+  t.true(listed.body.data.some((r: ReportBody) => r.id === 'rpt_private'));
 });

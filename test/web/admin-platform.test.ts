@@ -1,5 +1,6 @@
 // The platform administrator's reports, clusters, service keys and bulk actions in a real Chromium: a CSV
-// report asked for (a bad window refused at its field), followed until ready and downloaded; a service key
+// report asked for (a bad window refused at its field), followed until ready and downloaded, listed beside one
+// asked for through the API, in another browser too, and filtered by status; a service key
 // created (its value shown once, gone after a reload), rotated and revoked after confirming, each old value
 // refused by the API; the GPUs each cluster offers and its running deployments hold; a local GPU cluster
 // registered by kubeconfig (a broken one, and a bad AWS subnet, refused at their fields), changed and removed
@@ -54,7 +55,7 @@ function writeReport(reportId: string) {
 }
 
 // One test at a time: the registered cluster is gone before the bulk test places deployments.
-test.serial('reports: a bad window refused at its field; a customers report followed until ready and downloaded as CSV with the session', async (t) => {
+test.serial('reports: a bad window refused at its field; a customers report followed until ready and downloaded as CSV with the session; listed with one asked for through the API, filtered, and in another browser', async (t) => {
   const page = await signedIn('/');
   await nav(page).getByRole('link', { name: 'Reports' }).click();
   await page.getByRole('heading', { name: 'Reports', level: 1 }).waitFor();
@@ -106,9 +107,35 @@ test.serial('reports: a bad window refused at its field; a customers report foll
   t.is(lines.length - 1, organizations);
   t.true(lines.some((line) => line.includes('Kiln operations')));
 
-  // The list survives a reload (this browser remembers it).
-  await page.reload();
-  await table.getByRole('row', { name: /Customers/ }).getByText('ready').waitFor();
+  // A report asked for through the API, not this browser, is listed too (after Refresh), newest first, with who asked.
+  const viaApi = await web.api.request('POST', '/v1/admin/reports/generate', { token: admin.token, body: { kind: 'audit' } });
+  t.is(viaApi.status, 201);
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  const apiRow = table.getByRole('row', { name: new RegExp(viaApi.body.id) });
+  await apiRow.getByText('pending').waitFor();
+  t.regex(await apiRow.locator('td[data-label="Asked for"]').innerText(), new RegExp(`by ${ADMIN_EMAIL}`));
+  const listed = async (p: Page) => Promise.all((await p.getByRole('table', { name: 'Reports' }).locator('td[data-label="Report"] code').all()).map(async (c) => (await c.innerText()).trim()));
+  t.deepEqual(await listed(page), [viaApi.body.id, reportId]);
+
+  // Filtered by status in the address: only the pending one; cleared, both again.
+  const filters = page.getByRole('search', { name: 'Reports' });
+  await filters.getByLabel('Status').selectOption('pending');
+  await filters.getByRole('button', { name: 'Apply filters' }).click();
+  await page.waitForURL((url) => url.searchParams.get('status') === 'pending');
+  await table.getByRole('row', { name: /Customers/ }).waitFor({ state: 'detached' });
+  t.deepEqual(await listed(page), [viaApi.body.id]);
+  await axe(t, page, 'reports (filtered)');
+  await filters.getByRole('button', { name: 'Clear filters' }).click();
+  await table.getByRole('row', { name: /Customers/ }).waitFor();
+
+  // The page follows the API's report until ready as it does its own.
+  await writeReport(viaApi.body.id);
+  await apiRow.getByRole('button', { name: `Download Audit report ${viaApi.body.id} as CSV` }).waitFor();
+
+  // Another browser, which asked for neither, lists both from the API.
+  const other = await signedIn('/admin/reports');
+  await other.getByRole('table', { name: 'Reports' }).getByRole('row', { name: /Customers/ }).getByText('ready').waitFor();
+  t.deepEqual(await listed(other), [viaApi.body.id, reportId]);
 });
 
 test.serial('service keys: created with the value shown once (gone after a reload), rotated and revoked after confirming; old values refused', async (t) => {
@@ -309,17 +336,14 @@ test.serial('an organization owner sees none of these pages in the navigation an
 test.serial('screenshots: reports, clusters, service keys and bulk actions, light, dark and on a phone', async (t) => {
   const key = await web.api.request('POST', '/v1/admin/service-keys', { token: admin.token, body: { name: 'metrics-exporter' } });
   t.is(key.status, 201);
-  const reportIds = (await web.api.pool.query('SELECT id FROM report ORDER BY created_at DESC')).rows.map((r) => r.id as string);
   const pages: readonly [string, string, string][] = [
-    ['admin-reports', '/admin/reports', 'Reports asked for here'],
+    ['admin-reports', '/admin/reports', 'Reports, newest first'],
     ['admin-clusters', '/admin/clusters', 'Add a cluster'],
     ['admin-service-keys', '/admin/service-keys', 'Keys in use'],
     ['admin-bulk-actions', '/admin/bulk-actions', 'Choose deployments and an action'],
   ];
   for (const [look, context] of LOOKS) {
     const page = await signedIn('/', { context });
-    // The reports asked for earlier, as the browser that asked would remember them.
-    await page.evaluate((ids) => localStorage.setItem('kiln.admin.reports', JSON.stringify(ids)), reportIds);
     await checkPages(t, page, look, pages);
   }
 });

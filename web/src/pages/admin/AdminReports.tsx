@@ -1,15 +1,19 @@
-// Administration, Reports: ask for a CSV report (customers, deployments or audit, over a window), follow its
-// status until the worker has written it, then download it. Kiln has no route listing reports, so the page
-// remembers the ids asked for in this browser (and takes any other report's id).
-import { useEffect, useRef, useState } from 'react';
-import { api, KilnError, ok, type Schemas } from '../../api.ts';
+// Administration, Reports: ask for a CSV report (customers, deployments or audit, over a window), and every
+// report asked for, by any administrator, through this page or the API (GET /v1/admin/reports), newest first
+// in cursor pages, filtered by kind and status in the address. Unfinished reports on the page are asked about
+// again until the worker has written them; a ready one downloads with the session.
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useSearchParams } from 'react-router';
+import { api, ok, type Schemas } from '../../api.ts';
 import {
-  DataTable, EmptyState, ErrorBanner, Field, PageHeader, saveFile, StatusBadge, SubmitButton, useApi, useSubmit, useToast, type Column,
+  DataTable, EmptyState, ErrorBanner, Field, fieldErrors, PageHeader, Pager, saveFile, SelectField, StatusBadge, SubmitButton, useApi,
+  useCursorPages, useSubmit, useToast, type Column,
 } from '../../ui/index.ts';
 import { AdminOnly } from './AdminOnly.tsx';
 
 type Report = Schemas['Report'];
 type Kind = Report['kind'];
+type Status = Report['status'];
 
 /** The kinds GenerateReportRequest takes, and what each holds (workflows/reports/store.ts). */
 const KINDS: readonly { value: Kind; label: string; meaning: string }[] = [
@@ -19,24 +23,13 @@ const KINDS: readonly { value: Kind; label: string; meaning: string }[] = [
 ];
 const kindLabel = (kind: Kind) => KINDS.find((k) => k.value === kind)?.label ?? kind;
 
-const TONE: Record<Report['status'], 'busy' | 'ok' | 'bad'> = { pending: 'busy', running: 'busy', ready: 'ok', failed: 'bad' };
-/** How often an unfinished report is asked about again. */
+const STATUSES: readonly { value: Status; label: string }[] = [
+  { value: 'pending', label: 'Pending' }, { value: 'running', label: 'Running' }, { value: 'ready', label: 'Ready' }, { value: 'failed', label: 'Failed' },
+];
+const TONE: Record<Status, 'busy' | 'ok' | 'bad'> = { pending: 'busy', running: 'busy', ready: 'ok', failed: 'bad' };
+/** How often a page holding an unfinished report is asked for again. */
 const POLL_MS = 2_000;
-
-/** The report ids this browser asked for, newest first (no route lists reports). */
-const STORE_KEY = 'kiln.admin.reports';
-const MAX_KEPT = 20;
-function keptIds(): string[] {
-  try {
-    const ids: unknown = JSON.parse(localStorage.getItem(STORE_KEY) ?? '[]');
-    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
-  } catch {
-    return [];
-  }
-}
-function keepIds(ids: readonly string[]): void {
-  localStorage.setItem(STORE_KEY, JSON.stringify(ids.slice(0, MAX_KEPT)));
-}
+const PAGE_SIZE = 20;
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 // A no-break space keeps the figure and its unit together in a narrow column.
@@ -53,37 +46,34 @@ export default function AdminReports() {
 
 function Reports() {
   const toast = useToast();
-  const [ids, setIds] = useState<string[]>(keptIds);
-  const remember = (id: string) => setIds((list) => {
-    const next = [id, ...list.filter((x) => x !== id)].slice(0, MAX_KEPT);
-    keepIds(next);
-    return next;
-  });
+  const [params, setParams] = useSearchParams();
+  const kind = KINDS.find((k) => k.value === params.get('kind'))?.value;
+  const status = STATUSES.find((s) => s.value === params.get('status'))?.value;
+  const filtered = Boolean(kind || status);
+  // Asking for a report starts the list over at its first page, where the new report is.
+  const [asked, setAsked] = useState(0);
+  const key = `${params.toString()}|${asked}`;
+  const pages = useCursorPages(key);
+  const { cursor } = pages;
+  const reports = useApi(() => ok(api.GET('/v1/admin/reports', {
+    params: { query: { limit: PAGE_SIZE, ...(kind ? { kind } : {}), ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) } },
+  })), [key, cursor]);
+  const page = reports.data;
 
-  // Reports deleted with their database (another Kiln, a reset) answer 404: they are dropped from the list.
-  const reports = useApi(async () => {
-    const found = await Promise.all(ids.map((id) => ok(api.GET('/v1/admin/reports/{id}', { params: { path: { id } } })).catch((e: unknown) => {
-      if (e instanceof KilnError && e.statusCode === 404) return undefined;
-      throw e;
-    })));
-    return found.filter((r): r is Report => r !== undefined);
-  }, [ids]);
-
-  // Unfinished reports are asked about again until they are ready or failed; each one finishing is announced.
-  const seen = useRef(new Map<string, Report['status']>());
+  // A page holding unfinished reports is asked for again until they are ready or failed; each one finishing is announced.
+  const seen = useRef(new Map<string, Status>());
   useEffect(() => {
-    const list = reports.data;
-    if (!list) return;
-    for (const r of list) {
+    if (!page) return;
+    for (const r of page.data) {
       const before = seen.current.get(r.id);
       if (before && before !== r.status && r.status === 'ready') toast(`${kindLabel(r.kind)} report ready: ${r.rows ?? 0} row(s)`);
       if (before && before !== r.status && r.status === 'failed') toast(`${kindLabel(r.kind)} report failed: ${r.error ?? 'no reason given'}`, 'error');
       seen.current.set(r.id, r.status);
     }
-    if (!list.some((r) => r.status === 'pending' || r.status === 'running')) return;
+    if (!page.data.some((r) => r.status === 'pending' || r.status === 'running')) return;
     const timer = setTimeout(reports.reload, POLL_MS);
     return () => clearTimeout(timer);
-  }, [reports.data]);
+  }, [page]);
 
   const generate = useSubmit();
   const create = generate.onSubmit(async (form) => {
@@ -91,19 +81,23 @@ function Reports() {
       body: { kind: String(form.get('kind')) as Kind, from: instant(form.get('from')), to: instant(form.get('to')) },
     }));
     seen.current.set(report.id, report.status);
-    remember(report.id);
+    // A filter could hide the new report: show them all again.
+    if (filtered) setParams(new URLSearchParams());
+    setAsked((n) => n + 1);
     toast(`${kindLabel(report.kind)} report asked for: it is being written`);
   });
 
-  const lookUp = useSubmit();
-  const find = lookUp.onSubmit(async (form, formElement) => {
-    const id = String(form.get('id') ?? '').trim();
-    if (!id) return;
-    const report = await ok(api.GET('/v1/admin/reports/{id}', { params: { path: { id } } }));
-    seen.current.set(report.id, report.status);
-    remember(report.id);
-    formElement.reset();
-  });
+  const applyFilters = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const next = new URLSearchParams();
+    for (const name of ['kind', 'status']) {
+      const value = String(form.get(name) ?? '');
+      if (value) next.set(name, value);
+    }
+    setParams(next);
+  };
+  const clearFilters = () => setParams(new URLSearchParams());
 
   const download = useSubmit();
   const save = (r: Report) => download.run(async () => {
@@ -125,7 +119,17 @@ function Reports() {
     },
     { header: 'Rows', numeric: true, cell: (r) => r.rows ?? '—' },
     { header: 'Size', numeric: true, cell: (r) => size(r.bytes) },
-    { header: 'Asked for', cell: (r) => when(r.createdAt) },
+    {
+      header: 'Asked for',
+      cell: (r) => (
+        <span className="stack-xs">
+          <time dateTime={r.createdAt}>{when(r.createdAt)}</time>
+          {/* A deleted account leaves its id. */}
+          <span className="muted small">by {r.requestedBy.email ?? <code>{r.requestedBy.id}</code>}</span>
+        </span>
+      ),
+    },
+    { header: 'Finished', cell: (r) => (r.completedAt ? <time dateTime={r.completedAt}>{when(r.completedAt)}</time> : '—') },
     {
       header: 'Actions',
       cell: (r) => (r.status === 'ready'
@@ -137,10 +141,15 @@ function Reports() {
         : <span className="muted small">{r.status === 'failed' ? 'Ask for it again' : 'When ready'}</span>),
     },
   ];
+  const invalid = fieldErrors(reports.error);
 
   return (
     <>
-      <PageHeader title="Reports" description="CSV files of the whole platform, written in the background by Kiln's worker: ask for one, then download it when it is ready." />
+      <PageHeader
+        title="Reports"
+        description="CSV files of the whole platform, written in the background by Kiln's worker: ask for one, then download it when it is ready."
+        actions={<button type="button" className="button" onClick={reports.reload}>Refresh</button>}
+      />
 
       <section className="card" aria-labelledby="generate-title">
         <h2 id="generate-title">Ask for a report</h2>
@@ -168,24 +177,30 @@ function Reports() {
       </section>
 
       <section className="stack" aria-labelledby="reports-title">
-        <h2 id="reports-title">Reports asked for here</h2>
-        <p className="muted">Kiln lists no reports: this browser remembers the last {MAX_KEPT} asked for from it. A report asked for elsewhere (the API, another browser) is shown by its id.</p>
+        <h2 id="reports-title">Reports, newest first</h2>
+        <p className="muted">Every report asked for on this Kiln, by any administrator, here or through the API.</p>
+        <form role="search" aria-label="Reports" onSubmit={applyFilters} className="filters" key={params.toString()} noValidate>
+          <SelectField label="Kind" name="kind" defaultValue={kind ?? ''} error={invalid.kind} options={[{ value: '', label: 'Any kind' }, ...KINDS.map((k) => ({ value: k.value, label: k.label }))]} />
+          <SelectField label="Status" name="status" defaultValue={status ?? ''} error={invalid.status} options={[{ value: '', label: 'Any status' }, ...STATUSES]} />
+          <div className="filters-actions">
+            <button type="submit" className="button">Apply filters</button>
+            {filtered && <button type="button" className="button button-quiet" onClick={clearFilters}>Clear filters</button>}
+          </div>
+        </form>
         <ErrorBanner error={reports.error} onRetry={reports.reload} />
         <ErrorBanner error={download.error} />
         {!reports.error && (
           <DataTable
             caption="Reports"
             columns={columns}
-            rows={reports.data}
+            rows={page?.data}
             rowKey={(r) => r.id}
-            empty={<EmptyState title="No reports yet">Ask for one above; it appears here and is followed until it is ready.</EmptyState>}
+            empty={filtered
+              ? <EmptyState title="No report matches" action={<button type="button" className="button" onClick={clearFilters}>Clear filters</button>}>Choose another kind or status.</EmptyState>
+              : <EmptyState title="No reports yet">Ask for one above; it appears here and is followed until it is ready.</EmptyState>}
           />
         )}
-        <form className="inline-form" noValidate onSubmit={find}>
-          <Field label="Report id" name="id" required placeholder="rpt_…" error={lookUp.fields.id} />
-          <SubmitButton busy={lookUp.busy} busyLabel="Looking…" className="button">Show report</SubmitButton>
-        </form>
-        <ErrorBanner error={lookUp.error} />
+        <Pager pages={pages} pagination={page?.pagination} loading={reports.loading} label="Report pages" />
       </section>
     </>
   );
