@@ -22,6 +22,7 @@ test.before(async (t) => {
   // Rules are evaluated each second here (the worker reads it from the environment startKiln passes on).
   process.env.KILN_ALERT_INTERVAL_SECONDS = '1';
   const kiln = await startKiln(import.meta.filename, { nodePools: [{ gpuType: 'nvidia-l4', nodes: 2, gpusPerNode: 1 }] });
+  t.context = { kiln } as Context; // stopped by the after hook even if the rest of this set-up fails
   const tenant = await newTenant(kiln, 'alerts', 'full_access');
   const delivered: Context['delivered'] = [];
   const signing: { verifier?: Webhook } = {};

@@ -18,6 +18,7 @@ const test = anyTest as TestFn<Context>;
 
 test.before(async (t) => {
   const kiln = await startKiln(import.meta.filename, { nodePools: [{ gpuType: 'nvidia-l4', nodes: 1, gpusPerNode: 1 }] });
+  t.context = { kiln } as Context; // stopped by the after hook even if the rest of this set-up fails
   const tenant = await newTenant(kiln, 'cli', 'full_access');
   const cli = await cliUser(kiln.url());
   const login = await cli.run(['login', '--api-key-stdin', '--org', tenant.organizationId], { input: tenant.key });

@@ -29,6 +29,7 @@ test.before(async (t) => {
   const kiln = await startKiln(import.meta.filename, {
     nodePools: [{ gpuType: 'nvidia-l4', nodes: 4, gpusPerNode: 1 }, { gpuType: 'nvidia-h100-80gb', nodes: 1, gpusPerNode: 8 }],
   });
+  t.context = { kiln } as Context; // stopped by the after hook even if the rest of this set-up fails
   const tenant = await newTenant(kiln, 'lifecycle');
   const hooks: Hook[] = [];
   const signing: { verifier?: Webhook } = {};

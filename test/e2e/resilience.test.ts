@@ -13,6 +13,7 @@ const test = anyTest as TestFn<Context>;
 
 test.before(async (t) => {
   const kiln = await startKiln(import.meta.filename, { nodePools: [{ gpuType: 'nvidia-l4', nodes: 4, gpusPerNode: 1 }] });
+  t.context = { kiln } as Context; // stopped by the after hook even if the rest of this set-up fails
   t.context = { kiln, tenant: await newTenant(kiln, 'resilience') };
 });
 test.after.always(async (t) => t.context.kiln?.stop());

@@ -16,6 +16,7 @@ test.before(async (t) => {
   process.env.KILN_WEB_DIST = await webDistForTests();
   // Two L4s: the deployment scales to 2 replicas of one GPU each.
   const kiln = await startKiln(import.meta.filename, { nodePools: [{ gpuType: 'nvidia-l4', nodes: 2, gpusPerNode: 1 }] });
+  t.context = { kiln } as Context; // stopped by the after hook even if the rest of this set-up fails
   t.context = { kiln, browser: await launchBrowser(kiln.url()) };
 });
 test.after.always(async (t) => {

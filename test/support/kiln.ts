@@ -6,7 +6,7 @@
 import { mkdir, mkdtemp, readFile, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { deriveKey } from '../../lib/keys.ts';
 import { createSecretBox } from '../../lib/secret-box.ts';
 import { syncKubernetesCluster } from '../../control-plane/clusters/service.ts';
@@ -55,7 +55,7 @@ export async function startKiln(testFile: string, options: { nodePools?: readonl
   // The worker keeps its workflow bundles in DATA_DIR/workflow-bundles: this one shares the test run's, which the
   // other files built already, instead of bundling every queue again (seconds of webpack per queue).
   await mkdir(testBundleDir(), { recursive: true });
-  await symlink(testBundleDir(), join(dataDir, 'workflow-bundles'));
+  await symlink(resolve(testBundleDir()), join(dataDir, 'workflow-bundles')); // absolute: the test data dir may be given relative
   const cluster = await startTestGpuCluster(options.nodePools);
   const databaseUrl = await createTestDatabase(testFile);
   const temporalPorts = { port: await freePort(), uiPort: await freePort() };
