@@ -2,18 +2,25 @@
 // so most requests skip the one or two lookups that authenticate them. An entry lives CREDENTIAL_CACHE_MS
 // at most; a change made on this replica (a key revoked, rotated or edited, a membership or plan changed)
 // calls forget() and drops the entries it touches at once. Other replicas see the change when their
-// entries expire. Only successes are cached: a refused credential is looked up again every time.
+// entries expire. Only successes are cached: a refused credential is looked up again every time. An entry
+// used when past REFRESH_AFTER_MS is looked up again in the background (never more than one at a time), so
+// a credential in steady use never makes a request wait for its lookup; the entry still lives no longer.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from './principal.ts';
 import { sha256 } from './tokens.ts';
 import type { OrganizationAccess } from '../organizations/service.ts';
 
 export const CREDENTIAL_CACHE_MS = 5_000;
+/** An entry this old is reloaded in the background when used: the reload replaces it, or drops it when refused. */
+export const REFRESH_AFTER_MS = 3_000;
 /** Bounds memory when many credentials are in use; the oldest entries go first. */
 const MAX_ENTRIES = 10_000;
 
 interface Entry {
+  loaded: number;
   expires: number;
+  /** A background reload is under way. */
+  refreshing?: boolean;
   userId: string;
   organizationId: string;
   apiKeyId?: string;
@@ -35,6 +42,8 @@ export interface Forget {
 export interface CredentialCacheOptions {
   /** Told of each lookup: answered from the cache (hit) or loaded (miss), for Kiln's metrics. */
   observe?(result: 'hit' | 'miss'): void;
+  /** The clock, in ms (tests); performance.now() by default. */
+  now?(): number;
 }
 
 export function createCredentialCache(options: CredentialCacheOptions = {}) {
@@ -42,22 +51,48 @@ export function createCredentialCache(options: CredentialCacheOptions = {}) {
   // Bumped by every forget(): a lookup that started before a change must not store what it read.
   let generation = 0;
 
+  const now = options.now ?? (() => performance.now());
+
+  function store(key: string, fields: Omit<Entry, 'loaded' | 'expires' | 'value'>, value: Entry['value']): void {
+    entries.delete(key);
+    if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+    const loaded = now();
+    entries.set(key, { loaded, expires: loaded + CREDENTIAL_CACHE_MS, ...fields, value });
+  }
+
+  /** Reloads a used entry in the background: the result replaces it; a refusal or a failure drops it. */
+  function refresh<T extends Principal | OrganizationAccess | null>(
+    key: string, entry: Entry, describe: (value: NonNullable<T>) => Omit<Entry, 'loaded' | 'expires' | 'value'>, load: () => Promise<T>,
+  ): void {
+    entry.refreshing = true;
+    const started = generation;
+    // Started once the request that asked has moved on: building the lookup's query takes CPU it should not wait for.
+    setImmediate(() => load().then((value) => {
+      if (entries.get(key) !== entry) return; // forgotten or replaced meanwhile
+      if (!value) entries.delete(key);
+      // A change made meanwhile: what was read may predate it; the entry runs out as it would have.
+      else if (started !== generation) entry.refreshing = false;
+      else store(key, describe(value), value);
+    }, () => {
+      if (entries.get(key) === entry) entries.delete(key);
+    }));
+  }
+
   async function remember<T extends Principal | OrganizationAccess | null>(
-    key: string, describe: (value: NonNullable<T>) => Omit<Entry, 'expires' | 'value'>, load: () => Promise<T>,
+    key: string, describe: (value: NonNullable<T>) => Omit<Entry, 'loaded' | 'expires' | 'value'>, load: () => Promise<T>,
   ): Promise<T> {
     const hit = entries.get(key);
-    if (hit && hit.expires > performance.now()) {
+    const at = now();
+    if (hit && hit.expires > at) {
       options.observe?.('hit');
+      if (!hit.refreshing && at - hit.loaded >= REFRESH_AFTER_MS) refresh(key, hit, describe, load);
       return hit.value as T;
     }
     options.observe?.('miss');
     if (hit) entries.delete(key);
     const started = generation;
     const value = await load();
-    if (value && started === generation) {
-      if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
-      entries.set(key, { expires: performance.now() + CREDENTIAL_CACHE_MS, ...describe(value as NonNullable<T>), value: value as NonNullable<T> });
-    }
+    if (value && started === generation) store(key, describe(value), value);
     return value;
   }
 

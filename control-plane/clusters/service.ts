@@ -59,7 +59,7 @@ export function createClusterService(deps: ClusterServiceDeps) {
   }
 
   /** Unsealed; null for a cluster that has none yet. */
-  const kubeconfigOf = (cluster: GpuClusterRecord): string | null => (cluster.sealedKubeconfig ? deps.secrets.open(cluster.sealedKubeconfig) : null);
+  const kubeconfigOf = (cluster: Pick<GpuClusterRecord, 'sealedKubeconfig'>): string | null => (cluster.sealedKubeconfig ? deps.secrets.open(cluster.sealedKubeconfig) : null);
 
   return {
     async list(em: EntityManager) {
@@ -143,7 +143,7 @@ export function createClusterService(deps: ClusterServiceDeps) {
     },
 
     /** How inference reaches a cluster's deployments: through the gateway it names, else to the pods found with its kubeconfig. */
-    inferenceAccess(cluster: GpuClusterRecord): ClusterInferenceAccess {
+    inferenceAccess(cluster: Pick<GpuClusterRecord, 'id' | 'gatewayUrl' | 'sealedKubeconfig'>): ClusterInferenceAccess {
       return { clusterId: cluster.id, gatewayUrl: cluster.gatewayUrl ?? null, kubeconfig: kubeconfigOf(cluster) };
     },
 

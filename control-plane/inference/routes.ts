@@ -14,10 +14,8 @@ export function inferenceRoutes(inference: InferenceService): Route[] {
       ...common, permission: 'deployments:infer', method: 'POST', path: '/v1/inference', operationId: 'inferV1',
       summary: 'Run an OpenAI chat completion or completion on a deployment; with stream: true the answer is relayed as server-sent events',
       body: InferenceRequest, streams: InferenceStreams, errors: ERRORS,
-      async handle({ body, state, signal }) {
-        const target = await inference.target(state.em, state.principal!, body.deployment);
-        state.resourceId = target.deploymentId;
-        return inference.infer(target, body, signal);
+      handle({ body, state, signal }) {
+        return inference.run(state.em, state.principal!, body, signal, (target) => { state.resourceId = target.deploymentId; });
       },
     }),
     defineRoute({

@@ -6,8 +6,8 @@ import type { IncomingMessage } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
 import type { AuditDetails } from '../audit/service.ts';
-import type { ClusterService } from '../clusters/service.ts';
-import { DeploymentSchema, type DeploymentStatus } from '../deployments/deployment.entity.ts';
+import type { ClusterInferenceAccess, ClusterService } from '../clusters/service.ts';
+import type { DeploymentStatus } from '../deployments/deployment.entity.ts';
 import {
   DeploymentNotFoundError, DeploymentNotRunningError, InferenceRejectedError, ReplicaUnavailableError, UpstreamError, UpstreamTimeoutError,
 } from '../core/errors.ts';
@@ -26,6 +26,31 @@ import type { DeploymentOrchestrator } from '../deployments/orchestrator.ts';
 const SERVING: readonly DeploymentStatus[] = ['running', 'scaling', 'updating', 'scaled_to_zero'];
 /** Enough of a refusal to quote its message. */
 const MAX_ERROR_BODY = 64 << 10;
+/** Bounds the targets remembered for sending ahead of the lookup (oldest first out); a miss only costs the lookup's wait. */
+const MAX_REMEMBERED = 1_000;
+
+// The deployment and how its cluster is reached, in one statement: this lookup is on every inference's path
+// to its first token, where the ORM's query building and hydration cost more than the round trip itself.
+// Run on the request's EntityManager, so row-level security holds it to the caller's organization (as the
+// explicit filter does); names are DNS labels (no underscore), so `dep_...` can only be an id.
+const LOOKUP = (by: 'id' | 'name') => `
+  SELECT d.id, d.name, d.model, d.status, d.min_replicas, c.id AS cluster_id, c.gateway_url, c.sealed_kubeconfig
+  FROM deployment d LEFT JOIN gpu_cluster c ON c.id = d.cluster_id
+  WHERE d.organization_id = ? AND d.${by} = ? AND d.deleted_at IS NULL
+  LIMIT 1`;
+const LOOKUP_BY_ID = LOOKUP('id');
+const LOOKUP_BY_NAME = LOOKUP('name');
+
+interface DeploymentRow {
+  id: string;
+  name: string;
+  model: string;
+  status: DeploymentStatus;
+  min_replicas: number;
+  cluster_id: string | null;
+  gateway_url: string | null;
+  sealed_kubeconfig: string | null;
+}
 
 /** A running deployment of the caller's, and how to reach it. */
 export interface InferenceTarget extends DeploymentTarget {
@@ -42,6 +67,48 @@ export interface InferenceServiceDeps {
 }
 
 export function createInferenceService(deps: InferenceServiceDeps) {
+  /** Each cluster's access as last opened: its kubeconfig is unsealed again only when its row changed. */
+  const accessOf = new Map<string, { gatewayUrl: string | null; sealed: string | null; access: ClusterInferenceAccess }>();
+  function clusterAccess(row: DeploymentRow & { cluster_id: string }): ClusterInferenceAccess {
+    const known = accessOf.get(row.cluster_id);
+    if (known && known.gatewayUrl === row.gateway_url && known.sealed === row.sealed_kubeconfig) return known.access;
+    const access = deps.clusters.inferenceAccess({ id: row.cluster_id, gatewayUrl: row.gateway_url, sealedKubeconfig: row.sealed_kubeconfig });
+    accessOf.set(row.cluster_id, { gatewayUrl: row.gateway_url, sealed: row.sealed_kubeconfig, access });
+    return access;
+  }
+
+  /** The caller's deployment named by id or name: 404 when not theirs, 409 unless it serves. */
+  async function target(em: EntityManager, principal: Principal, reference: string): Promise<InferenceTarget> {
+    const [deployment] = await em.getConnection().execute<DeploymentRow[]>(
+      reference.startsWith('dep_') ? LOOKUP_BY_ID : LOOKUP_BY_NAME, [principal.organizationId, reference]);
+    if (!deployment) throw new DeploymentNotFoundError(`Deployment ${reference} not found`);
+    if (!SERVING.includes(deployment.status)) {
+      throw new DeploymentNotRunningError(`Deployment ${deployment.name} is ${deployment.status}; inference needs it running`, { status: deployment.status });
+    }
+    const { cluster_id: clusterId } = deployment;
+    if (clusterId === null) throw new ReplicaUnavailableError(`Deployment ${deployment.name} has no GPU cluster`);
+    return {
+      deploymentId: deployment.id, name: deployment.name, model: deployment.model,
+      namespace: namespaceOf(principal.organizationId), cluster: clusterAccess({ ...deployment, cluster_id: clusterId }),
+      // A deployment that may scale to zero is woken when the gateway finds no Ready replica.
+      ...(deployment.min_replicas === 0 ? { wake: () => deps.orchestrator.wake(deployment.id) } : {}),
+    };
+  }
+
+  /**
+   * The target each organization's reference last resolved to on this replica. Never trusted on its own: a
+   * request is sent to it while the lookup runs (run), and the lookup decides what the client gets.
+   */
+  const remembered = new Map<string, InferenceTarget>();
+  function remember(key: string, found: InferenceTarget): void {
+    remembered.delete(key);
+    if (remembered.size >= MAX_REMEMBERED) remembered.delete(remembered.keys().next().value!);
+    remembered.set(key, found);
+  }
+  /** Whether a request sent to `guess` went where one sent to `found` would (a wake aside: see run). */
+  const sameTarget = (guess: InferenceTarget, found: InferenceTarget) => guess.deploymentId === found.deploymentId && guess.name === found.name
+    && guess.model === found.model && guess.namespace === found.namespace && guess.cluster === found.cluster;
+
   /** Sends `request` to `path` and answers once the model server has accepted it (a refusal is thrown). */
   async function accepted(target: InferenceTarget, path: string, request: Record<string, unknown>, signal: AbortSignal): Promise<UpstreamAnswer> {
     const answer = await deps.gateway.send(target, path, Buffer.from(JSON.stringify(request)), signal);
@@ -53,48 +120,83 @@ export function createInferenceService(deps: InferenceServiceDeps) {
     throw new InferenceRejectedError(`The model server refused the request (${status})${quoted}`, { upstreamStatus: status });
   }
 
+  /**
+   * Runs an OpenAI request on the target and relays the answer: JSON, or with `stream` the event stream
+   * chunk by chunk with backpressure. The audit details (tokens) settle when the answer has ended.
+   */
+  async function infer(target: InferenceTarget, input: InferenceInput, signal: AbortSignal): Promise<StreamReply> {
+    const { deployment: _, ...fields } = input;
+    const stream = fields.stream === true;
+    const request = {
+      ...fields,
+      model: fields.model ?? target.model,
+      // Tokens are counted from the final chunk's usage, which vLLM sends only when asked.
+      ...(stream ? { stream_options: { ...fields.stream_options, include_usage: true } } : {}),
+    };
+    const answer = await accepted(target, fields.messages ? '/v1/chat/completions' : '/v1/completions', request, signal);
+    const relay = stream ? sseRelay({ stripUsageChunk: fields.stream_options?.include_usage !== true }) : jsonRelay();
+    relayFrom(answer.response, relay);
+    return {
+      stream: relay.stream,
+      contentType: stream ? 'text/event-stream' : 'application/json',
+      headers: { 'X-Kiln-Replica': answer.replica, ...(stream ? { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' } : {}) },
+      auditDetails: relay.outcome.then((outcome) => usageDetails(outcome, { stream, replica: answer.replica })),
+    };
+  }
+
   return {
-    /** The caller's deployment named by id or name: 404 when not theirs, 409 unless it serves. */
-    async target(em: EntityManager, principal: Principal, reference: string): Promise<InferenceTarget> {
-      // Names are DNS labels (no underscore): `dep_...` can only be an id.
-      const which = reference.startsWith('dep_') ? { id: reference } : { name: reference };
-      const deployment = await em.findOne(DeploymentSchema, { ...which, organization: principal.organizationId, deletedAt: null }, { populate: ['cluster'] });
-      if (!deployment) throw new DeploymentNotFoundError(`Deployment ${reference} not found`);
-      if (!SERVING.includes(deployment.status)) {
-        throw new DeploymentNotRunningError(`Deployment ${deployment.name} is ${deployment.status}; inference needs it running`, { status: deployment.status });
-      }
-      const cluster = deployment.cluster?.getEntity();
-      if (!cluster) throw new ReplicaUnavailableError(`Deployment ${deployment.name} has no GPU cluster`);
-      return {
-        deploymentId: deployment.id, name: deployment.name, model: deployment.model,
-        namespace: namespaceOf(principal.organizationId), cluster: deps.clusters.inferenceAccess(cluster),
-        // A deployment that may scale to zero is woken when the gateway finds no Ready replica.
-        ...(deployment.minReplicas === 0 ? { wake: () => deps.orchestrator.wake(deployment.id) } : {}),
-      };
-    },
+    target,
 
     /**
-     * Runs an OpenAI request on the target and relays the answer: JSON, or with `stream` the event stream
-     * chunk by chunk with backpressure. The audit details (tokens) settle when the answer has ended.
+     * POST /v1/inference: looks the caller's deployment up (target) and runs the request on it (infer), with
+     * the lookup's round trip off the path to the first token. When this replica has resolved the same
+     * reference for the same organization before, the request is sent to that target at once while the
+     * lookup runs, and the lookup still decides: an error it finds (404, 409, no cluster) is the answer and the
+     * early request is cancelled; a target that changed gets the request afresh. The client thus gets what
+     * the lookup allows, as before; the model server may only see a request cancelled within the lookup's
+     * round trip. The early request never wakes a deployment scaled to zero: the lookup's target does.
+     * `located` is told the deployment as soon as the lookup finds it (the audit record names it).
      */
-    async infer(target: InferenceTarget, input: InferenceInput, signal: AbortSignal): Promise<StreamReply> {
-      const { deployment: _, ...fields } = input;
-      const stream = fields.stream === true;
-      const request = {
-        ...fields,
-        model: fields.model ?? target.model,
-        // Tokens are counted from the final chunk's usage, which vLLM sends only when asked.
-        ...(stream ? { stream_options: { ...fields.stream_options, include_usage: true } } : {}),
+    async run(em: EntityManager, principal: Principal, input: InferenceInput, signal: AbortSignal, located: (target: InferenceTarget) => void): Promise<StreamReply> {
+      const key = `${principal.organizationId}\u0000${input.deployment}`;
+      const lookup = target(em, principal, input.deployment).then((found) => {
+        located(found);
+        remember(key, found);
+        return found;
+      }, (error: unknown) => {
+        remembered.delete(key);
+        throw error;
+      });
+      const guess = remembered.get(key);
+      if (!guess) return infer(await lookup, input, signal);
+
+      const early = new AbortController();
+      const cancel = (reason: unknown) => {
+        early.abort(reason);
+        // Already answering: its stream is dropped, which closes the model server's request.
+        attempt.then((reply) => reply.stream.destroy(), () => {});
       };
-      const answer = await accepted(target, fields.messages ? '/v1/chat/completions' : '/v1/completions', request, signal);
-      const relay = stream ? sseRelay({ stripUsageChunk: fields.stream_options?.include_usage !== true }) : jsonRelay();
-      relayFrom(answer.response, relay);
-      return {
-        stream: relay.stream,
-        contentType: stream ? 'text/event-stream' : 'application/json',
-        headers: { 'X-Kiln-Replica': answer.replica, ...(stream ? { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' } : {}) },
-        auditDetails: relay.outcome.then((outcome) => usageDetails(outcome, { stream, replica: answer.replica })),
-      };
+      const { wake: _, ...withoutWake } = guess;
+      const attempt = infer(withoutWake, input, AbortSignal.any([signal, early.signal]));
+      attempt.catch(() => {}); // awaited below, unless the lookup says otherwise first
+      let found: InferenceTarget;
+      try {
+        found = await lookup;
+      } catch (error) {
+        cancel(error);
+        throw error;
+      }
+      if (!sameTarget(guess, found)) {
+        cancel(new Error('the deployment changed: sent again to its current target'));
+        return infer(found, input, signal);
+      }
+      try {
+        return await attempt;
+      } catch (error) {
+        // No Ready replica for a deployment that may wake: what the early request could not do, the lookup's target does.
+        if (found.wake && error instanceof ReplicaUnavailableError && !signal.aborted) return infer(found, input, signal);
+        throw error;
+      }
     },
 
     /** A short streamed completion: how long the model takes to its first token and to the end, and what it reports. */

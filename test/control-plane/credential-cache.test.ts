@@ -1,22 +1,22 @@
 // The per-replica credential cache: a hit skips the lookup; forget() drops what a change touches at once,
-// and a lookup that raced a change is not kept.
+// a lookup that raced a change is not kept, and an entry in use is reloaded before it runs out.
 import { ROLE_PERMISSIONS } from '../../control-plane/core/permissions.ts';
 import test from 'ava';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../../control-plane/auth/principal.ts';
-import { createCredentialCache } from '../../control-plane/auth/credential-cache.ts';
+import { CREDENTIAL_CACHE_MS, createCredentialCache, REFRESH_AFTER_MS } from '../../control-plane/auth/credential-cache.ts';
 import type { OrganizationAccess } from '../../control-plane/organizations/service.ts';
 
 const em = {} as EntityManager;
 const KEY = 'sk_test_0123456789abcdefghijklmnopqrstuv';
 
-function setup(options: { keyLookup?: () => Promise<Principal> } = {}) {
+function setup(options: { keyLookup?: () => Promise<Principal>; now?: () => number } = {}) {
   const calls = { keys: 0, access: 0 };
   const principal: Principal = {
     kind: 'api_key', userId: 'usr_a', organizationId: 'org_a', plan: 'free', role: 'owner', permissions: ROLE_PERMISSIONS.owner, scope: 'full_access', apiKeyId: 'key_a', platformAdmin: false,
   };
   const access: OrganizationAccess = { role: 'member', permissions: ROLE_PERMISSIONS.member, plan: 'free', platformAdmin: false };
-  const cache = createCredentialCache();
+  const cache = createCredentialCache({ now: options.now });
   const wrapped = cache.wrap({
     apiKeys: { resolve: async () => { calls.keys++; return options.keyLookup ? options.keyLookup() : principal; } },
     organizations: { access: async (_em, userId) => { calls.access++; return userId === 'usr_gone' ? null : access; } },
@@ -73,4 +73,49 @@ test('a lookup that was under way when a change was made is not kept', async (t)
   release();
   await again;
   t.is(calls.keys, 2);
+});
+
+test('an entry used past REFRESH_AFTER_MS is reloaded in the background, once; a reload that is refused drops it', async (t) => {
+  let clock = 0;
+  let refuse = false;
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+  const { wrapped, calls, principal } = setup({
+    now: () => clock,
+    keyLookup: async () => {
+      if (refuse) throw new Error('revoked');
+      return principal;
+    },
+  });
+  await wrapped.apiKeys.resolve(em, KEY);
+  clock = REFRESH_AFTER_MS - 1;
+  await wrapped.apiKeys.resolve(em, KEY);
+  t.is(calls.keys, 1, 'young: no reload');
+
+  clock = REFRESH_AFTER_MS;
+  t.deepEqual(await wrapped.apiKeys.resolve(em, KEY), principal, 'answered from the entry');
+  await wrapped.apiKeys.resolve(em, KEY);
+  await settle();
+  t.is(calls.keys, 2, 'one reload in the background');
+  // The reloaded entry lives from its reload: past the first one's end, still no wait.
+  clock = CREDENTIAL_CACHE_MS + 1;
+  await wrapped.apiKeys.resolve(em, KEY);
+  t.is(calls.keys, 2);
+
+  // The key is revoked: the next reload drops the entry, and the request after it looks the key up (and is refused).
+  refuse = true;
+  clock = REFRESH_AFTER_MS * 2 + 1;
+  await wrapped.apiKeys.resolve(em, KEY);
+  await settle();
+  t.is(calls.keys, 3);
+  await t.throwsAsync(wrapped.apiKeys.resolve(em, KEY), { message: 'revoked' });
+  t.is(calls.keys, 4);
+});
+
+test('an entry not used runs out at CREDENTIAL_CACHE_MS, however often it was before', async (t) => {
+  let clock = 0;
+  const { wrapped, calls } = setup({ now: () => clock });
+  await wrapped.organizations.access(em, 'usr_a', 'org_a');
+  clock = CREDENTIAL_CACHE_MS;
+  await wrapped.organizations.access(em, 'usr_a', 'org_a');
+  t.is(calls.access, 2, 'looked up again, waited for');
 });

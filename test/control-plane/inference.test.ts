@@ -71,6 +71,8 @@ interface FakeModelServer {
   readonly received: Received[];
   /** Requests received and not yet closed. */
   open(): number;
+  /** Stops listening and drops its connections: nothing answers at its address any more. */
+  close(): Promise<void>;
 }
 
 /** A stand-in for one pod's vLLM server, on `address`:MODEL_PORT, answering as `answer` says (vLLM's way by default). */
@@ -88,7 +90,11 @@ async function startFakeModelServer(address: string, answer: Answer = vllmAnswer
   });
   fakeServers.add(server);
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(MODEL_PORT, address, resolve));
-  return { address, received, open: () => open };
+  const close = () => new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+  return { address, received, open: () => open, close };
 }
 
 const USAGE = { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 };
@@ -533,4 +539,67 @@ test('a request for a deployment that does not wake in time is 503 with Retry-Af
   t.is(none.status, 503);
   t.true(Date.now() - quick < WAKE_TIMEOUT_MS, 'no replica and no wake to wait for: answered at once');
   t.regex(none.body.message, /has no ready replica/);
+});
+
+// ---- A deployment resolved before: requests are sent ahead of its lookup, which still decides ----
+
+test('a deployment stopped, then deleted, after it answered is 409, then 404: the early request is cancelled', async (t) => {
+  const deployment = await deploymentOf();
+  const server = await startFakeModelServer(nextAddress());
+  await podOf(deployment, server.address);
+  t.is((await infer(deployment.token, chat(deployment.id))).status, 200);
+
+  await api.pool.query(`UPDATE deployment SET status = 'stopped' WHERE id = $1`, [deployment.id]);
+  const stopped = await infer(deployment.token, chat(deployment.id));
+  t.is(stopped.status, 409);
+  t.like(stopped.body, { code: 'DEPLOYMENT_NOT_RUNNING', message: 'Deployment chat is stopped; inference needs it running' });
+  await api.pool.query(`UPDATE deployment SET status = 'running', deleted_at = now() WHERE id = $1`, [deployment.id]);
+  const deleted = await infer(deployment.token, chat(deployment.id));
+  t.is(deleted.status, 404);
+  t.like(deleted.body, { code: 'DEPLOYMENT_NOT_FOUND' });
+  await eventually('the early requests closed', () => server.open() === 0, 10_000);
+  t.true(server.received.every((r) => r.body.model === 'meta-llama/Llama-3.1-8B-Instruct'));
+});
+
+test('a deployment deleted and made again under the same name: the request is sent again to the new one, which the record names', async (t) => {
+  const old = await deploymentOf('running', 'chat');
+  const server = await startFakeModelServer(nextAddress());
+  const oldPod = await podOf(old, server.address);
+  t.is((await infer(old.token, chat('chat'))).status, 200);
+
+  // The old one is gone (pod and row); a new one of the same name serves another model.
+  const namespace = namespaceOf(old.organizationId);
+  await gpuCluster.api.request('DELETE', `/api/v1/namespaces/${namespace}/pods/${oldPod}?gracePeriodSeconds=0`);
+  await api.pool.query(`UPDATE deployment SET deleted_at = now() WHERE id = $1`, [old.id]);
+  const created = await api.request('POST', '/v1/deployments', { token: old.token, body: { ...validDeployment('chat'), model: 'Qwen/Qwen2.5-0.5B-Instruct' } });
+  t.is(created.status, 201, JSON.stringify(created.body));
+  await api.pool.query(`UPDATE deployment SET status = 'running' WHERE id = $1`, [created.body.id]);
+  await podOf(old, server.address);
+
+  const res = await infer(old.token, chat('chat'));
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.is(res.body.model, 'Qwen/Qwen2.5-0.5B-Instruct', 'answered on the new deployment\'s model');
+  const [record] = await auditDetails(created.body.id, 'inferV1');
+  t.is(record.status_code, 200);
+  t.is((await auditDetails(old.id, 'inferV1')).length, 1, 'the old deployment has the first request\'s record alone');
+});
+
+test('a deployment scaled to zero after it answered is woken by the next request, held until a replica is Ready', async (t) => {
+  const deployment = await deploymentOf('running', 'sleepy', { replicas: 1, minReplicas: 0, maxReplicas: 2 });
+  const first = await startFakeModelServer(nextAddress());
+  const firstPod = await podOf(deployment, first.address);
+  t.is((await infer(deployment.token, chat(deployment.id))).status, 200);
+
+  // Scaled to zero: its pod and model server are gone.
+  await first.close();
+  await gpuCluster.api.request('DELETE', `/api/v1/namespaces/${namespaceOf(deployment.organizationId)}/pods/${firstPod}?gracePeriodSeconds=0`);
+  await api.pool.query(`UPDATE deployment SET status = 'scaled_to_zero', current_replicas = 0 WHERE id = $1`, [deployment.id]);
+  const answer = infer(deployment.token, chat(deployment.id));
+  await sleep(1500);
+  const second = await startFakeModelServer(nextAddress());
+  const pod = await podOf(deployment, second.address);
+  const res = await answer;
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.is(res.headers.get('x-kiln-replica'), pod);
+  t.is(second.received.length, 1);
 });
