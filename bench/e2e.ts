@@ -15,6 +15,7 @@ import { pulumiEnv } from '../infra/tools/pulumi-plugins.ts';
 import { openStack } from '../workflows/pulumi/automation.ts';
 import { deploymentProgram, ensureNamespace } from '../workflows/deployment/program.ts';
 import { startBenchStack } from './support/bench-stack.ts';
+import { percentile, streamedCompletion } from './support/streamed-completion.ts';
 import { namespaceOf } from '../workflows/contract/deployment.ts';
 
 const DEPLOYMENTS = Number(process.env.BENCH_DEPLOYMENTS ?? 20);
@@ -26,7 +27,6 @@ const stack = await startBenchStack('bench-e2e', [{ gpuType: 'nvidia-l4', nodes:
 const { call, cluster, dataDir, newOrganization, temporal: temporalClient } = stack;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.max(0, Math.ceil((p / 100) * values.length) - 1))]!;
 const median = (values: number[]) => percentile(values, 50);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
@@ -112,8 +112,8 @@ try {
   const direct = { ttft: [] as number[], rate: [] as number[] };
   for (let i = 0; i < INFERENCE_REQUESTS; i++) {
     const messages = [{ role: 'user', content: `Request ${i}: summarise the history of the printing press.` }];
-    const kiln = await streamed(`${stack.apiUrl}/v1/inference`, { deployment: target, messages, max_tokens: MAX_TOKENS, stream: true }, tenant.token);
-    const straight = await streamed(`http://${podIp}:8000/v1/chat/completions`, { model: 'Qwen/Qwen2.5-0.5B-Instruct', messages, max_tokens: MAX_TOKENS, stream: true });
+    const kiln = await streamedCompletion(`${stack.apiUrl}/v1/inference`, { deployment: target, messages, max_tokens: MAX_TOKENS, stream: true }, tenant.token);
+    const straight = await streamedCompletion(`http://${podIp}:8000/v1/chat/completions`, { model: 'Qwen/Qwen2.5-0.5B-Instruct', messages, max_tokens: MAX_TOKENS, stream: true });
     viaKiln.ttft.push(kiln.ttft); viaKiln.rate.push(kiln.tokensPerSecond);
     direct.ttft.push(straight.ttft); direct.rate.push(straight.tokensPerSecond);
   }
@@ -136,35 +136,6 @@ async function readyPodIp(organizationId: string, name: string): Promise<string>
   const ready = pods.items.find((p) => p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
   if (!ready?.status.podIP) throw new Error(`${name} has no Ready pod`);
   return ready.status.podIP;
-}
-
-/** One streamed completion: ms to the first token and tokens per second after it. */
-async function streamed(url: string, body: unknown, token?: string): Promise<{ ttft: number; tokensPerSecond: number }> {
-  const started = performance.now();
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  if (response.status !== 200 || !response.body) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
-  let first = 0;
-  let tokens = 0;
-  let buffered = '';
-  const decoder = new TextDecoder();
-  for await (const chunk of response.body) {
-    buffered += decoder.decode(chunk, { stream: true });
-    const events = buffered.split('\n\n');
-    buffered = events.pop()!;
-    for (const event of events) {
-      if (!event.startsWith('data: ') || event === 'data: [DONE]') continue;
-      const delta = (JSON.parse(event.slice(6)) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content;
-      if (!delta) continue;
-      tokens += 1;
-      if (!first) first = performance.now();
-    }
-  }
-  const ended = performance.now();
-  return { ttft: first - started, tokensPerSecond: tokens > 1 ? ((tokens - 1) * 1000) / (ended - first) : 0 };
 }
 
 /** Growth plan, so the bench's own polling stays under the rate limit. */

@@ -10,12 +10,12 @@
 // Settings: BENCH_INFERENCE_REQUESTS (300 each way), BENCH_INFERENCE_TOKENS (8), BENCH_INFERENCE_WARMUP (30).
 import { readFile, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { GPU_RESOURCE, GPU_TAINT, GPU_TYPE_LABEL } from '../catalog/gpu-types.ts';
 import { modelServerLabels, VLLM_PORT, VLLM_PORT_NAME } from '../catalog/model-server.ts';
 import { startGpuCluster } from '../infra/servers/gpu-cluster.ts';
 import { namespaceOf } from '../workflows/contract/deployment.ts';
 import { startBenchApi } from './support/bench-api.ts';
+import { percentile, streamedCompletion } from './support/streamed-completion.ts';
 
 const REQUESTS = Number(process.env.BENCH_INFERENCE_REQUESTS ?? 300);
 const MAX_TOKENS = Number(process.env.BENCH_INFERENCE_TOKENS ?? 8);
@@ -48,30 +48,10 @@ const signUp = async (label: string, email = `${label}@bench.example`) => {
   return { token: session.access_token as string, organizationId: session.user.organization_id as string };
 };
 
-const percentile = (values: readonly number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.max(0, Math.ceil((p / 100) * values.length) - 1))]!;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** One streamed completion: ms from sending it to the first chunk carrying generated text. */
-async function firstToken(url: string, body: unknown, token?: string): Promise<number> {
-  const started = performance.now();
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  if (response.status !== 200 || !response.body) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
-  let first = 0;
-  let text = '';
-  const decoder = new TextDecoder();
-  // Read to the end: the next request starts on an idle connection and an idle model server.
-  for await (const chunk of response.body) {
-    if (first) continue;
-    text += decoder.decode(chunk, { stream: true });
-    if (/"content":"[^"]/.test(text)) first = performance.now();
-  }
-  if (!first) throw new Error(`${url}: the stream carried no token`);
-  return first - started;
-}
+/** Time to the first token alone: what this bench compares. */
+const firstTokenMs = async (url: string, body: unknown, token?: string) => (await streamedCompletion(url, body, token)).ttft;
 
 try {
   // The cluster, registered by a platform administrator as in production.
@@ -115,9 +95,9 @@ try {
 
   const messages = (i: number) => [{ role: 'user', content: `Request ${i}: summarise the history of the printing press.` }];
   const ways = {
-    direct: (i: number) => firstToken(`http://${podIp}:${VLLM_PORT}/v1/chat/completions`, { model: MODEL, messages: messages(i), max_tokens: MAX_TOKENS, stream: true }),
-    'API key': (i: number) => firstToken(`${api.url}/v1/inference`, { deployment: deploymentId, messages: messages(i), max_tokens: MAX_TOKENS, stream: true }, apiKey),
-    'session token': (i: number) => firstToken(`${api.url}/v1/inference`, { deployment: 'bench', messages: messages(i), max_tokens: MAX_TOKENS, stream: true }, tenant.token),
+    direct: (i: number) => firstTokenMs(`http://${podIp}:${VLLM_PORT}/v1/chat/completions`, { model: MODEL, messages: messages(i), max_tokens: MAX_TOKENS, stream: true }),
+    'API key': (i: number) => firstTokenMs(`${api.url}/v1/inference`, { deployment: deploymentId, messages: messages(i), max_tokens: MAX_TOKENS, stream: true }, apiKey),
+    'session token': (i: number) => firstTokenMs(`${api.url}/v1/inference`, { deployment: 'bench', messages: messages(i), max_tokens: MAX_TOKENS, stream: true }, tenant.token),
   };
   type Way = keyof typeof ways;
   const names = Object.keys(ways) as Way[];
