@@ -54,8 +54,9 @@ export async function startKiln(testFile: string, options: { nodePools?: readonl
   const dataDir = await mkdtemp(join(tmpdir(), 'kiln-e2e-'));
   // The worker keeps its workflow bundles in DATA_DIR/workflow-bundles: this one shares the test run's, which the
   // other files built already, instead of bundling every queue again (seconds of webpack per queue).
-  await mkdir(testBundleDir(), { recursive: true });
-  await symlink(resolve(testBundleDir()), join(dataDir, 'workflow-bundles')); // absolute: the test data dir may be given relative
+  const bundles = resolve(testBundleDir()); // absolute: the test data dir may be given relative
+  await mkdir(bundles, { recursive: true });
+  await symlink(bundles, join(dataDir, 'workflow-bundles'));
   const cluster = await startTestGpuCluster(options.nodePools);
   const databaseUrl = await createTestDatabase(testFile);
   const temporalPorts = { port: await freePort(), uiPort: await freePort() };
