@@ -358,8 +358,13 @@ test('a client that reconnects with the last event id it saw gets what it missed
 test('a gap older than the log keeps, or longer than the replay limit, is said so that the client refetches', async (t) => {
   const user = await signup(tight);
   const push = (title: string) => tight.request('POST', '/v1/notifications/ws', { token: user.token, body: { title, message: 'm' } });
+  // A socket that sees both pushes live: the replica's listener has passed them on before the reconnects below,
+  // so neither can reach those sockets late as a live event (pg_notify is delivered asynchronously).
+  const watcher = await open(tight, `orgId=${user.organizationId}`, { token: user.token });
   const first = (await push('one')).body.eventId as string;
   const second = (await push('two')).body.eventId as string;
+  await watcher.next('the second push, live', (m) => m.data?.title === 'two');
+  watcher.ws.close();
   // More than TIGHT.replayLimit missed.
   await tight.pool.query(`insert into live_event (organization_id, type, payload) select $1, 'notification.pushed', '{}' from generate_series(1, 60)`, [user.organizationId]);
   const tooMany = await open(tight, `orgId=${user.organizationId}&lastEventId=${first}`, { token: user.token });
