@@ -178,10 +178,12 @@ export class KubernetesProvider {
       try {
         return await cluster.create(ref, object, this.cancel.signal);
       } catch (error) {
-        // The object it replaces may still be going (deleted first, without waiting: skipAwait); wait for it, then create.
-        const existing = isAlreadyExists(error) ? await cluster.get(ref) : undefined;
-        if (!existing || !isObject(existing.metadata) || !existing.metadata.deletionTimestamp) throw error;
-        await cluster.waitUntilGone(ref, deadline(timeout, object), this.cancel.signal);
+        // The object it replaces may still be going (deleted first, without waiting: skipAwait); wait for it, then
+        // create. It may also have gone between the refused POST and this read: then create straight away.
+        if (!isAlreadyExists(error)) throw error;
+        const existing = await cluster.get(ref);
+        if (existing && !(isObject(existing.metadata) && existing.metadata.deletionTimestamp)) throw error;
+        if (existing) await cluster.waitUntilGone(ref, deadline(timeout, object), this.cancel.signal);
         return cluster.create(ref, object, this.cancel.signal);
       }
     };
