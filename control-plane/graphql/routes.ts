@@ -1,26 +1,18 @@
 // POST /v1/graphql: GraphQL Yoga's fetch handler inside a Kiln route, so the request passes authentication,
-// the rate limit, the audit trail and the organization's database scope as every REST route does. Yoga parses,
-// validates (depth and cost limits included: a query over them is refused before any resolver runs) and
-// executes; Kiln's errors reach the answer with their codes, anything else is masked.
-import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
-import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
-import { GraphQLError } from 'graphql';
-import { createYoga } from 'graphql-yoga';
+// the rate limit, the audit trail and the organization's database scope as every REST route does. Yoga
+// (yoga.ts) parses, validates and executes; this file gives each resolver the caller's permissions and audit.
 import type { Logger } from 'pino';
 import type { AuditService } from '../audit/service.ts';
 import { describeError, ForbiddenError } from '../core/errors.ts';
+import { loadOnFirstUse } from '../core/load-on-first-use.ts';
 import { isAllowed, type Permission } from '../core/permissions.ts';
 import type { AppState } from '../http/context.ts';
 import { defineRoute, type Route } from '../http/routes.ts';
 import { createLoaders } from './loaders.ts';
-import { buildSchema, type GraphQLContext, type SchemaServices } from './schema.ts';
+import type { GraphQLContext, SchemaServices } from './schema.ts';
 import { GraphQLRequest, GraphQLRequestError, GraphQLResponse } from './schemas.ts';
 
 export const GRAPHQL_PATH = '/v1/graphql';
-/** Deepest selection accepted: `deployments { items { events { payload } } }` is 4. */
-export const MAX_DEPTH = 8;
-/** graphql-armor's estimate (each object 2, each scalar 1, times a factor per level of depth). */
-export const MAX_COST = 1000;
 
 /** Where a Kiln route's permission and audit names come from: the REST routes, by operationId. */
 type RouteTable = () => readonly Route[];
@@ -30,22 +22,6 @@ export interface GraphQLRouteDeps {
   audit: AuditService;
   routes: RouteTable;
   log: Logger;
-}
-
-/** Kiln's code and the status its REST route would answer, in GraphQL's `extensions`; other failures masked. */
-function maskError(log: Logger) {
-  return (error: unknown, message: string): Error => {
-    const graphqlError = error instanceof GraphQLError ? error : undefined;
-    const original = graphqlError ? graphqlError.originalError : error;
-    // The document's own errors (syntax, validation, a variable of the wrong type): the handler gives them Kiln's code.
-    if (graphqlError && (!original || original instanceof GraphQLError)) return graphqlError;
-    const described = describeError(original);
-    if (described.status === 500) log.error({ err: original }, 'graphql resolver failed');
-    return new GraphQLError(described.status === 500 ? message : described.message, {
-      nodes: graphqlError?.nodes, source: graphqlError?.source, positions: graphqlError?.positions, path: graphqlError?.path,
-      extensions: { code: described.code, statusCode: described.status, ...(Object.keys(described.details).length ? { details: described.details } : {}) },
-    });
-  };
 }
 
 interface GraphQLAnswer {
@@ -60,19 +36,8 @@ function asRequestError(error: NonNullable<GraphQLAnswer['errors']>[number]) {
 }
 
 export function graphqlRoutes(deps: GraphQLRouteDeps): Route[] {
-  const yoga = createYoga<Omit<GraphQLContext, 'params' | 'request'>>({
-    schema: buildSchema(deps.services),
-    graphqlEndpoint: GRAPHQL_PATH,
-    // No GraphiQL and no landing page: the route is POST alone, and the schema is documented in the README.
-    graphiql: false,
-    landingPage: false,
-    logging: false,
-    maskedErrors: { maskError: maskError(deps.log), errorMessage: 'Unexpected error' },
-    plugins: [
-      maxDepthPlugin({ n: MAX_DEPTH, flattenFragments: true }),
-      costLimitPlugin({ maxCost: MAX_COST, flattenFragments: true }),
-    ],
-  });
+  // GraphQL Yoga and the schema are built on the first query (control-plane/core/load-on-first-use.ts says why).
+  const yoga = loadOnFirstUse(async () => (await import('./yoga.ts')).createKilnYoga({ services: deps.services, log: deps.log, endpoint: GRAPHQL_PATH }));
 
   let table: Map<string, Route> | undefined;
   const routeOf = (operationId: string): Route => {
@@ -127,7 +92,7 @@ export function graphqlRoutes(deps: GraphQLRouteDeps): Route[] {
         + 'and the main mutations, with the REST routes\' permissions and audit; a query deeper than 8 or costlier than 1000 is refused before it runs',
       body: GraphQLRequest, response: GraphQLResponse, raw: true, rawError: GraphQLRequestError,
       async handle({ body, state, ip }) {
-        const response = await yoga.fetch(`http://kiln${GRAPHQL_PATH}`, {
+        const response = await (await yoga()).fetch(`http://kiln${GRAPHQL_PATH}`, {
           method: 'POST',
           // GraphQL over HTTP's own media type: a document that does not parse or validate is answered 400.
           headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },

@@ -1,6 +1,5 @@
 // An invoice as a one-page PDF (more pages when the lines run on), drawn with pdfkit's built-in Helvetica:
 // no font file travels with Kiln. Money is printed from integer cents.
-import PDFDocument from 'pdfkit';
 import type { InvoiceBody } from './schemas.ts';
 
 export interface PrintedInvoice {
@@ -28,7 +27,9 @@ export function formatCents(cents: number, currency = 'usd'): string {
 
 const day = (iso: string) => iso.slice(0, 10);
 
-export function renderInvoicePdf({ invoice, organizationName }: PrintedInvoice): Promise<Buffer> {
+export async function renderInvoicePdf({ invoice, organizationName }: PrintedInvoice): Promise<Buffer> {
+  // Loaded here, on the first invoice asked for as a PDF (control-plane/core/load-on-first-use.ts says why).
+  const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({ size: 'A4', margin: MARGIN, info: { Title: `Invoice ${invoice.number}`, Author: 'Kiln', CreationDate: new Date(invoice.issuedAt) } });
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {

@@ -1,8 +1,8 @@
 // Outgoing e-mail (invitations, address confirmations) behind one interface: SMTP through nodemailer when
 // SMTP_URL is set, otherwise (development only, config.ts enforces it) one structured log line per message.
-import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import { ServiceUnavailableError, invalidField } from '../core/errors.ts';
+import { loadOnFirstUse } from '../core/load-on-first-use.ts';
 
 export interface MailMessage {
   to: string;
@@ -22,10 +22,10 @@ export interface Mailer {
 
 /** `url`: `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://...:465` (TLS from the start). */
 export function createSmtpMailer(options: { url: string; from: string }): Mailer {
-  const transport = nodemailer.createTransport(options.url);
+  const transport = loadOnFirstUse(async () => (await import('nodemailer')).default.createTransport(options.url));
   return {
     async send(message) {
-      await transport.sendMail({ from: options.from, ...message }).catch((error: unknown) => {
+      await (await transport()).sendMail({ from: options.from, ...message }).catch((error: unknown) => {
         // Callers send inside their transaction: either error rolls back what the message was about. A
         // permanent refusal of the address (5xx) is the caller's input at fault; anything else (the server
         // away or busy, 4xx) may pass.

@@ -3,7 +3,7 @@
 // period's end), and Stripe's signed webhooks, each event acted on once. Stripe's payloads are never trusted
 // for who or how much: an event names a session or a customer, and Kiln's own rows say the rest.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { PLAN_TERMS, type Plan } from '../../catalog/plans.ts';
 import { billingPeriod } from '../../catalog/billing.ts';
 import { newId } from '../../lib/ids.ts';
@@ -12,6 +12,7 @@ import type { Principal } from '../auth/principal.ts';
 import { moveCredits } from '../billing/credit-ledger.ts';
 import type { StripeSettings } from '../config.ts';
 import { BadRequestError, invalidField, PaymentsUnavailableError, UpstreamError } from '../core/errors.ts';
+import { loadOnFirstUse } from '../core/load-on-first-use.ts';
 import { CheckoutSchema, type Checkout, type CheckoutKind, type CheckoutStatus } from './checkout.entity.ts';
 import type { PaymentWebhook } from './payment-event.entity.ts';
 
@@ -68,10 +69,14 @@ const view = (row: Checkout): CheckoutView => ({
   id: row.id, kind: row.kind, amountCents: row.amountCents ?? null, plan: row.plan ?? null, status: row.status, url: row.url, createdAt: row.createdAt.toISOString(),
 });
 
+/** Stripe's SDK, loaded by the first payment call (control-plane/core/load-on-first-use.ts says why). */
+const loadStripe = loadOnFirstUse(async () => (await import('stripe')).default);
+
 /** The SDK reaches the API at STRIPE_API_BASE: Stripe itself, or the local stand-in over plain HTTP. */
-function stripeClient(settings: StripeSettings): Stripe {
+async function stripeClient(settings: StripeSettings): Promise<Stripe> {
   const base = new URL(settings.apiBase);
   const protocol = base.protocol === 'http:' ? 'http' : 'https';
+  const Stripe = await loadStripe();
   return new Stripe(settings.secretKey, {
     host: base.hostname, port: Number(base.port || (protocol === 'http' ? 80 : 443)), protocol,
     // A request that hangs holds its caller's answer (and, for a new customer, the organization's row lock).
@@ -85,18 +90,19 @@ async function atStripe<T>(what: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof Stripe.errors.StripeError) throw new UpstreamError(`Stripe could not ${what}: ${error.message}`);
+    // The SDK is loaded: `call` used it.
+    if (error instanceof (await loadStripe()).errors.StripeError) throw new UpstreamError(`Stripe could not ${what}: ${error.message}`);
     throw error;
   }
 }
 
 export function createPaymentService(deps: PaymentDeps) {
   const now = deps.now ?? (() => new Date());
-  const client = deps.stripe ? stripeClient(deps.stripe) : undefined;
+  const client = deps.stripe ? loadOnFirstUse(() => stripeClient(deps.stripe!)) : undefined;
 
-  function configured(): { stripe: Stripe; settings: StripeSettings } {
+  async function configured(): Promise<{ stripe: Stripe; settings: StripeSettings }> {
     if (!client || !deps.stripe) throw new PaymentsUnavailableError('Payments are not available: Stripe is not configured on this server (STRIPE_SECRET_KEY)');
-    return { stripe: client, settings: deps.stripe };
+    return { stripe: await client(), settings: deps.stripe };
   }
 
   async function organization(em: EntityManager, organizationId: string, lock = false): Promise<OrganizationRow> {
@@ -113,7 +119,7 @@ export function createPaymentService(deps: PaymentDeps) {
   async function customerOf(em: EntityManager, organizationId: string): Promise<string> {
     const known = (await organization(em, organizationId)).stripe_customer_id;
     if (known) return known;
-    const { stripe } = configured();
+    const { stripe } = await configured();
     return em.transactional(async (tx) => {
       const row = await organization(tx, organizationId, true);
       if (row.stripe_customer_id) return row.stripe_customer_id;
@@ -127,7 +133,7 @@ export function createPaymentService(deps: PaymentDeps) {
 
   /** The subscription's plan item moved to `plan`'s monthly price; `proration` says whether Stripe bills the difference now. */
   async function moveSubscription(organizationId: string, subscriptionId: string, plan: Plan, proration: 'always_invoice' | 'none'): Promise<void> {
-    const { stripe } = configured();
+    const { stripe } = await configured();
     const current = await atStripe('read the subscription', () => stripe.subscriptions.retrieve(subscriptionId));
     const item = current.items.data[0];
     if (!item) throw new UpstreamError(`Stripe's subscription ${subscriptionId} has no item to change`);
@@ -143,7 +149,7 @@ export function createPaymentService(deps: PaymentDeps) {
   const returnTo = (base: string, query: string) => `${base}${base.includes('?') ? '&' : '?'}${query}`;
 
   async function checkout(em: EntityManager, principal: Principal, input: CheckoutInput): Promise<CheckoutView> {
-    const { stripe, settings } = configured();
+    const { stripe, settings } = await configured();
     const organizationId = principal.organizationId;
     const customer = await customerOf(em, organizationId);
     const id = newId('chk');
@@ -212,7 +218,7 @@ export function createPaymentService(deps: PaymentDeps) {
       }
       if (paidBySubscription) {
         if (plan === 'free') {
-          const { stripe } = configured();
+          const { stripe } = await configured();
           await atStripe('cancel the subscription at its period\'s end', () => stripe.subscriptions.update(subscription, { cancel_at_period_end: true }));
         } else {
           await moveSubscription(organizationId, subscription, plan, 'none');
@@ -225,7 +231,7 @@ export function createPaymentService(deps: PaymentDeps) {
     },
 
     async portal(em: EntityManager, principal: Principal, returnUrl: string | undefined): Promise<{ url: string }> {
-      const { stripe, settings } = configured();
+      const { stripe, settings } = await configured();
       const customer = await customerOf(em, principal.organizationId);
       const session = await atStripe('open the customer portal', () => stripe.billingPortal.sessions.create({ customer, return_url: returnUrl ?? settings.returnUrl }));
       return { url: session.url };
@@ -237,8 +243,8 @@ export function createPaymentService(deps: PaymentDeps) {
      * per endpoint and event id: a redelivery answers 200 and changes nothing.
      */
     async receive(em: EntityManager, webhook: PaymentWebhook, rawBody: string | undefined, signature: string): Promise<WebhookReceipt> {
-      const { settings } = configured();
-      const event = verify(rawBody, signature, webhook === 'billing' ? settings.billingWebhookSecret : settings.webhookSecret);
+      const { settings } = await configured();
+      const event = await verify(rawBody, signature, webhook === 'billing' ? settings.billingWebhookSecret : settings.webhookSecret);
       const result = await em.transactional(async (tx): Promise<WebhookReceipt & { planChangedFor?: string }> => {
         const recorded = await tx.execute<{ id: string }[]>(
           `INSERT INTO payment_event (id, created_at, stripe_event_id, webhook, type, organization_id, outcome) VALUES (?, now(), ?, ?, ?, NULL, '')
@@ -333,8 +339,9 @@ export function createPaymentService(deps: PaymentDeps) {
 }
 
 /** The one check both webhooks make: Stripe's signature (with its timestamp tolerance) over the exact body received. */
-export function verify(rawBody: string | undefined, signature: string, secret: string): Stripe.Event {
+async function verify(rawBody: string | undefined, signature: string, secret: string): Promise<Stripe.Event> {
   if (!signature) throw new BadRequestError('Missing header Stripe-Signature', { header: 'Stripe-Signature' });
+  const Stripe = await loadStripe();
   try {
     return Stripe.webhooks.constructEvent(rawBody ?? '', signature, secret);
   } catch (error) {

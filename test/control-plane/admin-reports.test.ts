@@ -16,7 +16,8 @@ import { reportsQueue } from '../../workflows/reports/queue.ts';
 import { ADMIN_EMAIL, signupAdmin } from '../support/admin.ts';
 import { createApiKey, signup, startTestApi, validDeployment, type TestApi } from '../support/control-plane.ts';
 import { eventually } from '../support/eventually.ts';
-import { installTestRuntime, testBundleDir, testTemporalAddress } from '../support/temporal.ts';
+import { testBundleDir, testTemporalAddress } from '../support/temporal.ts';
+import { installTestRuntime } from '../support/temporal-runtime.ts';
 import type { Principal } from '../../control-plane/auth/principal.ts';
 
 installTestRuntime();

@@ -19,7 +19,8 @@ import { invoicingStore } from '../../workflows/invoicing/store.ts';
 import { createQueueWorker } from '../../workflows/queue.ts';
 import { ensureSchedule } from '../../workflows/schedules.ts';
 import { addMember, createApiKey, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
-import { installTestRuntime, testBundleDir, testTemporalAddress } from '../support/temporal.ts';
+import { testBundleDir, testTemporalAddress } from '../support/temporal.ts';
+import { installTestRuntime } from '../support/temporal-runtime.ts';
 
 installTestRuntime();
 // Serial: a close invoices every organization owing one for its month, so each test's organizations must not

@@ -3,7 +3,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { binaryPath } from '../../infra/tools/paths.ts';
 import { SEARCH_ATTRIBUTES } from '../../workflows/contract/search-attributes.ts';
-import { installTestRuntime } from '../support/temporal.ts';
+import { installTestRuntime } from '../support/temporal-runtime.ts';
 import * as activities from './fixtures/greeting.activities.ts';
 
 installTestRuntime('WARN');

@@ -19,7 +19,8 @@ import { createQueueWorker } from '../../workflows/queue.ts';
 import { webhooksQueue } from '../../workflows/webhooks/queue.ts';
 import { webhookDeliveries } from '../../workflows/webhooks/store.ts';
 import { signupWithDeployment, startTestApi, validDeployment, type TestApi } from '../support/control-plane.ts';
-import { installTestRuntime, testBundleDir, testTemporalAddress } from '../support/temporal.ts';
+import { testBundleDir, testTemporalAddress } from '../support/temporal.ts';
+import { installTestRuntime } from '../support/temporal-runtime.ts';
 
 installTestRuntime();
 

@@ -48,7 +48,8 @@ import { createQueueWorker } from '../../workflows/queue.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
 import { startTestGpuCluster } from '../support/gpu-cluster.ts';
-import { installTestRuntime, testBundleDir } from '../support/temporal.ts';
+import { testBundleDir } from '../support/temporal.ts';
+import { installTestRuntime } from '../support/temporal-runtime.ts';
 import { pulumiSettingsIn } from '../support/pulumi.ts';
 import { createPrometheusClient } from '../../lib/prometheus/client.ts';
 

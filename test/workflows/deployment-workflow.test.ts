@@ -21,7 +21,8 @@ import { deploymentsQueue } from '../../workflows/deployment/queue.ts';
 import { createQueueWorker } from '../../workflows/queue.ts';
 import type { TestProgramInput } from './fixtures/test-program.ts';
 import { eventually } from '../support/eventually.ts';
-import { installTestRuntime, testBundleDir } from '../support/temporal.ts';
+import { testBundleDir } from '../support/temporal.ts';
+import { installTestRuntime } from '../support/temporal-runtime.ts';
 import { pulumiSettingsIn } from '../support/pulumi.ts';
 
 /** The one cluster these tests' deployments run on (its kubeconfig is not read by the test programs). */

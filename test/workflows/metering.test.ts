@@ -18,7 +18,8 @@ import { createQueueWorker } from '../../workflows/queue.ts';
 import { ensureSchedule } from '../../workflows/schedules.ts';
 import { eventually } from '../support/eventually.ts';
 import { signupWithDeployment, startTestApi, type TestApi } from '../support/control-plane.ts';
-import { installTestRuntime, testBundleDir, testTemporalAddress } from '../support/temporal.ts';
+import { testBundleDir, testTemporalAddress } from '../support/temporal.ts';
+import { installTestRuntime } from '../support/temporal-runtime.ts';
 
 installTestRuntime();
 

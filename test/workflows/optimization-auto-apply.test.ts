@@ -17,7 +17,8 @@ import { optimizationStore } from '../../workflows/optimization/store.ts';
 import { createQueueWorker } from '../../workflows/queue.ts';
 import { signupWithDeployment, startTestApi, type TestApi } from '../support/control-plane.ts';
 import { startPrometheusStandIn, type PrometheusStandIn } from '../support/prometheus-standin.ts';
-import { installTestRuntime, testBundleDir, testTemporalAddress } from '../support/temporal.ts';
+import { testBundleDir, testTemporalAddress } from '../support/temporal.ts';
+import { installTestRuntime } from '../support/temporal-runtime.ts';
 
 installTestRuntime();
 

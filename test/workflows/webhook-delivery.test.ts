@@ -12,7 +12,8 @@ import { isPrivateAddress, PrivateUrlError } from '../../lib/network-guard.ts';
 import { createQueueWorker } from '../../workflows/queue.ts';
 import { webhooksQueue } from '../../workflows/webhooks/queue.ts';
 import { serveWorkerMetrics, workerMetrics } from '../../workflows/metrics.ts';
-import { installTestRuntime, testBundleDir } from '../support/temporal.ts';
+import { testBundleDir } from '../support/temporal.ts';
+import { installTestRuntime } from '../support/temporal-runtime.ts';
 
 installTestRuntime();
 const test = anyTest as TestFn<{ env: TestWorkflowEnvironment }>;
