@@ -49,16 +49,43 @@ export function externalPostgres(url: string): PostgresServer {
   return { url, createDatabase: (name) => createDatabase(url, name), stop: async () => {} };
 }
 
-export async function createDatabase(serverUrl: string, name: string): Promise<string> {
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`invalid database name ${name}`);
+/**
+ * Creates database `name` if it does not exist yet and answers with its connection string. With `template`, the
+ * new database starts as a copy of that one (nobody may be connected to the template meanwhile).
+ */
+export async function createDatabase(serverUrl: string, name: string, options: { template?: string } = {}): Promise<string> {
+  checkName(name);
+  if (options.template) checkName(options.template);
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (!rowCount) await client.query(`CREATE DATABASE ${name}`);
+    if (!rowCount) await client.query(`CREATE DATABASE ${name}${options.template ? ` TEMPLATE ${options.template}` : ''}`);
   } finally {
     await client.end();
   }
+  return databaseUrl(serverUrl, name);
+}
+
+/** Drops database `name` if it exists, closing whatever is still connected to it. */
+export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
+  checkName(name);
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Names go into SQL unquoted: plain lower-case identifiers only. */
+function checkName(name: string): void {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`invalid database name ${name}`);
+}
+
+/** The server's connection string with the path swapped for database `name`. */
+function databaseUrl(serverUrl: string, name: string): string {
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return url.toString();
