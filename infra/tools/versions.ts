@@ -208,7 +208,7 @@ export interface DebianPackageSpec {
 export const DEBIAN_PACKAGES = {
   'poppler-utils': { commands: ['pdftoppm', 'pdftotext'], why: 'the invoice tests render and read the PDFs Kiln makes' },
   tmux: { commands: ['tmux'], why: 'the CLI test drives kiln chat in a real terminal (send-keys, capture-pane)' },
-  chromium: { commands: ['chromium'], why: 'the dashboard\'s browser tests (test/web/) drive it headless with playwright-core' },
+  'chromium-headless-shell': { commands: ['chromium-headless-shell'], why: 'the dashboard\'s browser tests (test/web/) drive it with playwright-core' },
 } satisfies Record<string, DebianPackageSpec>;
 
 export type DebianPackageName = keyof typeof DEBIAN_PACKAGES;

@@ -1,4 +1,4 @@
-// The dashboard's browser tests: Debian's Chromium (npm run tools installs it) driven headless by
+// The dashboard's browser tests: Debian's Chromium headless shell (npm run tools installs it) driven by
 // playwright-core, which downloads no browser. One browser per test file, a fresh context (storage,
 // viewport, colour scheme) per test; the API of startTestApi serves the built web/dist.
 import { existsSync } from 'node:fs';
@@ -14,11 +14,15 @@ import { startTestApi, TEST_PASSWORD, type TestApi, type TestApiOverrides } from
 /** Where screenshots go: DATA_DIR/test/screenshots (.data/test/screenshots by default). */
 export const SCREENSHOT_DIR = join(process.env.KILN_TEST_DATA_DIR ?? resolve(import.meta.dirname, '../../../.data/test'), 'screenshots');
 
-/** /usr/bin/chromium is Debian's wrapper script (flags for a desktop session); the browser itself is beside it. */
+/**
+ * Chromium's headless shell (Debian's chromium-headless-shell, the build Playwright itself runs headless): the
+ * same Blink as the full browser without its desktop layers, at about half the CPU per test file. The command
+ * /usr/bin/chromium-headless-shell is a wrapper script; the browser is beside Chromium's own files.
+ */
 function chromiumPath(): string {
   if (process.env.KILN_CHROMIUM) return process.env.KILN_CHROMIUM;
-  for (const candidate of ['/usr/lib/chromium/chromium', '/usr/bin/chromium', '/usr/bin/chromium-browser']) if (existsSync(candidate)) return candidate;
-  throw new Error('Chromium is missing: npm run tools installs Debian\'s chromium package (or set KILN_CHROMIUM)');
+  for (const candidate of ['/usr/lib/chromium/chromium-headless-shell', '/usr/bin/chromium-headless-shell']) if (existsSync(candidate)) return candidate;
+  throw new Error('Chromium\'s headless shell is missing: npm run tools installs Debian\'s chromium-headless-shell package (or set KILN_CHROMIUM)');
 }
 
 export const PHONE: BrowserContextOptions = { viewport: { width: 375, height: 812 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
