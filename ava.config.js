@@ -15,6 +15,15 @@ const LONGEST_FIRST = [
   'test/web/deployments.test.ts',
   'test/workflows/metering.test.ts',
   'test/web/auth-and-keys.test.ts',
+  // The end-to-end phase (ava.e2e.config.js): the twenty-deployment file last, beside a lighter file rather
+  // than beside the lifecycle file's waits.
+  'test/e2e/lifecycle.test.ts',
+  'test/e2e/alerts.test.ts',
+  'test/e2e/autoscaling.test.ts',
+  'test/e2e/resilience.test.ts',
+  'test/e2e/cli.test.ts',
+  'test/e2e/web-deployments.test.ts',
+  'test/e2e/many-tenants.test.ts',
 ];
 const rank = (file) => {
   const index = LONGEST_FIRST.findIndex((slow) => file.endsWith(slow));
