@@ -23,6 +23,8 @@ const Shared = z.object({
     .refine((keys) => keys.every((k) => k.length >= 32), 'each key at least 32 characters'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  // Where npm start and npm run api run their embedded PostgreSQL when DATABASE_URL is unset (127.0.0.1 only).
+  KILN_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   TEMPORAL_ADDRESS: z.string().regex(/^[^\s/:]+:\d+$/, 'host:port').default('127.0.0.1:7233'),
   // What a scraper sends (Bearer) for GET /metrics/internal of the API and the worker; unset, neither serves it.
   KILN_METRICS_TOKEN: z.string().min(32).optional(),
@@ -110,8 +112,9 @@ export interface SharedConfig {
   /** The secret organizations' secrets are sealed under, and the ones they may still be sealed under (rotation). */
   readonly secretsKeys: { readonly current: string; readonly previous: readonly string[] };
   readonly logLevel: string;
-  /** Unset: main.ts starts embedded PostgreSQL under dataDir (the API only). */
+  /** Unset: npm start and npm run api start embedded PostgreSQL under dataDir, on embeddedPostgresPort. */
   readonly databaseUrl: string | undefined;
+  readonly embeddedPostgresPort: number;
   /** host:port of the Temporal frontend. */
   readonly temporalAddress: string;
   /** The bearer token GET /metrics/internal asks for; unset: Kiln's own metrics are not served. */
@@ -229,6 +232,7 @@ async function sharedConfig(e: z.infer<typeof Shared>): Promise<SharedConfig> {
     secretsKeys: { current: e.KILN_SECRETS_KEY ?? signingKey, previous: e.KILN_SECRETS_PREVIOUS_KEYS },
     logLevel: e.LOG_LEVEL,
     databaseUrl: e.DATABASE_URL,
+    embeddedPostgresPort: e.KILN_POSTGRES_PORT,
     temporalAddress: e.TEMPORAL_ADDRESS,
     metricsToken: e.KILN_METRICS_TOKEN,
     prometheusUrl: e.PROMETHEUS_URL.replace(/\/+$/, ''),

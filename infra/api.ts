@@ -2,10 +2,13 @@
 // DATA_DIR when DATABASE_URL is unset. Temporal and the worker are expected at TEMPORAL_ADDRESS.
 import { exitOnConfigError, loadConfig } from '../control-plane/config.ts';
 import { startApi } from '../control-plane/server.ts';
-import { DEV_POSTGRES_PORT, startPostgres } from './servers/postgres.ts';
+import { startPostgres } from './servers/postgres.ts';
 
 const config = await loadConfig('api').catch(exitOnConfigError);
-const postgres = config.databaseUrl ? undefined : await startPostgres({ dataDir: config.dataDir, port: DEV_POSTGRES_PORT });
+const postgres = config.databaseUrl ? undefined : await startPostgres({ dataDir: config.dataDir, port: config.embeddedPostgresPort }).catch((error: Error) => {
+  console.error(`failed to start: ${error.message}`);
+  process.exit(1);
+});
 const api = await startApi({ config: { ...config, databaseUrl: config.databaseUrl ?? postgres!.url } });
 const stop = async () => {
   await api.close();

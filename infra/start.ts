@@ -11,7 +11,7 @@ import { developmentSecret, exitOnConfigError, loadConfig, WEB_DIST } from '../c
 import { openDatabase } from '../control-plane/database/orm.ts';
 import { startApi } from '../control-plane/server.ts';
 import { startWorker } from '../workflows/worker.ts';
-import { DEV_POSTGRES_PORT, externalPostgres, startPostgres } from './servers/postgres.ts';
+import { externalPostgres, startPostgres } from './servers/postgres.ts';
 import { externalTemporal, startTemporal } from './servers/temporal.ts';
 import { startGpuCluster } from './servers/gpu-cluster.ts';
 import { externalPrometheus, startPrometheus } from './servers/prometheus.ts';
@@ -36,9 +36,9 @@ async function main(): Promise<void> {
 
   const postgres = config.databaseUrl
     ? externalPostgres(config.databaseUrl)
-    : await startPostgres({ dataDir, port: DEV_POSTGRES_PORT });
+    : await startPostgres({ dataDir, port: config.embeddedPostgresPort });
   stops.push(() => postgres.stop());
-  say(config.databaseUrl ? 'PostgreSQL: using DATABASE_URL' : `PostgreSQL: embedded, 127.0.0.1:${DEV_POSTGRES_PORT}`);
+  say(config.databaseUrl ? 'PostgreSQL: using DATABASE_URL' : `PostgreSQL: embedded, 127.0.0.1:${config.embeddedPostgresPort}`);
 
   // Unset, TEMPORAL_ADDRESS means a dev server of npm start's own (on the address the configuration defaults to).
   const temporal = process.env.TEMPORAL_ADDRESS

@@ -13,15 +13,19 @@ export interface PostgresServer {
   stop(): Promise<void>;
 }
 
-/** Where `npm start` and `npm run api` run the embedded server when DATABASE_URL is unset. */
-export const DEV_POSTGRES_PORT = 54329;
-
 const USER = 'kiln';
 const PASSWORD = 'kiln';
 
 export async function startPostgres(options: { dataDir: string; port: number; log?: (line: string) => void }): Promise<PostgresServer> {
   const databaseDir = join(options.dataDir, 'postgres');
   const isRoot = process.getuid?.() === 0;
+  // The server's last lines: the package rejects a failed start with no reason, and the reason is in them.
+  const lines: string[] = [];
+  const keep = (text: string) => {
+    for (const line of text.split('\n').filter(Boolean)) lines.push(line);
+    lines.splice(0, Math.max(0, lines.length - 50));
+    options.log?.(text);
+  };
   const server = new EmbeddedPostgres({
     databaseDir,
     port: options.port,
@@ -30,18 +34,38 @@ export async function startPostgres(options: { dataDir: string; port: number; lo
     persistent: true,
     // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
     createPostgresUser: isRoot,
-    onLog: options.log ?? (() => {}),
-    onError: (e) => options.log?.(String(e)),
+    // Kiln connects over TCP alone: no Unix socket (its default, /tmp/.s.PGSQL.<port>, meets any other server on that port).
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog: keep,
+    onError: (e) => keep(String(e)),
   });
   await mkdir(options.dataDir, { recursive: true });
-  if (!existsSync(join(databaseDir, 'PG_VERSION'))) await server.initialise();
-  await server.start();
+  if (!existsSync(join(databaseDir, 'PG_VERSION'))) {
+    await server.initialise().catch((error: Error) => {
+      const cause = /(initdb: error: [^\n]+)/.exec(error.message)?.[1] ?? error.message.split('\n')[0];
+      throw new Error(`the embedded PostgreSQL could not make its data folder ${databaseDir} (${cause}): remove the folder or set DATA_DIR elsewhere`);
+    });
+  }
+  await server.start().catch(() => {
+    throw new Error(startFailure(options.port, lines));
+  });
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/postgres`;
   return {
     url,
     createDatabase: (name) => createDatabase(url, name),
     stop: () => server.stop(),
   };
+}
+
+/** One line: why the embedded server did not start, from its own words, and what to do. */
+export function startFailure(port: number, lines: readonly string[]): string {
+  const cause = lines.find((line) => /FATAL|PANIC/.test(line)) ?? lines.find((line) => /ERROR|could not/i.test(line)) ?? lines.at(-1) ?? 'it exited without a word';
+  const reason = cause.replace(/^.*?(FATAL|PANIC|ERROR|LOG):\s*/, '').trim();
+  const busy = lines.some((line) => /Address already in use|could not bind|lock file .* already exists/.test(line));
+  const hint = busy
+    ? `port ${port} is taken by another server: stop it, or set KILN_POSTGRES_PORT to a free port (or DATABASE_URL to a server of your own)`
+    : 'see the lines above; DATABASE_URL uses a server of your own instead';
+  return `the embedded PostgreSQL did not start on 127.0.0.1:${port} (${reason}): ${hint}`;
 }
 
 /** Uses an existing server (DATABASE_URL): the same interface, and stop() leaves the server running. */
