@@ -7,7 +7,7 @@ const LONGEST_FIRST = [
   'test/web/catalog-and-alerts.test.ts',
   'test/workflows/deployment-workflow.test.ts',
   'test/web/admin-insights.test.ts',
-  'test/infra/pulumi-kubernetes-standin.test.ts',
+  'test/infra/pulumi-kubernetes.test.ts',
   'test/web/admin-platform.test.ts',
   'test/workflows/cluster-placement.test.ts',
   'test/web/organization.test.ts',

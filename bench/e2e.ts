@@ -2,11 +2,12 @@
 //  1. 20 deployments created at once, POST -> running: median and worst, split into Temporal (POST to the
 //     first Pulumi step), Pulumi (the applyStack activity) and pod start (waitUntilReady), from each
 //     workflow's history;
-//  2. where one `pulumi up` spends its time: CLI start, Kubernetes plugin start, engine, state write;
+//  2. where one `pulumi up` spends its time: CLI start, Kubernetes plugin start, engine, state write; and the
+//     Kubernetes provider plugin's memory (its largest RSS, sampled during step 1, and at start);
 //  3. inference through Kiln against the same requests sent straight to the simulated model server, in one
 //     run: the latency Kiln adds to the first token (p50, p99) and the streamed tokens/s it keeps.
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { EngineEvent } from '@pulumi/pulumi/automation/index.js';
@@ -29,6 +30,19 @@ const { call, cluster, dataDir, newOrganization, temporal: temporalClient } = st
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (values: number[]) => percentile(values, 50);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
+
+/** RSS of each running Kubernetes provider plugin, from /proc (the kernel truncates its name to 15 characters). */
+async function providerRssKb(): Promise<number[]> {
+  const found: number[] = [];
+  for (const pid of (await readdir('/proc')).filter((entry) => /^\d+$/.test(entry))) {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+    if (!/^Name:\s+pulumi-resource/m.test(status)) continue;
+    const rss = /^VmRSS:\s+(\d+) kB/m.exec(status);
+    if (rss) found.push(Number(rss[1]));
+  }
+  return found;
+}
 
 /** Start and end of each activity type's last attempt in a workflow's history, in epoch ms. */
 async function activitySpans(id: string): Promise<Map<string, { started: number; ended: number }>> {
@@ -66,7 +80,11 @@ try {
     sent.set(res.body.data.id, at);
     return res.body.data.id as string;
   }));
+  const providers = { maxRssKb: 0, maxRunning: 0 };
   for (const deadline = Date.now() + 15 * 60_000; runningAt.size < ids.length && Date.now() < deadline; await sleep(200)) {
+    const rss = await providerRssKb();
+    providers.maxRssKb = Math.max(providers.maxRssKb, ...rss);
+    providers.maxRunning = Math.max(providers.maxRunning, rss.length);
     for (const id of ids.filter((i) => !runningAt.has(i))) {
       const { status, failureReason } = await statusOf(tenant.token, id);
       if (status === 'running') runningAt.set(id, Date.now());
@@ -95,14 +113,14 @@ try {
   const split = await pulumiSplit(tenant.organizationId);
   console.log(`\n2. one \`pulumi up\` of a deployment stack, median of ${PULUMI_SAMPLES}`);
   console.log(`  CLI start to the engine's first event: ${split.cli} ms`);
-  console.log(`  Kubernetes plugin start (launcher to port printed, measured on its own; paid inside the engine part): ${split.plugin} ms`);
+  console.log(`  Kubernetes plugin start (process start to port printed, measured on its own; paid inside the engine part): ${split.plugin} ms`);
   console.log(`  engine (prelude to summary: program, plugin, diff, apply): ${split.engine} ms`);
   console.log(`  state write and after (summary to the answer: the CLI's exit, then \`pulumi stack history\` and \`stack output\`, two more CLI runs the Automation API makes after every up): ${split.state} ms`);
   console.log(`  total: ${split.total} ms`);
+  console.log(`  Kubernetes provider plugin RSS: ${mb(split.pluginRssKb)} at start; during step 1 at most ${mb(providers.maxRssKb)} for one plugin process, ${providers.maxRunning} running at once at most`);
   const fixed = split.cli + split.plugin + split.state; // the plugin's start is a part of the engine's time
   console.log(`  what would cut it: ${Math.round((100 * fixed) / split.total)}% of each up is process start-up (CLI, plugin) and what follows the summary, paid per operation:`);
-  console.log('    reading the outputs from the up\'s own event stream instead of the two follow-up CLI runs, and a plugin that starts');
-  console.log('    faster (the stand-in loads Node and gRPC at each start; the real plugin is a native binary) leave the engine part.');
+  console.log('    reading the outputs from the up\'s own event stream instead of the two follow-up CLI runs leaves the engine part.');
   console.log('    Under load the CPU is the limit: each up is three processes (operation process, CLI, plugin) on 2 cores.');
 
   // 3. Streamed inference through Kiln and straight to the pod, interleaved so both see the same machine.
@@ -155,7 +173,7 @@ async function pulumiSplit(organizationId: string) {
     backendUrl: `file://${join(dataDir, 'bench-pulumi-state')}`, passphrase: 'bench', workspacesDir: join(dataDir, 'bench-pulumi-workspaces'),
     cliRoot: toolDir('pulumi'), home: pulumiHome,
   };
-  const samples = { cli: [] as number[], plugin: [] as number[], engine: [] as number[], state: [] as number[], total: [] as number[] };
+  const samples = { cli: [] as number[], plugin: [] as number[], pluginRssKb: [] as number[], engine: [] as number[], state: [] as number[], total: [] as number[] };
   for (let i = 0; i < PULUMI_SAMPLES; i++) {
     const target = {
       deploymentId: `dep_benchsplit${i}`, organizationId, name: `split-${i}`,
@@ -169,20 +187,23 @@ async function pulumiSplit(organizationId: string) {
       if (event.summaryEvent) summary = performance.now();
     };
     const started = performance.now();
-    await stack.up({ onEvent });
+    // As Kiln's worker runs it (workflows/pulumi/automation.ts): a refresh first.
+    await stack.up({ onEvent, refresh: true });
     const ended = performance.now();
     samples.cli.push(prelude - started);
     samples.engine.push(summary - prelude);
     samples.state.push(ended - summary);
     samples.total.push(ended - started);
-    samples.plugin.push(await pluginStart());
+    const plugin = await pluginStart();
+    samples.plugin.push(plugin.ms);
+    samples.pluginRssKb.push(plugin.rssKb);
   }
   const m = (values: number[]) => Math.round(median(values));
-  return { cli: m(samples.cli), plugin: m(samples.plugin), engine: m(samples.engine), state: m(samples.state), total: m(samples.total) };
+  return { cli: m(samples.cli), plugin: m(samples.plugin), pluginRssKb: m(samples.pluginRssKb), engine: m(samples.engine), state: m(samples.state), total: m(samples.total) };
 }
 
-/** Starts the installed Kubernetes plugin as the engine does and times it until it prints its port. */
-async function pluginStart(): Promise<number> {
+/** Starts the installed Kubernetes plugin as the engine does and times it until it prints its port; answers that time and its RSS then. */
+async function pluginStart(): Promise<{ ms: number; rssKb: number }> {
   const { stdout } = await import('node:util').then(({ promisify }) => import('node:child_process').then(({ execFile }) =>
     promisify(execFile)(binaryPath('pulumi'), ['plugin', 'ls', '--json'], { env: { ...process.env, ...pulumiEnv() } })));
   const plugins = JSON.parse(stdout) as { name: string; kind: string; version: string }[];
@@ -196,6 +217,7 @@ async function pluginStart(): Promise<number> {
     child.once('exit', (code) => fail(new Error(`the plugin exited (${code}) before printing its port`)));
   });
   const elapsed = performance.now() - started;
+  const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
   child.kill();
-  return elapsed;
+  return { ms: elapsed, rssKb: Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) };
 }

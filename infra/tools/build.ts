@@ -60,9 +60,10 @@ async function which(binary: string): Promise<string | undefined> {
 /** Uses binaries already on PATH when every one of them is there and reports the pinned version. */
 async function linkFromPath(spec: ToolSpec, staging: string): Promise<boolean> {
   const binaries = Object.entries(spec.binaries);
+  if (binaries[0]![1] === null) return false;
   const found = await Promise.all(binaries.map(([binary]) => which(binary)));
   if (found.some((p) => !p)) return false;
-  const { stdout, stderr } = await run(found[0]!, [...binaries[0]![1]]).catch(() => ({ stdout: '', stderr: '' }));
+  const { stdout, stderr } = await run(found[0]!, [...binaries[0]![1]!]).catch(() => ({ stdout: '', stderr: '' }));
   if (!`${stdout}${stderr}`.includes(spec.version.replace(/^v/, ''))) return false;
   await Promise.all(binaries.map(([binary], i) => symlink(found[i]!, join(staging, 'bin', binary))));
   return true;
@@ -91,7 +92,7 @@ async function goBuild(name: ToolName, spec: ToolSpec, staging: string): Promise
   await mkdir(wrapper);
   await writeFile(join(wrapper, 'go.mod'), 'module kiln.local/tools\n');
   const { stdout } = await goRun(['mod', 'download', '-json', `${go.module}@${version}`], wrapper);
-  const info = JSON.parse(stdout) as { GoMod: string; Error?: string };
+  const info = JSON.parse(stdout) as { GoMod: string; Dir: string; Error?: string };
   if (info.Error) throw new ToolError(name, info.Error);
   const upstream = await readFile(info.GoMod, 'utf8');
   const goLine = /^go\s+(\S+)/m.exec(upstream)?.[1] ?? '1.24';
@@ -101,8 +102,15 @@ async function goBuild(name: ToolName, spec: ToolSpec, staging: string): Promise
     return version ? [`replace ${r.from} => ${r.from} ${version}`] : [];
   });
   await writeFile(join(wrapper, 'go.mod'), ['module kiln.local/tools', '', `go ${goLine}`, '', ...lines, ''].join('\n'));
-  await goRun(['get', ...go.packages.map((p) => `${p}@${version}`)], wrapper);
-  await goRun(['build', ...buildFlags, '-o', `${bin}/`, ...go.packages], wrapper);
+  if (go.mainPackage) {
+    const files = await go.mainPackage.files(info.Dir);
+    for (const [file, content] of Object.entries(files)) await writeFile(join(wrapper, file), content);
+    await goRun(['get', `${go.module}@${version}`], wrapper);
+    await goRun(['build', ...buildFlags, '-o', join(bin, go.mainPackage.binary), '.'], wrapper);
+  } else {
+    await goRun(['get', ...go.packages.map((p) => `${p}@${version}`)], wrapper);
+    await goRun(['build', ...buildFlags, '-o', `${bin}/`, ...go.packages], wrapper);
+  }
   await rm(wrapper, { recursive: true, force: true });
   for (const [built, wanted] of Object.entries(go.rename ?? {})) await rename(join(bin, built), join(bin, wanted));
 }

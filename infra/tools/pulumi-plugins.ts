@@ -1,24 +1,17 @@
-// Provider plugins for the Pulumi CLI, so Pulumi never tries to download one. A plugin that is installed
-// for real is used as it is. Otherwise Kiln installs its stand-in: a launcher script (absolute paths to this
-// checkout's Node and stand-in program) given to `pulumi plugin install --file`, which copies it into the
-// plugin folder as `pulumi-resource-<name>`; a marker file beside it (kiln-standin.json) tells a stand-in
-// from the real plugin and records the checkout, so a clone elsewhere, or a changed launcher, reinstalls it
-// and `pulumi plugin install --reinstall` of the real plugin replaces it.
+// Provider plugins for the Pulumi CLI, so Pulumi never tries to download one. Each plugin is the binary of a
+// tool `npm run tools` built or downloaded (versions.ts), given to `pulumi plugin install --file`, which
+// copies it into Kiln's PULUMI_HOME as `plugins/<kind>-<name>-v<version>/pulumi-<kind>-<name>`. A stamp beside it
+// (kiln-plugin.json) records which build of the tool it is, so a rebuilt tool is installed again.
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ToolError } from './build.ts';
-import { binaryPath, pulumiHome } from './paths.ts';
+import { binaryPath, pulumiHome, toolDir } from './paths.ts';
 import { PULUMI_PLUGINS } from './versions.ts';
 
 const run = promisify(execFile);
-
-/** Root of the checkout this code runs from. */
-export const checkoutDir = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 
 /** Environment for any Pulumi CLI process Kiln starts: its own home, no update checks, no telemetry. */
 export function pulumiEnv(): Record<string, string> {
@@ -32,25 +25,9 @@ export function pulumiEnv(): Record<string, string> {
 
 export type PulumiPlugin = (typeof PULUMI_PLUGINS)[number];
 
-/** Written by Kiln into a plugin folder holding its stand-in. */
-export interface StandinMarker {
-  /** The checkout whose stand-in program the launcher runs. */
-  readonly checkout: string;
-  /** The stand-in program, from the checkout's root. */
-  readonly standin: string;
-  readonly node: string;
-  readonly installedAt: string;
-}
+const STAMP = 'kiln-plugin.json';
 
-export const STANDIN_MARKER = 'kiln-standin.json';
-
-export type PluginInstallation =
-  | { readonly state: 'missing' }
-  | { readonly state: 'real'; readonly dir: string }
-  /** `current`: made for this checkout and Node, with the launcher this code writes. */
-  | { readonly state: 'standin'; readonly dir: string; readonly marker: StandinMarker; readonly current: boolean };
-
-/** The folder Pulumi keeps the plugin in (`resource-kubernetes-v4.34.2`). */
+/** The folder Pulumi keeps the plugin in (`resource-kubernetes-v4.25.0`). */
 export function pluginDir(plugin: PulumiPlugin): string {
   return join(pulumiHome, 'plugins', `${plugin.kind}-${plugin.name}-v${plugin.version}`);
 }
@@ -59,82 +36,41 @@ export function pluginBinary(plugin: PulumiPlugin): string {
   return join(pluginDir(plugin), `pulumi-${plugin.kind}-${plugin.name}`);
 }
 
-const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+/** The tool build's own stamp (`.complete`: version, source, time), which the plugin's stamp must repeat. */
+const toolStamp = (plugin: PulumiPlugin) => readFileSync(join(toolDir(plugin.tool), '.complete'), 'utf8').trim();
 
-/** The launcher script: Pulumi runs it as the plugin binary, with the engine's address as argument. */
-export function standinLauncher(plugin: PulumiPlugin, checkout = checkoutDir, node = process.execPath): string {
-  return [
-    '#!/bin/sh',
-    `# Kiln's STAND-IN for the Pulumi ${plugin.name} provider plugin ${plugin.version}, not the real pulumi-${plugin.kind}-${plugin.name}.`,
-    `# Installed by \`npm run tools\` from ${checkout} (see ${dirname(plugin.standin)}/README.md there).`,
-    `exec ${shellQuote(node)} --disable-warning=ExperimentalWarning ${shellQuote(join(checkout, plugin.standin))} "$@"`,
-    '',
-  ].join('\n');
-}
-
-/** What is installed under the plugin's name and version, read from disk. */
-export function inspectPlugin(plugin: PulumiPlugin, checkout = checkoutDir, node = process.execPath): PluginInstallation {
-  const dir = pluginDir(plugin);
-  if (!existsSync(pluginBinary(plugin)) || existsSync(`${dir}.partial`)) return { state: 'missing' };
-  const markerPath = join(dir, STANDIN_MARKER);
-  if (!existsSync(markerPath)) return { state: 'real', dir };
-  let marker: StandinMarker;
+/** Installed, complete, and a copy of the tool build in the cache now. */
+export function isPluginCurrent(plugin: PulumiPlugin): boolean {
+  const stamp = join(pluginDir(plugin), STAMP);
+  if (!existsSync(pluginBinary(plugin)) || existsSync(`${pluginDir(plugin)}.partial`) || !existsSync(stamp)) return false;
   try {
-    marker = JSON.parse(readFileSync(markerPath, 'utf8')) as StandinMarker;
+    return (JSON.parse(readFileSync(stamp, 'utf8')) as { tool: string }).tool === toolStamp(plugin);
   } catch {
-    return { state: 'standin', dir, marker: { checkout: '', standin: plugin.standin, node: '', installedAt: '' }, current: false };
+    return false;
   }
-  const current = marker.checkout === checkout && readFileSync(pluginBinary(plugin), 'utf8') === standinLauncher(plugin, checkout, node);
-  return { state: 'standin', dir, marker, current };
 }
 
 const label = (plugin: PulumiPlugin) => `${plugin.kind} ${plugin.name} ${plugin.version}`;
-const standinLabel = (plugin: PulumiPlugin) => `stand-in (${dirname(plugin.standin)})`;
 
-/** One line per plugin saying which one Pulumi will run, without changing anything (e.g. for start-up logs). */
+/** One line per plugin saying what Pulumi will run, without changing anything (for start-up logs). */
 export function describePulumiPlugins(): string[] {
-  return PULUMI_PLUGINS.map((plugin) => {
-    const installed = inspectPlugin(plugin);
-    if (installed.state === 'real') return `${label(plugin)}: real plugin (${installed.dir})`;
-    if (installed.state === 'missing') return `${label(plugin)}: NOT INSTALLED (run npm run tools)`;
-    return `${label(plugin)}: ${standinLabel(plugin)}${installed.current ? '' : `, installed from another checkout (${installed.marker.checkout}); npm run tools reinstalls it`}`;
-  });
+  return PULUMI_PLUGINS.map((plugin) => `${label(plugin)}: ${isPluginCurrent(plugin) ? pluginBinary(plugin) : 'NOT INSTALLED (run npm run tools)'}`);
 }
 
-/** Installs each stand-in where needed; answers with one line per plugin for the progress output. */
+/** Installs each plugin whose copy is missing or older than its tool's build; one line per plugin for the progress output. */
 export async function ensurePulumiPlugins(): Promise<string[]> {
   const lines: string[] = [];
   for (const plugin of PULUMI_PLUGINS) {
-    const installed = inspectPlugin(plugin);
-    if (installed.state === 'real') {
-      lines.push(`${label(plugin)}: real plugin (${installed.dir})`);
+    if (isPluginCurrent(plugin)) {
+      lines.push(`${label(plugin)}: installed`);
       continue;
     }
-    if (installed.state === 'standin' && installed.current) {
-      lines.push(`${label(plugin)}: ${standinLabel(plugin)}, cached`);
-      continue;
-    }
-    await installStandin(plugin);
-    lines.push(`${label(plugin)}: ${standinLabel(plugin)}, installed`);
-  }
-  return lines;
-}
-
-async function installStandin(plugin: PulumiPlugin): Promise<void> {
-  // A stale stand-in, or a folder left by an interrupted install, is replaced.
-  const reinstall = existsSync(pluginDir(plugin));
-  const staging = await mkdtemp(join(tmpdir(), 'kiln-plugin-'));
-  try {
-    const launcher = join(staging, `pulumi-${plugin.kind}-${plugin.name}`);
-    await writeFile(launcher, standinLauncher(plugin));
-    await chmod(launcher, 0o755);
-    const args = ['plugin', 'install', plugin.kind, plugin.name, plugin.version, '--file', launcher, ...(reinstall ? ['--reinstall'] : [])];
+    const args = ['plugin', 'install', plugin.kind, plugin.name, plugin.version, '--file', binaryPath(plugin.tool, plugin.binary), '--reinstall'];
     await run(binaryPath('pulumi'), args, { env: { ...process.env, ...pulumiEnv() } }).catch((e: { stderr?: string; message: string }) => {
       throw new ToolError(`pulumi plugin ${plugin.name}`, e.stderr || e.message);
     });
-    const marker: StandinMarker = { checkout: checkoutDir, standin: plugin.standin, node: process.execPath, installedAt: new Date().toISOString() };
-    await writeFile(join(pluginDir(plugin), STANDIN_MARKER), `${JSON.stringify(marker, null, 2)}\n`);
-  } finally {
-    await rm(staging, { recursive: true, force: true });
+    await writeFile(join(pluginDir(plugin), STAMP), `${JSON.stringify({ tool: toolStamp(plugin), installedAt: new Date().toISOString() }, null, 2)}\n`);
+    lines.push(`${label(plugin)}: installed into ${pluginDir(plugin)}`);
   }
+  return lines;
 }

@@ -2,7 +2,10 @@
 //
 // The Go programs (TOOLS) are looked up in this order (README, "Tools"): on PATH at this version, the cache, a build from
 // Go modules when `go` is present, else the official release download. The Pulumi CLI must match the
-// @pulumi/pulumi package and the Kubernetes provider the @pulumi/kubernetes package (test/tools checks both).
+// @pulumi/pulumi package and the Kubernetes provider plugin the @pulumi/kubernetes package (test/tools checks both).
+
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 
 export interface GoBuild {
   /** Module holding the main packages, fetched from the Go module proxy at the tool's version. */
@@ -22,21 +25,34 @@ export interface GoBuild {
   readonly rename?: Readonly<Record<string, string>>;
   /** The module's version when it is not the release's (Prometheus publishes release 3.x.y as v0.3xx.y); the tool's version when absent. */
   readonly moduleVersion?: string;
+  /**
+   * `wrapper` mode only: a main package of the wrapper's own, for a command whose upstream `main` embeds files
+   * its `go generate` step writes (not in the module). Answers the files of that package (name -> content) from
+   * the downloaded module's folder; it is built as `binary`.
+   */
+  readonly mainPackage?: { readonly binary: string; readonly files: (moduleDir: string) => Promise<Record<string, string>> };
 }
 
 export interface ToolSpec {
   readonly version: string;
   /**
    * Binaries the tool provides, each with the arguments that make it print its version (without a leading
-   * `v`); the first is the one asked when looking for the tool on PATH.
+   * `v`); the first is the one asked when looking for the tool on PATH. `null`: a program that prints no
+   * version (a Pulumi plugin, which answers its version over gRPC): it is never taken from PATH.
    */
-  readonly binaries: Readonly<Record<string, readonly string[]>>;
+  readonly binaries: Readonly<Record<string, readonly string[] | null>>;
   readonly go: GoBuild;
   /** Official release archive for linux/amd64, for machines without `go` but with internet. */
   readonly download: (version: string) => { readonly url: string; readonly paths: Readonly<Record<string, string>> };
 }
 
 const PULUMI = 'v3.259.0';
+/**
+ * The Pulumi Kubernetes provider: release v4.25.0 is upstream commit f47bc2d6f199 (2026-01-15), which the Go
+ * module proxy serves as the pseudo-version below; @pulumi/kubernetes 4.25.0 is the SDK generated from its schema.
+ */
+const KUBERNETES_PROVIDER = 'v4.25.0';
+const KUBERNETES_PROVIDER_MODULE = 'v4.0.0-20260115033456-f47bc2d6f199';
 const KUBERNETES = 'v1.36.3';
 const bare = (v: string) => v.replace(/^v/, '');
 /** Kubernetes' staging modules (k8s.io/api, ...) are published as v0.<minor>.<patch> of the same release. */
@@ -156,20 +172,70 @@ export const TOOLS = {
     },
     download: (v) => ({ url: `https://github.com/stripe/stripe-mock/releases/download/${v}/stripe-mock_${bare(v)}_linux_amd64.tar.gz`, paths: { 'stripe-mock': 'stripe-mock' } }),
   },
+  // The real Kubernetes provider plugin, installed into Kiln's PULUMI_HOME by pulumi-plugins.ts.
+  'pulumi-kubernetes': {
+    version: KUBERNETES_PROVIDER,
+    binaries: { 'pulumi-resource-kubernetes': null },
+    go: {
+      module: 'github.com/pulumi/pulumi-kubernetes/provider/v4',
+      moduleVersion: KUBERNETES_PROVIDER_MODULE,
+      packages: [],
+      mode: 'wrapper',
+      // provider's go.mod points the SDK at ../sdk: the SDK module released with it.
+      localReplace: (path) => (path === 'github.com/pulumi/pulumi-kubernetes/sdk/v4' ? KUBERNETES_PROVIDER : undefined),
+      ldflags: [`github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version=${bare(KUBERNETES_PROVIDER)}`],
+      // Upstream's cmd/pulumi-resource-kubernetes embeds schema-embed.json and terraform-mapping-embed.json, which its
+      // generate.go writes from the module's schema.json (with the version set) and terraform-mapping.json, both
+      // compacted. The same files and the same five-line main, written here.
+      mainPackage: { binary: 'pulumi-resource-kubernetes', files: providerMainPackage },
+    },
+    download: (v) => ({
+      url: `https://github.com/pulumi/pulumi-kubernetes/releases/download/${v}/pulumi-resource-kubernetes-${v}-linux-amd64.tar.gz`,
+      paths: { 'pulumi-resource-kubernetes': 'pulumi-resource-kubernetes' },
+    }),
+  },
 } satisfies Record<string, ToolSpec>;
+
+async function providerMainPackage(moduleDir: string): Promise<Record<string, string>> {
+  const command = join(moduleDir, 'cmd', 'pulumi-resource-kubernetes');
+  const schema = JSON.parse(await readFile(join(command, 'schema.json'), 'utf8')) as Record<string, unknown>;
+  const mapping = JSON.parse(await readFile(join(command, 'terraform-mapping.json'), 'utf8')) as unknown;
+  return {
+    'schema-embed.json': JSON.stringify({ ...schema, version: bare(KUBERNETES_PROVIDER) }),
+    'terraform-mapping-embed.json': JSON.stringify(mapping),
+    'main.go': [
+      'package main',
+      '',
+      'import (',
+      '\t_ "embed"',
+      '',
+      '\t"github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/provider"',
+      '\t"github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version"',
+      ')',
+      '',
+      '//go:embed schema-embed.json',
+      'var schema []byte',
+      '',
+      '//go:embed terraform-mapping-embed.json',
+      'var mapping []byte',
+      '',
+      'func main() { provider.Serve("kubernetes", version.Version, schema, mapping) }',
+      '',
+    ].join('\n'),
+  };
+}
 
 export type ToolName = keyof typeof TOOLS;
 
 /** The Kubernetes provider plugin version the @pulumi/kubernetes SDK asks for: its exact pin in package.json (test/tools checks both). */
-export const KUBERNETES_PROVIDER_VERSION = '4.34.2';
+export const KUBERNETES_PROVIDER_VERSION = bare(KUBERNETES_PROVIDER);
 
 /**
- * Provider plugins the Pulumi CLI needs that cannot be built or downloaded here. Each is used as installed
- * when the real plugin is; otherwise Kiln installs its own stand-in program (`standin`, a path from the
- * checkout's root) under the plugin's name and version (see pulumi-plugins.ts).
+ * Provider plugins the Pulumi CLI runs, each the binary of a tool above, installed into Kiln's PULUMI_HOME
+ * under its name and version (pulumi-plugins.ts), so the CLI never downloads one.
  */
-export const PULUMI_PLUGINS: readonly { kind: 'resource'; name: string; version: string; standin: string }[] = [
-  { kind: 'resource', name: 'kubernetes', version: KUBERNETES_PROVIDER_VERSION, standin: 'infra/pulumi-kubernetes-standin/main.ts' },
+export const PULUMI_PLUGINS: readonly { kind: 'resource'; name: string; version: string; tool: ToolName; binary: string }[] = [
+  { kind: 'resource', name: 'kubernetes', version: KUBERNETES_PROVIDER_VERSION, tool: 'pulumi-kubernetes', binary: 'pulumi-resource-kubernetes' },
 ];
 
 /**

@@ -1,5 +1,5 @@
 // Kiln's Kubernetes API client, used by the API (cluster registration, inference pod discovery, pod logs), the
-// worker (namespaces, readiness), the provider stand-in and the local cluster: JSON over HTTPS with the
+// worker (namespaces, readiness), and the local cluster: JSON over HTTPS with the
 // cluster's CA and the credentials of a kubeconfig (a token, a client certificate, or `aws eks get-token`).
 import { execFile } from 'node:child_process';
 import type { IncomingMessage } from 'node:http';

@@ -39,7 +39,8 @@ export interface VllmDeploymentArgs {
   readonly modelCacheSize?: pulumi.Input<string>;
   /**
    * true: a HorizontalPodAutoscaler on vLLM's queue owns the replica count between the bounds (it needs a custom
-   * metrics adapter such as prometheus-adapter) and `replicas` only sizes the first rollout's bounds. false (the
+   * metrics adapter such as prometheus-adapter): a new Deployment starts at `minReplicas`, one switched to it keeps
+   * the replicas it runs, and later applies leave the count to the autoscaler. false (the
    * default, and what Kiln runs): whoever runs the stack sets `replicas`; Kiln scales through its workflow.
    */
   readonly horizontalPodAutoscaler?: boolean;

@@ -3,6 +3,7 @@ import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
 import { GPU_RESOURCE, GPU_TAINT, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
 import { modelServerLabels, serviceUrl, VLLM_PORT, VLLM_PORT_NAME } from '../../catalog/model-server.ts';
+import { KILN_OBJECT_ANNOTATIONS } from '../kiln-objects.ts';
 import { checkKnownArgs, vllmSpec, type VllmDeploymentArgs, type VllmSpec } from './args.ts';
 
 // These let the worker check a request before it runs Pulumi.
@@ -10,8 +11,6 @@ export { checkKnownArgs, vllmSpec, DEFAULT_VLLM_IMAGE, type VllmDeploymentArgs, 
 export * from './validate.ts';
 export { StackArgsError } from '../args-error.ts';
 
-/** Pulumi applies the objects and returns; Kiln's worker waits for readiness itself, holding no stack lock. */
-const SKIP_AWAIT = { 'pulumi.com/skipAwait': 'true' };
 /** Queue length per pod above which the autoscaler adds pods (vLLM's `vllm:num_requests_waiting`). */
 const TARGET_REQUESTS_WAITING = '5';
 
@@ -30,27 +29,33 @@ export class VllmDeployment extends pulumi.ComponentResource {
     super('kiln:stacks:VllmDeployment', name, plain, opts);
     // Every child derives from the checked spec, so arguments known only later are checked before anything is applied.
     const spec = pulumi.output(plain).apply(vllmSpec);
-    const metadata = spec.apply((s) => ({ name: s.name, namespace: s.namespace, labels: modelServerLabels(s.name), annotations: SKIP_AWAIT }));
+    const metadata = spec.apply((s) => ({ name: s.name, namespace: s.namespace, labels: modelServerLabels(s.name), annotations: KILN_OBJECT_ANNOTATIONS }));
     const selector = spec.apply((s) => ({ matchLabels: modelServerLabels(s.name) }));
 
-    // With an autoscaler the Deployment leaves `replicas` to it: a field two controllers set is a field they
-    // fight over (every apply would undo the autoscaler's last scale).
     // Decided at construction like the autoscaler: the variables' names are plain, only their values are secret.
     const secretNames = Object.keys(secretEnv).sort();
     const secret = secretNames.length ? new k8s.core.v1.Secret(`${name}-secrets`, {
-      metadata: spec.apply((s) => ({ name: secretObjectName(s.name), namespace: s.namespace, annotations: SKIP_AWAIT })),
+      metadata: spec.apply((s) => ({ name: secretObjectName(s.name), namespace: s.namespace, annotations: KILN_OBJECT_ANNOTATIONS })),
       type: 'Opaque',
       stringData: Object.fromEntries(secretNames.map((key) => [key, pulumi.secret(secretEnv[key]!)])),
     }, { parent: this, additionalSecretOutputs: ['data', 'stringData'] }) : undefined;
 
+    // With an autoscaler, `replicas` is its field: a field two writers set is a field they fight over (every
+    // apply would undo its last scale). The Deployment starts at minReplicas; after that the provider leaves the
+    // field out of its applies while the autoscaler owns it, and keeps the live count while Kiln still does (an
+    // existing deployment switched to the autoscaler keeps its pods instead of dropping to the default of 1).
     const deployment = new k8s.apps.v1.Deployment(`${name}-deployment`, {
       metadata,
       spec: spec.apply((s) => ({
-        ...(s.horizontalPodAutoscaler ? {} : { replicas: s.replicas }),
+        replicas: s.horizontalPodAutoscaler ? s.minReplicas : s.replicas,
         selector: { matchLabels: modelServerLabels(s.name) },
         template: podTemplate(s, secretNames),
       })),
-    }, { parent: this, ...(secret ? { dependsOn: [secret] } : {}) });
+    }, {
+      parent: this,
+      ...(secret ? { dependsOn: [secret] } : {}),
+      ...(args.horizontalPodAutoscaler ? { ignoreChanges: ['spec.replicas'] } : {}),
+    });
 
     const service = new k8s.core.v1.Service(`${name}-service`, {
       metadata,

@@ -1,12 +1,16 @@
 // VllmDeployment run by the real Pulumi engine (Automation API, inline programs, file backend) through
-// Kiln's stand-in Kubernetes provider plugin against Kiln's local GPU cluster (a real API server and
+// the real Kubernetes provider plugin against Kiln's local GPU cluster (a real API server and
 // scheduler, kwok nodes): the API server accepts the objects, pods land on nodes of the GPU type, the
 // disruption budget counts them and the Service selects exactly the Ready ones. Pods have loopback IPs here,
 // which Kubernetes keeps out of EndpointSlices, so instead of the Service's endpoints the test calls each
-// Ready pod's simulated vLLM server on its own address.
+// Ready pod's simulated vLLM server on its own address. Then what the real provider's server-side apply means for
+// the autoscaler option and for secrets.
 import test from 'ava';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import * as k8s from '@pulumi/kubernetes';
+import * as pulumi from '@pulumi/pulumi';
 import { GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
 import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
 import { VllmDeployment, type VllmDeploymentArgs } from '../../stacks/vllm-deployment/index.ts';
@@ -104,3 +108,61 @@ test.serial('four-GPU replicas share the 8-GPU H100 node; a third finds no room'
   t.deepEqual(deployment.spec.template.spec.nodeSelector, { [GPU_TYPE_LABEL]: 'nvidia-h100-80gb' });
   for (const pod of ready) t.deepEqual(await eventually(`${pod.metadata.name}'s server to answer`, () => servedModels(pod)), [model]);
 });
+
+interface DeploymentObject { metadata: { generation: number }; spec: { replicas: number; template: { metadata: { annotations?: Record<string, string> }; spec: { containers: { args: string[] }[] } } } }
+const deploymentOf = (name: string) => cluster.api.get<DeploymentObject>(`/apis/apps/v1/namespaces/models/deployments/${name}`);
+
+test.serial('with the Kubernetes autoscaler on, neither it nor Kiln undoes the other\'s replica count; switching it on keeps the replicas that run', async (t) => {
+  const base = { name: 'elastic', namespace: 'models', model: 'Qwen/Qwen2.5-7B-Instruct', gpuType: 'nvidia-l4', gpusPerReplica: 1, replicas: 3, minReplicas: 1, maxReplicas: 5 };
+  await up(base);
+  t.is((await deploymentOf('elastic')).spec.replicas, 3);
+
+  // Switched on, the autoscaler starts from the 3 replicas that run, not from minReplicas or Kubernetes' default of 1.
+  await up({ ...base, horizontalPodAutoscaler: true });
+  t.is((await deploymentOf('elastic')).spec.replicas, 3);
+  t.truthy(await cluster.api.get('/apis/autoscaling/v2/namespaces/models/horizontalpodautoscalers/elastic'));
+
+  // The autoscaler scales as the HPA controller does (the scale subresource, under its own field manager)...
+  await cluster.api.request('PATCH', '/apis/apps/v1/namespaces/models/deployments/elastic/scale?fieldManager=horizontal-pod-autoscaler', { spec: { replicas: 4 } }, 'application/merge-patch+json');
+  // ...and Kiln's next change to the deployment rolls out without a conflict and without touching that count.
+  await up({ ...base, horizontalPodAutoscaler: true, extraArgs: ['--enable-prefix-caching'] });
+  const after = await deploymentOf('elastic');
+  t.is(after.spec.replicas, 4);
+  t.true(after.spec.template.spec.containers[0]!.args.includes('--enable-prefix-caching'));
+});
+
+test.serial('secrets: the values are encrypted in the stack state, and a rotated secret replaces the Secret\'s value and rolls the pods', async (t) => {
+  const args = (token: string, secretId: string) => ({
+    name: 'gated', namespace: 'models', model: 'meta-llama/Llama-3.1-8B-Instruct', gpuType: 'nvidia-l4', gpusPerReplica: 1, replicas: 1,
+    // What Kiln's deployment program sets: the secrets mounted, by id (workflows/deployment/program.ts).
+    podAnnotations: { 'kiln.dev/secrets': `hf=${secretId}` },
+    secretEnv: { HF_TOKEN: pulumi.secret(token) },
+  });
+  const first = 'hf_firstTokenValue000000Aa1';
+  const second = 'hf_rotatedTokenValue0000Bb2';
+  await up(args(first, 'sec_1'));
+  const before = await deploymentOf('gated');
+  const secretValue = async () => Buffer.from((await cluster.api.get<{ data: Record<string, string> }>('/api/v1/namespaces/models/secrets/gated-secrets')).data.HF_TOKEN!, 'base64').toString();
+  t.is(await secretValue(), first);
+
+  await up(args(second, 'sec_2'));
+  t.is(await secretValue(), second);
+  const after = await deploymentOf('gated');
+  t.true(after.metadata.generation > before.metadata.generation, 'the pod template changed: Kubernetes rolls the pods');
+  t.is(after.spec.template.metadata.annotations?.['kiln.dev/secrets'], 'hf=sec_2');
+
+  // No plaintext (nor its base64) anywhere in the state backend.
+  const state = await readStateFiles();
+  for (const value of [first, second]) {
+    t.false(state.includes(value), 'a value in clear');
+    t.false(state.includes(Buffer.from(value).toString('base64')), 'a value in base64');
+  }
+});
+
+/** Every file of the file state backend, stack files and their backups and history, as one text. */
+async function readStateFiles(): Promise<string> {
+  const root = new URL(settings.backendUrl).pathname;
+  const files = (await readdir(root, { recursive: true, withFileTypes: true })).filter((f) => f.isFile());
+  const texts = await Promise.all(files.map((f) => readFile(join(f.parentPath, f.name)).then((b) => (f.name.endsWith('.gz') ? gunzipSync(b) : b).toString())));
+  return texts.join('\n');
+}

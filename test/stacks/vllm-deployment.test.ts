@@ -74,7 +74,7 @@ test('without an autoscaler asked for, none is made: the replica count is the st
   t.deepEqual(mocks.ofType('kubernetes:autoscaling/v2:HorizontalPodAutoscaler').filter((r) => r.name === 'llama-hpa'), []);
 });
 
-test('with horizontalPodAutoscaler the autoscaler owns replicas between the bounds and the Deployment leaves them out', async (t) => {
+test('with horizontalPodAutoscaler the autoscaler owns replicas between the bounds and the Deployment starts at the lower bound', async (t) => {
   new VllmDeployment('scaled', { ...LLAMA_ARGS, name: 'scaled', horizontalPodAutoscaler: true });
   const hpa = (await mocks.resource('kubernetes:autoscaling/v2:HorizontalPodAutoscaler', 'scaled-hpa')).inputs;
   t.deepEqual(hpa.spec.scaleTargetRef, { apiVersion: 'apps/v1', kind: 'Deployment', name: 'scaled' });
@@ -82,7 +82,7 @@ test('with horizontalPodAutoscaler the autoscaler owns replicas between the boun
   t.is(hpa.spec.maxReplicas, 5);
   t.is(hpa.metadata.annotations['pulumi.com/skipAwait'], 'true');
   const d = (await mocks.resource('kubernetes:apps/v1:Deployment', 'scaled-deployment')).inputs;
-  t.false('replicas' in d.spec);
+  t.is(d.spec.replicas, 1);
 });
 
 test('a disruption budget lets one pod of the deployment go at a time', async (t) => {
@@ -91,13 +91,15 @@ test('a disruption budget lets one pod of the deployment go at a time', async (t
   t.deepEqual(pdb.spec.selector.matchLabels, (await deployment()).spec.template.metadata.labels);
 });
 
-test('Pulumi does not wait for rollout of any object', async (t) => {
+test('every object tells the provider not to wait for rollout, to take back fields others changed, and to delete at once', async (t) => {
   const objects = await Promise.all([
     mocks.resource('kubernetes:apps/v1:Deployment', 'llama-deployment'),
     mocks.resource('kubernetes:core/v1:Service', 'llama-service'),
     mocks.resource('kubernetes:policy/v1:PodDisruptionBudget', 'llama-pdb'),
   ]);
-  for (const o of objects) t.is(o.inputs.metadata.annotations['pulumi.com/skipAwait'], 'true', o.type);
+  for (const o of objects) {
+    t.like(o.inputs.metadata.annotations, { 'pulumi.com/skipAwait': 'true', 'pulumi.com/patchForce': 'true', 'pulumi.com/deletionPropagationPolicy': 'background' }, o.type);
+  }
 });
 
 test('outputs name the objects and the in-cluster Service URL', async (t) => {

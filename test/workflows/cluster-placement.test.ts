@@ -1,6 +1,6 @@
 // Clusters and circuits end to end, on a Temporal dev server of this file's own (its worker polls the real
 // kiln-deployments task queue with the activities workflows/deployment/queue.ts ships: Kiln's real deployment program,
-// run by the real Pulumi CLI through Kiln's stand-in Kubernetes provider plugin), PostgreSQL and the real
+// run by the real Pulumi CLI through the real Kubernetes provider plugin), PostgreSQL and the real
 // local GPU cluster:
 // - a deployment is placed on the cluster registered by kubeconfig and provisioned with that kubeconfig;
 // - `pulumi up`s the cluster refuses (a ResourceQuota allowing no more Deployments: the API server answers
@@ -142,6 +142,27 @@ test.serial('a deployment is provisioned with the kubeconfig of the cluster it w
   t.like(await circuitRow(t, 'nvidia-l4'), { failures: 0, openedAt: null }, 'the successful attempt was recorded');
 });
 
+test.serial('drift: after kubectl scale, the deployment\'s next operation (a stop) reports the field in applyStack\'s result in the workflow history', async (t) => {
+  const { deployments, orm, principal, gpu, env } = t.context;
+  const chat = await orm.em.fork().findOneOrFail(DeploymentSchema, { name: 'chat', organization: principal.organizationId });
+  const path = `/apis/apps/v1/namespaces/${namespaceOf(principal.organizationId)}/deployments/chat`;
+  // An operator scales by hand, as `kubectl scale` does (the scale subresource, under its own field manager).
+  await gpu.api.request('PATCH', `${path}/scale?fieldManager=kubectl-scale`, { spec: { replicas: 1 } }, 'application/merge-patch+json');
+  await deployments.act(orm.em.fork(), principal, chat.id, { action: 'stop' });
+
+  const drift = await eventually('the stop\'s applyStack to complete', async () => {
+    const events = (await env.client.workflow.getHandle(chat.id).fetchHistory()).events ?? [];
+    const applied = events.filter((e) => e.activityTaskCompletedEventAttributes).map((e) => {
+      const payload = e.activityTaskCompletedEventAttributes!.result?.payloads?.[0];
+      return payload?.data?.length ? JSON.parse(Buffer.from(payload.data).toString()) as { serviceUrl?: string; drift?: string[] } : {};
+    }).filter((result) => result.serviceUrl);
+    return applied.length >= 2 && applied.at(-1)!.drift;
+  }, 120_000);
+  t.deepEqual(drift, ['kubernetes:apps/v1:Deployment chat-deployment spec.replicas: 2 -> 1']);
+  await eventually('stopped', async () => (await deploymentRow(t, chat.id)).status === 'stopped', 120_000);
+  t.is(await gpu.api.get(path).catch(() => undefined), undefined, 'the stop removed the Deployment');
+});
+
 test.serial('failed attempts open the circuit, which refuses the next attempt; after the cool-down a trial closes it', async (t) => {
   const { deployments, principal, orm, gpu } = t.context;
   // The cluster refuses: a quota in the organization's namespace allowing no more Deployments than it has.
@@ -166,7 +187,7 @@ test.serial('failed attempts open the circuit, which refuses the next attempt; a
   const circuit = await circuitRow(t, 'nvidia-h100-80gb');
   t.like(circuit, { failures: 2 });
   // The provider's report of the API server's refusal.
-  t.regex(circuit!.lastFailure ?? '', /Deployment::flaky-deployment" was not successfully created by the Kubernetes API server: .* answered 403: .*"flaky\\" is forbidden: exceeded quota: no-more-deployments/);
+  t.regex(circuit!.lastFailure ?? '', /Deployment::flaky-deployment" was not successfully created by the Kubernetes API server: deployments\.apps "flaky" is forbidden: exceeded quota: no-more-deployments/);
   // Another organization's failure is not repeated in this deployment's reason.
   t.is(failed.failureReason, `the kubernetes/nvidia-h100-80gb provisioning circuit is open after 2 failed attempts; it half-opens at ${circuit!.halfOpensAt!.toISOString()}`);
   // While open, creation is refused too, and nothing is created.

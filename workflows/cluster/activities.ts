@@ -46,10 +46,10 @@ export function createClusterActivities(deps: ClusterActivityDeps) {
       await deps.store.record(update);
     },
 
-    /** `pulumi up` of the cluster's stack; records its kubeconfig and the GPUs its node groups offer. */
-    async applyClusterStack(target: ClusterTarget): Promise<void> {
+    /** `pulumi up` of the cluster's stack; records its kubeconfig and the GPUs its node groups offer; answers the drift it put back. */
+    async applyClusterStack(target: ClusterTarget): Promise<{ drift: string[] }> {
       refuseInvalid(() => deps.check(target), 'InvalidCluster');
-      const outputs = await runActivityOperation(deps.pulumi, {
+      const { outputs, drift } = await runActivityOperation(deps.pulumi, {
         project: CLUSTER_PROJECT,
         stackName: target.clusterId,
         config: { 'aws:region': { value: target.desired.region } },
@@ -61,6 +61,7 @@ export function createClusterActivities(deps: ClusterActivityDeps) {
         .map((g) => ({ gpuType: g.gpuType, count: g.desiredSize * deps.gpusPerNode(g.gpuType) }))
         .filter((g) => g.count > 0);
       await deps.store.recordOutputs(target.clusterId, { kubeconfig, gpus });
+      return { drift };
     },
 
     /** `pulumi destroy` and removal of the cluster's stack. */

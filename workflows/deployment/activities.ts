@@ -107,10 +107,11 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps) {
     },
 
     /**
-     * `pulumi up` of the deployment's stack on its cluster; answers with the model server's in-cluster Service URL. A rollout
-     * that places pods is a provisioning attempt: its circuit must let it through, and its outcome is recorded.
+     * `pulumi up` of the deployment's stack on its cluster; answers with the model server's in-cluster Service URL and
+     * the drift it put back (fields of Kiln's objects changed out of band, a line each). A rollout that places pods
+     * is a provisioning attempt: its circuit must let it through, and its outcome is recorded.
      */
-    async applyStack(target: StackTarget): Promise<{ serviceUrl: string }> {
+    async applyStack(target: StackTarget): Promise<{ serviceUrl: string; drift: string[] }> {
       refuseInvalid(() => deps.check?.(target), 'InvalidDeployment');
       const cluster = await deps.clusters.accessFor(target.deploymentId);
       const circuit = target.desired.running ? { provider: cluster.provider, gpuType: target.desired.gpu } : undefined;
@@ -119,7 +120,7 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps) {
       if (target.desired.running) await deps.namespaces.ensure(cluster, target.organizationId);
       const references = target.desired.running ? target.desired.secrets ?? [] : [];
       const secretEnv = references.length && deps.secrets ? await deps.secrets.open(target.organizationId, references) : {};
-      const outputs = await runActivityOperation(deps.pulumi, {
+      const { outputs, drift } = await runActivityOperation(deps.pulumi, {
         project: DEPLOYMENT_PROJECT,
         stackName: target.deploymentId,
         ...deps.programFor(target, cluster, secretEnv),
@@ -130,7 +131,7 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps) {
       if (circuit) await deps.circuits.recordSuccess(circuit);
       const serviceUrl = outputs.serviceUrl?.value;
       if (typeof serviceUrl !== 'string') throw ApplicationFailure.nonRetryable('the deployment stack did not output a serviceUrl', 'StackOutputMissing');
-      return { serviceUrl };
+      return { serviceUrl, drift };
     },
 
     /**
@@ -148,10 +149,11 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps) {
       return steps;
     },
 
-    /** `pulumi refresh`: reads what really exists into the stack's state (recovery's refresh-and-retry). */
-    async refreshStack(target: StackTarget): Promise<void> {
+    /** `pulumi refresh`: reads what really exists into the stack's state (recovery's refresh-and-retry); answers the drift it found. */
+    async refreshStack(target: StackTarget): Promise<{ drift: string[] }> {
       const cluster = await deps.clusters.accessFor(target.deploymentId);
-      await runActivityOperation(deps.pulumi, { project: DEPLOYMENT_PROJECT, stackName: target.deploymentId, ...deps.programFor(target, cluster) }, 'refresh');
+      const { drift } = await runActivityOperation(deps.pulumi, { project: DEPLOYMENT_PROJECT, stackName: target.deploymentId, ...deps.programFor(target, cluster) }, 'refresh');
+      return { drift };
     },
 
     /** `pulumi destroy` and removal of the deployment's stack. */

@@ -5,6 +5,7 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { OutputMap } from '@pulumi/pulumi/automation/index.js';
 import { runStackOperation, type IsolatedStackRequest, type PlannedStep, type ProgramRef, type PulumiSettings, type StackOperation } from './automation.ts';
+import { describeDrift } from './drift.ts';
 
 /** How often a running operation heartbeats though Pulumi printed nothing: well inside any heartbeat timeout. */
 const HEARTBEAT_INTERVAL_MS = 5_000;
@@ -21,22 +22,36 @@ export function refuseInvalid(check: () => void, type: string): void {
   }
 }
 
+/** What an operation answers: the stack's outputs, and the drift it found (and, for an up, put back), a line per field. */
+export interface ActivityOperationResult {
+  readonly outputs: OutputMap;
+  readonly drift: string[];
+}
+
 /**
- * Runs the operation for the current activity. A failure as Temporal should see it: cancelled when the activity
- * was cancelled (no retry or failure follows); not worth a retry when a resource plugin is missing (retrying
- * cannot install it, and every failed deployment attempt counts against its provisioning circuit).
+ * Runs the operation for the current activity. Drift is logged as it is found and answered, so the activity's
+ * result in the Temporal UI says what was changed out of band. A failure as Temporal should see it: cancelled
+ * when the activity was cancelled (no retry or failure follows); not worth a retry when a resource plugin is
+ * missing (retrying cannot install it, and every failed deployment attempt counts against its provisioning circuit).
  */
 export async function runActivityOperation(
   settings: PulumiSettings, request: IsolatedStackRequest, operation: StackOperation, onStep?: (step: PlannedStep) => void,
-): Promise<OutputMap> {
+): Promise<ActivityOperationResult> {
   const context = Context.current();
   let lastLine: string | undefined;
+  const drift: string[] = [];
   const alive = setInterval(() => context.heartbeat(lastLine), HEARTBEAT_INTERVAL_MS);
   try {
-    return await runStackOperation(settings, request, operation, {
+    const outputs = await runStackOperation(settings, request, operation, {
       signal: context.cancellationSignal, onStep,
       onProgress: (line) => { lastLine = line; context.heartbeat(line); },
+      onDrift: (found) => {
+        const line = describeDrift(found);
+        drift.push(line);
+        context.log.warn(`drift in stack ${request.stackName}: ${line}`);
+      },
     });
+    return { outputs, drift };
   } catch (error) {
     if (context.cancellationSignal.aborted) throw new CancelledFailure(`cancelled: ${String(context.cancellationSignal.reason)}`);
     const message = (error as Error).message;

@@ -3,8 +3,9 @@
 import { fork } from 'node:child_process';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConcurrentUpdateError, LocalWorkspace, PulumiCommand, type OutputMap, type PulumiFn, type Stack } from '@pulumi/pulumi/automation/index.js';
+import { ConcurrentUpdateError, LocalWorkspace, PulumiCommand, type EngineEvent, type OutputMap, type PulumiFn, type Stack } from '@pulumi/pulumi/automation/index.js';
 import { workerMetrics, type PulumiOutcome } from '../metrics.ts';
+import { driftOf, type Drift } from './drift.ts';
 
 export interface PulumiSettings {
   /** State backend, e.g. `file:///var/lib/kiln/pulumi-state` or `s3://bucket`. */
@@ -73,6 +74,8 @@ export interface OperationHooks {
   readonly onProgress?: (line: string) => void;
   /** Called with each resource step the engine plans or takes (what a `preview` answers). */
   readonly onStep?: (step: PlannedStep) => void;
+  /** Called with each declared field an `up` or `refresh` found changed out of band (an `up` then puts it back). */
+  readonly onDrift?: (drift: Drift) => void;
 }
 
 /** One resource step of an operation: `create`, `update`, `replace`, `delete`, `same`..., on a resource type and name. */
@@ -95,6 +98,7 @@ export interface OperationRequest { settings: PulumiSettings; request: IsolatedS
 export type OperationMessage =
   | { type: 'progress'; line: string }
   | { type: 'step'; step: PlannedStep }
+  | { type: 'drift'; drift: Drift }
   | { type: 'done'; outputs: OutputMap }
   | { type: 'failed'; message: string; aborted: boolean };
 
@@ -128,6 +132,7 @@ function runInProcess(settings: PulumiSettings, request: IsolatedStackRequest, o
     child.on('message', (message: OperationMessage) => {
       if (message.type === 'progress') return hooks.onProgress?.(message.line);
       if (message.type === 'step') return hooks.onStep?.(message.step);
+      if (message.type === 'drift') return hooks.onDrift?.(message.drift);
       answered = true;
       if (message.type === 'done') resolve(message.outputs);
       else reject(new Error(pulumiErrorSummary(message.message)));
@@ -144,12 +149,16 @@ function runInProcess(settings: PulumiSettings, request: IsolatedStackRequest, o
  * The operation itself, in this process. Each stack belongs to one workflow, which runs one operation at a
  * time, so a lock found when an operation starts was left by a worker that died mid-operation: it is
  * cleared and the operation tried once more.
+ *
+ * An `up` refreshes first: the diff is then taken against what really runs, so a field someone changed out of
+ * band is reported as drift and put back, and an object someone deleted is made again.
  */
 export async function runStackOperationHere(settings: PulumiSettings, request: StackRequest, operation: StackOperation, hooks: OperationHooks = {}): Promise<OutputMap> {
   const stack = await openStack(settings, request);
+  const onEvent = (event: EngineEvent) => { for (const drift of driftOf(event)) hooks.onDrift?.(drift); };
   const options = { onOutput: hooks.onProgress, signal: hooks.signal };
   const run = async () => {
-    if (operation === 'up') return (await stack.up(options)).outputs;
+    if (operation === 'up') return (await stack.up({ ...options, refresh: true, onEvent })).outputs;
     if (operation === 'preview') {
       try {
         await stack.preview({
@@ -165,7 +174,7 @@ export async function runStackOperationHere(settings: PulumiSettings, request: S
       }
       return {};
     }
-    if (operation === 'refresh') return (await stack.refresh(options), await stack.outputs());
+    if (operation === 'refresh') return (await stack.refresh({ ...options, onEvent }), await stack.outputs());
     await stack.destroy(options);
     await stack.workspace.removeStack(request.stackName);
     return {};

@@ -2,7 +2,7 @@
 // inline programs in one process see each other's errors, and an aborted operation leaves unhandled
 // rejections behind. A process per operation keeps the worker untouched by either.
 // Protocol (IPC): receives { settings, request, operation }, then optionally 'abort'; sends
-// { type: 'progress', line } and { type: 'step', step }, then { type: 'done', outputs } or { type: 'failed', message, aborted }.
+// { type: 'progress', line }, { type: 'step', step } and { type: 'drift', drift }, then { type: 'done', outputs } or { type: 'failed', message, aborted }.
 import type { OutputMap, PulumiFn } from '@pulumi/pulumi/automation/index.js';
 import { runStackOperationHere, type OperationMessage, type OperationRequest } from './automation.ts';
 
@@ -44,6 +44,7 @@ async function run({ settings, request, operation }: OperationRequest): Promise<
       signal: abort.signal,
       onProgress: (line) => void send({ type: 'progress', line }),
       onStep: (step) => void send({ type: 'step', step }),
+      onDrift: (drift) => void send({ type: 'drift', drift }),
     });
     finished = true;
     await send({ type: 'done', outputs });

@@ -1,6 +1,7 @@
-// Kiln's stand-in for the Pulumi Kubernetes provider plugin, driven by the real Pulumi engine (Automation
-// API, inline programs, file backend, Kiln's PULUMI_HOME) against a real local API server: what each
-// operation leaves in the cluster, read back through Kiln's Kubernetes client.
+// The real Pulumi Kubernetes provider plugin (pulumi-resource-kubernetes, built by npm run tools), driven by the
+// real Pulumi engine (Automation API, inline programs, file backend, Kiln's PULUMI_HOME) against a real local API
+// server: what each operation leaves in the cluster, read back through Kiln's Kubernetes client, and how Kiln's
+// objects (stacks/kiln-objects.ts) meet what operators and other controllers do to them.
 import test from 'ava';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,9 +10,9 @@ import type { PulumiFn, Stack } from '@pulumi/pulumi/automation/index.js';
 import { GPU_TAINT, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
 import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
 import { KubeApiError } from '../../lib/kubernetes/api.ts';
-import { inspectPlugin } from '../../infra/tools/pulumi-plugins.ts';
-import { PULUMI_PLUGINS } from '../../infra/tools/versions.ts';
-import { openStack, type PulumiSettings } from '../../workflows/pulumi/automation.ts';
+import { KILN_OBJECT_ANNOTATIONS } from '../../stacks/kiln-objects.ts';
+import { openStack, runStackOperationHere, type PulumiSettings } from '../../workflows/pulumi/automation.ts';
+import type { Drift } from '../../workflows/pulumi/drift.ts';
 import { eventually } from '../support/eventually.ts';
 import { startTestGpuCluster } from '../support/gpu-cluster.ts';
 import { testPulumiSettings } from '../support/pulumi.ts';
@@ -23,7 +24,7 @@ let settings: PulumiSettings;
 test.before(async () => {
   cluster = await startTestGpuCluster();
   kubeconfig = await readFile(cluster.kubeconfig, 'utf8');
-  settings = await testPulumiSettings('kiln-standin');
+  settings = await testPulumiSettings('kiln-k8s-provider');
 });
 test.after.always(() => cluster?.stop());
 
@@ -42,7 +43,7 @@ async function get(path: string): Promise<Obj | undefined> {
 const createNamespace = (name: string) => cluster.api.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 
 function stack(stackName: string, program: PulumiFn, config: Record<string, { value: string; secret?: boolean }> = {}): Promise<Stack> {
-  return openStack(settings, { project: 'standin', stackName, program, config });
+  return openStack(settings, { project: 'provider', stackName, program, config });
 }
 
 interface StateResource { urn: string; type: string; id?: string; outputs?: Record<string, unknown> }
@@ -52,16 +53,27 @@ async function stateOf(s: Stack, type: string): Promise<StateResource[]> {
 }
 
 const SECRET_SIG = { '4dabf18193072939515e22adb298388d': '1b47061264138c4ac30d75fd1eb44270' };
-const provider = (extra: Partial<k8s.ProviderArgs> = {}) => new k8s.Provider('cluster', { kubeconfig, ...extra });
+const provider = () => new k8s.Provider('cluster', { kubeconfig });
+
+/** An `up` as Kiln's worker runs it (a refresh first), answering the drift it found and put back. */
+async function kilnUp(stackName: string, program: PulumiFn): Promise<Drift[]> {
+  const drift: Drift[] = [];
+  await runStackOperationHere(settings, { project: 'provider', stackName, program }, 'up', { onDrift: (d) => drift.push(d) });
+  return drift;
+}
+
+/** A write as `kubectl` makes it: a merge patch under a field manager of its own. */
+const kubectlPatch = (path: string, body: unknown, manager: string) =>
+  cluster.api.request('PATCH', `${path}?fieldManager=${manager}`, body, 'application/merge-patch+json');
 
 /** A Deployment whose pods fit the simulated GPU nodes (they tolerate the GPU taint) and turn Ready. */
-function web(namespace: string, opts: { replicas?: number; label?: string; skipAwait?: boolean; selector?: string } = {}) {
+function web(namespace: string, opts: { replicas?: number; label?: string; kiln?: boolean; selector?: string } = {}) {
   const app = { app: opts.selector ?? 'web' };
   return {
     metadata: {
       name: 'web', namespace,
       labels: { tier: opts.label ?? 'front', ...(opts.label === undefined ? { stage: 'one' } : {}) },
-      ...(opts.skipAwait ? { annotations: { 'pulumi.com/skipAwait': 'true' } } : {}),
+      ...(opts.kiln ? { annotations: KILN_OBJECT_ANNOTATIONS } : {}),
     },
     spec: {
       replicas: opts.replicas ?? 1,
@@ -76,12 +88,6 @@ function web(namespace: string, opts: { replicas?: number; label?: string; skipA
     },
   };
 }
-
-test.serial('the stand-in is what Pulumi runs for kubernetes here', (t) => {
-  const installed = inspectPlugin(PULUMI_PLUGINS.find((p) => p.name === 'kubernetes')!);
-  t.not(installed.state, 'missing');
-  t.log(`kubernetes plugin: ${installed.state}`);
-});
 
 test.serial('up creates every kind Kiln declares, waits for an awaited Deployment, updates in place and destroy removes them', async (t) => {
   const ns = 'crud';
@@ -123,8 +129,7 @@ test.serial('up creates every kind Kiln declares, waits for an awaited Deploymen
   t.like(state!.outputs!, { metadata: { uid: deployment.metadata.uid } });
   const [secretState] = await stateOf(s, 'kubernetes:core/v1:Secret');
   t.like(secretState!.outputs!.data as object, SECRET_SIG);
-  t.like((secretState!.outputs!.__inputs as { stringData: object }).stringData, SECRET_SIG);
-  const stateFile = await readFile(join(new URL(settings.backendUrl).pathname, '.pulumi', 'stacks', 'standin', 'crud.json'), 'utf8');
+  const stateFile = await readFile(join(new URL(settings.backendUrl).pathname, '.pulumi', 'stacks', 'provider', 'crud.json'), 'utf8');
   t.false(stateFile.includes('sekret') || stateFile.includes(Buffer.from('sekret').toString('base64')), 'the state file holds the Secret encrypted');
 
   // Update: new values are applied in place, and a label the program no longer sets is removed.
@@ -148,30 +153,82 @@ test.serial('up creates every kind Kiln declares, waits for an awaited Deploymen
   }
 });
 
-test.serial('a rename replaces the object (the old one is gone); a new Deployment selector deletes it first and recreates it', async (t) => {
+test.serial('Kiln\'s objects are replaced without a field conflict: a rename creates the new one first, a new Deployment selector deletes the old one at once', async (t) => {
   const ns = 'replace';
   await createNamespace(ns);
   const program = (serviceName: string, selector: string): PulumiFn => async () => {
     const p = provider();
-    new k8s.core.v1.Service('svc', { metadata: { name: serviceName, namespace: ns }, spec: { selector: { app: selector }, ports: [{ port: 80 }] } }, { provider: p });
-    new k8s.apps.v1.Deployment('web', web(ns, { skipAwait: true, selector }), { provider: p });
+    new k8s.core.v1.Service('svc', { metadata: { name: serviceName, namespace: ns, annotations: KILN_OBJECT_ANNOTATIONS }, spec: { selector: { app: selector }, ports: [{ port: 80 }] } }, { provider: p });
+    new k8s.apps.v1.Deployment('web', web(ns, { kiln: true, selector }), { provider: p });
   };
-  await (await stack('replace', program('first', 'web'))).up();
-  const before = await get(`/apis/apps/v1/namespaces/${ns}/deployments/web`);
+  await kilnUp('replace', program('first', 'web'));
+  const before = await eventually('the first pod Ready', async () => {
+    const d = await get(`/apis/apps/v1/namespaces/${ns}/deployments/web`) as Obj & { status?: { readyReplicas?: number } };
+    return d.status?.readyReplicas === 1 && d;
+  });
   t.truthy(await get(`/api/v1/namespaces/${ns}/services/first`));
 
   const preview = await (await stack('replace', program('second', 'web2'))).preview();
   t.deepEqual(preview.changeSummary, { replace: 2, same: 2 });
-  const up = await (await stack('replace', program('second', 'web2'))).up();
-  t.deepEqual(up.summary.resourceChanges, { replace: 2, same: 2 });
+  await kilnUp('replace', program('second', 'web2'));
   t.is(await get(`/api/v1/namespaces/${ns}/services/first`), undefined);
   t.truthy(await get(`/api/v1/namespaces/${ns}/services/second`));
   const after = await get(`/apis/apps/v1/namespaces/${ns}/deployments/web`) as Obj & { spec: { selector: { matchLabels: Record<string, string> } } };
-  t.not(after.metadata.uid, before!.metadata.uid);
+  t.not(after.metadata.uid, before.metadata.uid);
   t.deepEqual(after.spec.selector.matchLabels, { app: 'web2' });
+  await eventually('the new Deployment\'s pod Ready, the old one\'s gone', async () => {
+    const pods = await cluster.api.get<{ items: { metadata: { labels: Record<string, string> }; status: { conditions?: { type: string; status: string }[] } }[] }>(`/api/v1/namespaces/${ns}/pods`);
+    return pods.items.length === 1 && pods.items[0]!.metadata.labels.app === 'web2'
+      && pods.items[0]!.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+  });
+  t.pass();
 });
 
-test.serial('refresh shows an out-of-band change (and the next up puts the program back); after an out-of-band delete it drops the object and up recreates it', async (t) => {
+test.serial('drift: after kubectl scale and edit of Kiln\'s objects, the next up reports the declared fields that moved, puts them back and leaves the rest', async (t) => {
+  const ns = 'drift-kiln';
+  await createNamespace(ns);
+  const program = (replicas: number, tier = 'front'): PulumiFn => async () => {
+    const p = provider();
+    new k8s.apps.v1.Deployment('web', web(ns, { kiln: true, replicas, label: tier }), { provider: p });
+    new k8s.core.v1.ConfigMap('settings', { metadata: { name: 'settings', namespace: ns, labels: { owner: 'kiln' }, annotations: KILN_OBJECT_ANNOTATIONS }, data: { mode: 'fast' } }, { provider: p });
+  };
+  t.deepEqual(await kilnUp('drift-kiln', program(2)), []);
+  const deployment = `/apis/apps/v1/namespaces/${ns}/deployments/web`;
+  const settingsMap = `/api/v1/namespaces/${ns}/configmaps/settings`;
+  // An operator scales by hand; another tool relabels, and adds a label, an annotation and data Kiln does not declare.
+  await kubectlPatch(`${deployment}/scale`, { spec: { replicas: 4 } }, 'kubectl-scale');
+  await kubectlPatch(settingsMap, { metadata: { labels: { owner: 'someone', team: 'ml' } }, data: { extra: 'theirs' } }, 'sre-tooling');
+  await kubectlPatch(deployment, { metadata: { annotations: { 'example.com/owner': 'sre' } } }, 'sre-tooling');
+  // `kubectl annotate` (any `kubectl...` manager writing the object itself) is another matter: the provider takes
+  // those fields over as if it had written them, so what Kiln does not declare goes at Kiln's next change.
+  await kubectlPatch(deployment, { metadata: { annotations: { 'example.com/note': 'by hand' } } }, 'kubectl-annotate');
+
+  // Kiln's next change (a new tier label) goes through, and so do the fields it declares.
+  const drift = await kilnUp('drift-kiln', program(2, 'back'));
+  t.deepEqual(drift.map((d) => [d.resource, d.path, d.recorded, d.live]).sort(), [
+    ['kubernetes:apps/v1:Deployment web', 'spec.replicas', 2, 4],
+    ['kubernetes:core/v1:ConfigMap settings', 'metadata.labels.owner', 'kiln', 'someone'],
+  ]);
+  const live = await get(deployment) as Obj & { spec: { replicas: number } };
+  t.is(live.spec.replicas, 2);
+  t.like(live.metadata.labels, { tier: 'back' });
+  t.is(live.metadata.annotations?.['example.com/owner'], 'sre', 'a field Kiln does not declare stays');
+  t.is(live.metadata.annotations?.['example.com/note'], undefined, 'what kubectl wrote on the object is the provider\'s now');
+  t.like(await get(settingsMap) as object, { metadata: { labels: { owner: 'kiln', team: 'ml' } }, data: { mode: 'fast', extra: 'theirs' } });
+
+  // With nothing changed out of band, an up finds no drift and changes nothing.
+  const rv = (await get(deployment))!.metadata.resourceVersion;
+  t.deepEqual(await kilnUp('drift-kiln', program(2, 'back')), []);
+  t.is((await get(deployment))!.metadata.resourceVersion, rv);
+
+  // A delete after drift removes what Kiln made.
+  await kubectlPatch(`${deployment}/scale`, { spec: { replicas: 3 } }, 'kubectl-scale');
+  await runStackOperationHere(settings, { project: 'provider', stackName: 'drift-kiln', program: program(2, 'back') }, 'destroy');
+  t.is(await get(deployment), undefined);
+  t.is(await get(settingsMap), undefined);
+});
+
+test.serial('refresh shows an out-of-band change, which a plain object cannot take back (a field conflict: why Kiln\'s objects force); after an out-of-band delete it drops the object and up recreates it', async (t) => {
   const ns = 'drift';
   await createNamespace(ns);
   const program: PulumiFn = async () => {
@@ -180,16 +237,17 @@ test.serial('refresh shows an out-of-band change (and the next up puts the progr
   const s = await stack('drift', program);
   await s.up();
   const path = `/api/v1/namespaces/${ns}/configmaps/settings`;
-  await cluster.api.request('PATCH', path, { metadata: { labels: { owner: 'someone', extra: 'x' } } }, 'application/merge-patch+json');
+  await kubectlPatch(path, { metadata: { labels: { owner: 'someone', extra: 'x' } } }, 'sre-tooling');
 
   const refresh = await s.refresh();
   t.like(refresh.summary.resourceChanges, { update: 1 });
   const [state] = await stateOf(s, 'kubernetes:core/v1:ConfigMap');
   t.like(state!.outputs!, { metadata: { labels: { owner: 'someone', extra: 'x' } } });
-  const preview = await s.preview({ diff: true });
-  t.deepEqual(preview.changeSummary, { update: 1, same: 2 });
-  await s.up();
-  t.like(await get(path) as object, { data: { mode: 'fast' }, metadata: { labels: { owner: 'pulumi' } } });
+  for (const operation of [() => s.preview({ diff: true }), () => s.up()]) {
+    const conflict = await t.throwsAsync(operation());
+    t.regex(conflict.message, /Server-Side Apply field conflict[\s\S]*conflict with "sre-tooling"/);
+  }
+  t.like(await get(path) as object, { metadata: { labels: { owner: 'someone' } } });
 
   await cluster.api.request('DELETE', path);
   const refreshAfterDelete = await s.refresh();
@@ -224,25 +282,31 @@ test.serial('preview shows the plan and changes nothing in the cluster', async (
   t.like(unchanged, { metadata: { uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion, labels: { tier: 'front' } }, data: { mode: 'fast' } });
 });
 
-test.serial('an object that exists already is an error, unless the provider has upsertExistingObjects: then it is adopted', async (t) => {
-  const ns = 'upsert';
+test.serial('adoption: a stack applied where its objects already exist takes them over, even fields another manager wrote', async (t) => {
+  const ns = 'adopt';
   await createNamespace(ns);
   const path = `/api/v1/namespaces/${ns}/configmaps/existing`;
-  await cluster.api.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'existing' }, data: { owner: 'kubectl', extra: 'kept' } });
-  const program = (upsert: boolean): PulumiFn => async () => {
-    new k8s.core.v1.ConfigMap('existing', { metadata: { name: 'existing', namespace: ns }, data: { owner: 'pulumi' } }, { provider: provider({ upsertExistingObjects: upsert }) });
+  // Written by someone else (a restored database meets the objects an earlier stack made, or a re-registered cluster).
+  await cluster.api.request('POST', `/api/v1/namespaces/${ns}/configmaps?fieldManager=kubectl-create`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'existing', labels: { owner: 'kubectl' } }, data: { owner: 'kubectl', extra: 'kept' } });
+  const before = await get(path);
+  const program: PulumiFn = async () => {
+    new k8s.core.v1.ConfigMap('existing', { metadata: { name: 'existing', namespace: ns, labels: { owner: 'kiln' }, annotations: KILN_OBJECT_ANNOTATIONS }, data: { owner: 'kiln' } }, { provider: provider() });
   };
-  const refused = await t.throwsAsync((await stack('upsert', program(false))).up());
-  t.regex(refused.message, /already exists/);
-  t.like(await get(path) as object, { data: { owner: 'kubectl' } });
-
-  const adopted = await (await stack('upsert', program(true))).up();
-  t.is(adopted.summary.result, 'succeeded');
+  await kilnUp('adopt', program);
   const live = await get(path) as Obj & { data: Record<string, string> };
-  t.deepEqual(live.data, { owner: 'pulumi', extra: 'kept' });
-  const [state] = await stateOf(await stack('upsert', program(true)), 'kubernetes:core/v1:ConfigMap');
+  t.is(live.metadata.uid, before!.metadata.uid, 'the object is the same one, not made again');
+  t.deepEqual(live.data, { owner: 'kiln', extra: 'kept' });
+  t.is(live.metadata.labels?.owner, 'kiln');
+  const [state] = await stateOf(await stack('adopt', program), 'kubernetes:core/v1:ConfigMap');
   t.is(state!.id, `${ns}/existing`);
   t.true(live.metadata.managedFields!.some((f) => f.manager === state!.outputs!.__fieldManager && f.operation === 'Apply'));
+
+  // Without Kiln's annotations the real provider refuses the fields another manager holds.
+  await cluster.api.request('POST', `/api/v1/namespaces/${ns}/configmaps?fieldManager=kubectl-create`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'plain' }, data: { owner: 'kubectl' } });
+  const refused = await t.throwsAsync((await stack('adopt-plain', async () => {
+    new k8s.core.v1.ConfigMap('plain', { metadata: { name: 'plain', namespace: ns }, data: { owner: 'pulumi' } }, { provider: provider() });
+  })).up());
+  t.regex(refused.message, /conflict/i);
 });
 
 test.serial('an object read with .get() is the live object from the cluster, and the stack does not own it', async (t) => {
