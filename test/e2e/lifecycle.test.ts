@@ -313,7 +313,10 @@ test.serial('pods that cannot be placed fail the deployment with the scheduler\'
   // Three of the four L4 GPUs are taken by `chat`: two more replicas leave one pod unschedulable.
   const id = await create(t, { name: 'overflow', model: 'Qwen/Qwen2.5-7B-Instruct', gpu: 'nvidia-l4', replicas: 2, minReplicas: 1, maxReplicas: 2 });
   const failed = await deploymentWhen(kiln, tenant.key, id, (d) => d.status === 'failed', 'the deployment to fail', 180_000);
-  t.regex(failed.failureReason, /1 of 2 replicas cannot be placed: .*Insufficient nvidia\.com\/gpu/);
+  t.regex(failed.failureReason, /1 of 2 replicas cannot be placed: .*Insufficient nvidia\.com\/gpu.*; the replicas it placed were removed, so it holds no GPUs$/);
+  // The replica that was placed gave its GPU back: what runs is what Kiln shows (0 replicas) and bills.
+  t.is(failed.currentReplicas, 0);
+  await eventually('the placed replica removed', async () => (await clusterView(t).pods('overflow')).length === 0);
   await eventually('the failed webhook', () => t.context.hooks.some((h) => h.deploymentId === id && h.type === 'deployment.failed'));
 
   await kiln.cluster.addNodes({ gpuType: 'nvidia-l4', nodes: 5, gpusPerNode: 1 }); // a fifth L4 machine

@@ -96,7 +96,7 @@ test.before(async (t) => {
     connection: env.nativeConnection,
     bundleDir: testBundleDir(),
     // Fixed replica counts here: the autoscaler never reads this (absent) Prometheus.
-    activities: deploymentActivities({ orm, kubeconfigs, pulumi, circuits, pollIntervalMs: 200, prometheus: createPrometheusClient('http://127.0.0.1:9') }),
+    activities: deploymentActivities({ orm, kubeconfigs, pulumi, circuits, pollIntervalMs: 200, unschedulableGraceMs: 3000, prometheus: createPrometheusClient('http://127.0.0.1:9') }),
   });
   const em = orm.em.fork();
   const organization = em.create(OrganizationSchema, { id: newId('org'), name: 'Placement', slug: `placement-${Date.now()}`, defaultRegion: 'us-east-1', plan: 'growth', creditsCents: 1_000_000 });
@@ -163,6 +163,25 @@ test.serial('drift: after kubectl scale, the deployment\'s next operation (a sto
   t.is(await gpu.api.get(path).catch(() => undefined), undefined, 'the stop removed the Deployment');
 });
 
+test.serial('a first rollout that cannot place every replica fails and removes the pods it placed: no GPU stays held, and Kiln shows and bills 0', async (t) => {
+  const { deployments, orm, principal, gpu } = t.context;
+  // Two L4 nodes of one GPU each (the chat deployment is stopped): three replicas cannot all be placed.
+  const created = await deployments.create(orm.em.fork(), principal, { name: 'toomany', model: 'meta-llama/Llama-3.1-8B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4', replicas: 3, minReplicas: 3, maxReplicas: 3 });
+  const failed = await eventually('failed', async () => {
+    const row = await deploymentRow(t, created.id);
+    return row.status === 'failed' && row;
+  }, 120_000);
+  t.regex(failed.failureReason ?? '', /^1 of 3 replicas cannot be placed: .*Insufficient nvidia\.com\/gpu.*; the replicas it placed were removed, so it holds no GPUs$/);
+  t.is(failed.currentReplicas, 0);
+  const selector = encodeURIComponent('app.kubernetes.io/instance=toomany');
+  const pods = await eventually('its pods gone', async () => {
+    const list = await gpu.api.get<{ items: Pod[] }>(`/api/v1/namespaces/${namespaceOf(principal.organizationId)}/pods?labelSelector=${selector}`);
+    return list.items.length === 0 && list.items;
+  }, 60_000);
+  t.deepEqual(pods, []);
+  t.is(await gpu.api.get(`/apis/apps/v1/namespaces/${namespaceOf(principal.organizationId)}/deployments/toomany`).catch(() => undefined), undefined);
+});
+
 test.serial('failed attempts open the circuit, which refuses the next attempt; after the cool-down a trial closes it', async (t) => {
   const { deployments, principal, orm, gpu } = t.context;
   // The cluster refuses: a quota in the organization's namespace allowing no more Deployments than it has.
@@ -189,7 +208,7 @@ test.serial('failed attempts open the circuit, which refuses the next attempt; a
   // The provider's report of the API server's refusal.
   t.regex(circuit!.lastFailure ?? '', /Deployment::flaky-deployment" was not successfully created by the Kubernetes API server: deployments\.apps "flaky" is forbidden: exceeded quota: no-more-deployments/);
   // Another organization's failure is not repeated in this deployment's reason.
-  t.is(failed.failureReason, `the kubernetes/nvidia-h100-80gb provisioning circuit is open after 2 failed attempts; it half-opens at ${circuit!.halfOpensAt!.toISOString()}`);
+  t.is(failed.failureReason, `the kubernetes/nvidia-h100-80gb provisioning circuit is open after 2 failed attempts; it half-opens at ${circuit!.halfOpensAt!.toISOString()}; the replicas it placed were removed, so it holds no GPUs`);
   // While open, creation is refused too, and nothing is created.
   const count = await orm.em.fork().count(DeploymentSchema, {});
   const refused = await deployments.create(orm.em.fork(), principal, { name: 'another', model: 'a/b', runtime: 'vllm', gpu: 'nvidia-h100-80gb' }).catch((e: unknown) => e);

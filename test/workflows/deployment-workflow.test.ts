@@ -47,6 +47,8 @@ test.after.always(async (t) => t.context.env?.teardown());
 /** One test's world: its own task queue, status log and controllable readiness. */
 function harness(t: { context: Context; title: string }, options: { applyDelayMs?: number; failProbeTimes?: number } = {}) {
   const statuses: StatusUpdate[] = [];
+  /** What each `pulumi up` was asked to run. */
+  const applies: { running: boolean; replicas: number }[] = [];
   const readiness: { next: () => Readiness } = { next: () => ({ readyReplicas: Number.MAX_SAFE_INTEGER }) };
   // The load the autoscaler reads (Prometheus's reading of the model servers, in production).
   const load: { now: MeasuredLoad; readings: number } = { now: { inFlight: 0, recentRequests: 0 }, readings: 0 };
@@ -54,7 +56,7 @@ function harness(t: { context: Context; title: string }, options: { applyDelayMs
   const taskQueue = `q-${t.title.replace(/\W+/g, '-').slice(0, 40)}`;
   const activities = createDeploymentActivities({
     pulumi: pulumiSettingsIn(t.context.dir),
-    programFor: (target) => ({
+    programFor: (target) => (applies.push({ running: target.desired.running, replicas: target.desired.replicas }), {
       programModule: new URL('./fixtures/test-program.ts', import.meta.url).href,
       programExport: 'testProgram',
       programInput: { name: target.name, replicas: target.desired.replicas, model: target.desired.model, delayMs: options.applyDelayMs } satisfies TestProgramInput,
@@ -77,7 +79,7 @@ function harness(t: { context: Context; title: string }, options: { applyDelayMs
     pollIntervalMs: 200,
   });
   const newWorker = () => createQueueWorker(deploymentsQueue, { connection: t.context.env.nativeConnection, bundleDir: testBundleDir(), taskQueue, activities });
-  return { statuses, readiness, load, taskQueue, newWorker };
+  return { statuses, applies, readiness, load, taskQueue, newWorker };
 }
 
 /** What the probe reports when the cluster has no room for the pods. */
@@ -162,6 +164,9 @@ test('after a failed change the next desired state is applied in full, even one 
     h.readiness.next = () => UNSCHEDULABLE;
     await handle.signal(desiredStateSignal, desired({ generation: 2, replicas: 3 }));
     await settled('failed', () => last(h.statuses) === 'failed');
+    // The scale that could not be placed is rolled back: the last good configuration keeps serving, and is what Kiln shows.
+    t.deepEqual(h.applies.at(-1), { running: true, replicas: 1 });
+    t.like(h.statuses.at(-1), { replicas: 1, failureReason: '3 of 3 replicas cannot be placed: 0/8 nodes are available: 8 Insufficient nvidia.com/gpu.; the last good configuration (1 replica) still serves' });
     h.readiness.next = () => ({ readyReplicas: Number.MAX_SAFE_INTEGER });
     await handle.signal(desiredStateSignal, desired({ generation: 3, replicas: 1 }));
     await settled('running again', () => last(h.statuses) === 'running' && h.statuses.at(-1)!.generation === 3);
@@ -188,7 +193,10 @@ test('pods that cannot be placed fail the deployment with the reason; a new desi
     await settled('failed', () => last(h.statuses) === 'failed');
     const failed = h.statuses.at(-1)!;
     t.is(failed.event, 'deployment.failed');
-    t.regex(failed.failureReason ?? '', /1 of 1 replicas cannot be placed: 0\/8 nodes are available: 8 Insufficient nvidia\.com\/gpu/);
+    t.regex(failed.failureReason ?? '', /1 of 1 replicas cannot be placed: 0\/8 nodes are available: 8 Insufficient nvidia\.com\/gpu.*; the replicas it placed were removed, so it holds no GPUs$/);
+    // Nothing ran before: what was placed is removed (the stack applied with nothing running), and shown and billed as 0.
+    t.deepEqual(h.applies.at(-1), { running: false, replicas: 1 });
+    t.is(failed.replicas, 0);
     t.like(await handle.query(progressQuery), { status: 'failed' });
 
     h.readiness.next = () => ({ readyReplicas: 1 });
@@ -254,7 +262,8 @@ test('refresh-and-retry runs pulumi refresh before the new rollout', async (t) =
     await settled('running', () => last(h.statuses) === 'running');
     const history = await handle.fetchHistory();
     const activities = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-    t.deepEqual(activities.filter((a) => a !== 'recordStatus'), ['applyStack', 'waitUntilReady', 'refreshStack', 'applyStack', 'waitUntilReady']);
+    // The failed first rollout's clean-up (an applyStack with nothing running) comes before the refresh.
+    t.deepEqual(activities.filter((a) => a !== 'recordStatus'), ['applyStack', 'waitUntilReady', 'applyStack', 'refreshStack', 'applyStack', 'waitUntilReady']);
   });
 });
 

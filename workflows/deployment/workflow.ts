@@ -100,6 +100,25 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
     scaleReason = undefined;
   };
 
+  /**
+   * After a failed rollout, makes what runs what Kiln shows and bills: the last good configuration keeps serving
+   * (an update or scale that failed is rolled back), or, when nothing ran before, the pods placed so far are removed
+   * and give their GPUs back. Answers what it did, for the failure reason.
+   */
+  const putBackAfterFailure = async (target: DesiredDeployment): Promise<string> => {
+    const previous = applied?.running ? applied : undefined;
+    const fallback: DesiredDeployment = previous ? lastGood(target, previous) : { ...target, running: false };
+    try {
+      await applyStack({ deploymentId, organizationId, name, desired: fallback });
+      if (previous) return `the last good configuration (${previous.replicas} replica${previous.replicas === 1 ? '' : 's'}) still serves`;
+      applied = appliedOf(fallback);
+      return 'the replicas it placed were removed, so it holds no GPUs';
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      return `putting back what ran before failed too: ${failureReason(error)}`;
+    }
+  };
+
   /** Whether the autoscaler looks after the deployment now: it runs as asked, with room between its bounds. */
   const autoscales = () => desired.autoscaling !== undefined && desired.running && !desired.deleted && desired.minReplicas < desired.maxReplicas
     && applied?.running === true && (progress.status === 'running' || progress.status === 'scaled_to_zero');
@@ -165,7 +184,10 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
         // A rollout that ends because the deployment is being deleted has not failed: the loop deletes next.
         if (!desired.deleted) {
           if (isCancellation(error)) throw error; // the workflow itself was cancelled
-          await edge('failed', target.generation, 'deployment.failed', failureReason(error));
+          const reason = failureReason(error);
+          // patched(): histories from before the clean-up replay without it.
+          const putBack = patched('failed-rollout-put-back') ? await putBackAfterFailure(target) : undefined;
+          await edge('failed', target.generation, 'deployment.failed', putBack ? `${reason}; ${putBack}` : reason);
           // The stack may hold part of the failed change: whatever comes next (a retry, or going back to what
           // ran before) is applied in full. patched(): older histories replay without this.
           if (patched('reapply-after-failure')) applied = undefined;
@@ -201,6 +223,12 @@ function appliedOf(d: DesiredDeployment): AppliedDeployment {
     ...(d.vllmArgs === undefined ? {} : { vllmArgs: d.vllmArgs }),
     ...(d.secrets === undefined ? {} : { secrets: d.secrets }),
   };
+}
+
+/** The desired state that puts back what was applied last (its fields absent there are absent here). */
+function lastGood(target: DesiredDeployment, previous: AppliedDeployment): DesiredDeployment {
+  const { gpusPerReplica: _g, contextLength: _c, dtype: _d, vllmArgs: _v, secrets: _s, ...rest } = target;
+  return { ...rest, ...previous };
 }
 
 /** Whether the way vLLM serves the model changed (a new pod template: a rolling update). */
