@@ -14,6 +14,7 @@ import { ForbiddenError, invalidField, InUseError, NotFoundError, ServiceUnavail
 import type { CursorCodec, Page } from '../core/pagination.ts';
 import { isAllowed } from '../core/permissions.ts';
 import { DeploymentSchema } from '../deployments/deployment.entity.ts';
+import { OrganizationSecretSchema } from '../secrets/organization-secret.entity.ts';
 import { isComplete, type HubClient } from './hub.ts';
 import { assertLoadableModel } from './model-source.ts';
 import { OrganizationModelSchema, type KnownFacts, type OrganizationModel } from './organization-model.entity.ts';
@@ -323,7 +324,7 @@ export function createModelService(deps: { cursors: CursorCodec; hub: HubClient 
         gated === undefined || model.reference.kind !== 'huggingface'
           ? { check: 'gated_token', passed: true, reason: 'not a Hugging Face Hub model: no Hugging Face token is needed' }
           : gated
-            ? { check: 'gated_token', passed: false, reason: 'the Hugging Face Hub gates this model: a deployment needs a Hugging Face token secret, and Kiln cannot store secrets yet' }
+            ? await gatedTokenCheck(em, principal)
             : { check: 'gated_token', passed: true, reason: 'the model is not gated: no Hugging Face token is needed' },
       ];
       if (!model.entry && model.source !== 'catalog' && isAllowed('models:write', principal.permissions, principal.scope)) await remember(em, principal, id);
@@ -381,3 +382,21 @@ function sourceReason(model: ResolvedModel): string {
 }
 
 export type ModelService = ReturnType<typeof createModelService>;
+
+/**
+ * A gated model downloads only with a Hugging Face token: the organization's newest token secret, named with how
+ * a deployment mounts it (whether this deployment will is its own business, so the check is open), or how to make one.
+ */
+async function gatedTokenCheck(em: EntityManager, principal: Principal): Promise<Check> {
+  const [token] = await em.find(OrganizationSecretSchema, { organization: principal.organizationId, type: 'huggingface_token' }, { orderBy: { createdAt: 'desc' }, limit: 1 });
+  if (!token) {
+    return {
+      check: 'gated_token', passed: false,
+      reason: 'the Hugging Face Hub gates this model: store a Hugging Face token with POST /v1/secrets ({"type":"huggingface_token",...}), then mount it in the deployment as secrets: [{"name":"HF_TOKEN","secretId":"<its id>"}]',
+    };
+  }
+  return {
+    check: 'gated_token', passed: null,
+    reason: `the Hugging Face Hub gates this model: mount the organization's token secret "${token.name}" in the deployment as secrets: [{"name":"HF_TOKEN","secretId":"${token.id}"}]`,
+  };
+}

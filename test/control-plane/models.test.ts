@@ -78,9 +78,16 @@ test('POST /v1/models/{id}/validate lists each check with its reason and the mem
   t.true(check(fits.body, 'memory').passed);
   t.regex(check(fits.body, 'memory').reason, /weights 14\.96 GB.*10 sequence\(s\) of 4096 tokens/);
   t.true(check(fits.body, 'architecture').passed);
-  // Gated on the Hub: without a token secret the deployment could not download it.
+  // Gated on the Hub: without a token secret the deployment could not download it; the reason says how to make one.
   t.false(check(fits.body, 'gated_token').passed);
+  t.regex(check(fits.body, 'gated_token').reason, /store a Hugging Face token with POST \/v1\/secrets .*"type":"huggingface_token".*secrets: \[\{"name":"HF_TOKEN"/);
   t.false(fits.body.valid);
+  // With the organization's token stored, the check names it and how a deployment mounts it.
+  const stored = await api.request('POST', '/v1/secrets', { token, body: { name: 'hf', type: 'huggingface_token', value: 'hf_modelsTestToken000000Zq9X' } });
+  t.is(stored.status, 201);
+  const withToken = await api.request('POST', `/v1/models/${LLAMA_8B}/validate`, { token, body: { gpu: 'nvidia-l4', contextLength: 4096 } });
+  t.like(check(withToken.body, 'gated_token'), { passed: null, reason: `the Hugging Face Hub gates this model: mount the organization's token secret "hf" in the deployment as secrets: [{"name":"HF_TOKEN","secretId":"${stored.body.id}"}]` });
+  t.true(withToken.body.valid);
 
   const tooLong = await api.request('POST', `/v1/models/${LLAMA_8B}/validate`, { token, body: { gpu: 'nvidia-l4', contextLength: 131072 } });
   t.false(check(tooLong.body, 'memory').passed);
