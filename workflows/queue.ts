@@ -7,11 +7,14 @@ import type { Orm } from '../control-plane/database/orm.ts';
 import type { PrometheusClient } from '../lib/prometheus/client.ts';
 import { activityOutcomes, workflowOutcomes } from './metrics.ts';
 import type { PulumiSettings } from './pulumi/automation.ts';
+import type { Logger } from 'pino';
 import type { MeteringSettings } from './contract/metering.ts';
 import { workflowBundle } from './workflow-bundle.ts';
 
 export interface WorkerDeps {
   readonly orm: Orm;
+  /** The worker's logger: lifecycle edges are logged to it (none when absent). */
+  readonly log?: Logger;
   /** Starts workflows from activities (webhook deliveries of recorded events). */
   readonly client: Client;
   /** Kiln's signing secret (KILN_SIGNING_KEY): unseals webhook signing secrets and cluster kubeconfigs. */

@@ -1,5 +1,7 @@
 // The workflow's status writes on real PostgreSQL, read back through the public API.
 import test from 'ava';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { DeploymentEventSchema } from '../../control-plane/deployments/deployment-event.entity.ts';
 import { createStatusStore } from '../../workflows/deployment/status-store.ts';
 import { addMember, signup, startTestApi, type TestApi, validDeployment } from '../support/control-plane.ts';
@@ -71,4 +73,18 @@ test('running and failed edges notify the organization\'s owners and admins once
   t.is(owners.length, 2);
   t.deepEqual((await api.request('GET', '/v1/notifications', admin.as)).body.data.map((n: { kind: string }) => n.kind), ['deployment.failed']);
   t.deepEqual((await api.request('GET', '/v1/notifications', member.as)).body.data, []);
+});
+
+test('each edge is logged once written, with the deployment and workflow id; a failure at warn with its reason', async (t) => {
+  const { id } = await newDeployment('logged');
+  const lines: Record<string, unknown>[] = [];
+  const log = pino({ level: 'info' }, new Writable({ write(chunk, _encoding, done) { lines.push(JSON.parse(String(chunk))); done(); } }));
+  const store = createStatusStore(api.orm, undefined, log);
+  await store.record({ deploymentId: id, status: 'running', event: 'deployment.running', generation: 1, replicas: 2 });
+  await store.record({ deploymentId: id, status: 'failed', event: 'deployment.failed', generation: 2, replicas: 0, failureReason: 'image pull error' });
+  t.like(lines, [
+    { level: 30, msg: 'deployment running', deploymentId: id, workflowId: id, status: 'running', generation: 1, replicas: 2, event: 'deployment.running' },
+    { level: 40, msg: 'deployment failed', deploymentId: id, workflowId: id, status: 'failed', generation: 2, reason: 'image pull error' },
+  ]);
+  t.is(lines.length, 2);
 });

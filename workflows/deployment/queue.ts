@@ -1,5 +1,6 @@
 // The kiln-deployments task queue: one workflow per deployment and one per `aws` GPU cluster, with the
 // activities that run Kiln's real programs (Pulumi, readiness, status writes) on the cluster each targets.
+import type { Logger } from 'pino';
 import { deriveKey, organizationSecretsKeyRing } from '../../lib/keys.ts';
 import { createSecretBox, type KeyRing, type SecretBox } from '../../lib/secret-box.ts';
 import type { Orm } from '../../control-plane/database/orm.ts';
@@ -41,6 +42,8 @@ export interface DeploymentActivitiesOptions {
   readonly unschedulableGraceMs?: number;
   /** Opens the organizations' secrets deployments mount; deployments mount none when absent. */
   readonly secrets?: KeyRing;
+  /** Where lifecycle edges are logged; nowhere when absent. */
+  readonly log?: Logger;
 }
 
 /**
@@ -60,7 +63,7 @@ export function deploymentActivities(options: DeploymentActivitiesOptions) {
       clusters: clusterAccess(orm, kubeconfigs),
       namespaces: { ensure: (cluster, organizationId) => ensureNamespace(apiFor(cluster.kubeconfig), namespaceOf(organizationId)) },
       circuits: provisioningCircuits(orm, options.circuits ?? createCircuitService()),
-      statuses: createStatusStore(orm, options.deliveries),
+      statuses: createStatusStore(orm, options.deliveries, options.log),
       readiness: { probe: (target, cluster) => kubernetesReadiness(apiFor(cluster.kubeconfig), namespaceOf).probe(target) },
       pollIntervalMs: options.pollIntervalMs,
       load: { measure: ({ organizationId, name, windowSeconds }) => measureDeploymentLoad(options.prometheus, { namespace: namespaceOf(organizationId), deployment: name }, windowSeconds) },
@@ -81,8 +84,8 @@ export const deploymentsQueue = {
   taskQueue: DEPLOYMENTS_TASK_QUEUE,
   // It exports the cluster workflow too.
   workflowsPath: new URL('./workflow.ts', import.meta.url).pathname,
-  activities: ({ orm, client, signingKey, secretsKeys, pulumi, prometheus, autoscaleIntervalMs, unschedulableGraceMs }: Pick<WorkerDeps, 'orm' | 'client' | 'signingKey' | 'secretsKeys' | 'pulumi' | 'prometheus' | 'autoscaleIntervalMs' | 'unschedulableGraceMs'>) => deploymentActivities({
-    orm, pulumi, prometheus, autoscaleIntervalMs, unschedulableGraceMs,
+  activities: ({ orm, client, log, signingKey, secretsKeys, pulumi, prometheus, autoscaleIntervalMs, unschedulableGraceMs }: Pick<WorkerDeps, 'orm' | 'client' | 'log' | 'signingKey' | 'secretsKeys' | 'pulumi' | 'prometheus' | 'autoscaleIntervalMs' | 'unschedulableGraceMs'>) => deploymentActivities({
+    orm, pulumi, prometheus, autoscaleIntervalMs, unschedulableGraceMs, log,
     // The secrets key ring as the API's (config.ts): the signing key's unless KILN_SECRETS_KEY is set.
     secrets: organizationSecretsKeyRing(secretsKeys?.current ?? signingKey, secretsKeys?.previous ?? []),
     kubeconfigs: createSecretBox(deriveKey(signingKey, 'cluster-kubeconfigs')), deliveries: webhookDeliveries(orm, client),
