@@ -11,8 +11,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { EngineEvent } from '@pulumi/pulumi/automation/index.js';
-import { binaryPath, pulumiHome, toolDir } from '../infra/tools/paths.ts';
-import { pulumiEnv } from '../infra/tools/pulumi-plugins.ts';
+import { pulumiHome, toolDir } from '../infra/tools/paths.ts';
+import { pluginBinary } from '../infra/tools/pulumi-plugins.ts';
+import { PULUMI_PLUGINS } from '../infra/tools/versions.ts';
 import { openStack } from '../workflows/pulumi/automation.ts';
 import { deploymentProgram, ensureNamespace } from '../workflows/deployment/program.ts';
 import { startBenchStack } from './support/bench-stack.ts';
@@ -187,8 +188,8 @@ async function pulumiSplit(organizationId: string) {
       if (event.summaryEvent) summary = performance.now();
     };
     const started = performance.now();
-    // As Kiln's worker runs it (workflows/pulumi/automation.ts): a refresh first.
-    await stack.up({ onEvent, refresh: true });
+    // A first rollout, as Kiln's worker runs it (workflows/pulumi/automation.ts): a new stack, so no refresh first.
+    await stack.up({ onEvent });
     const ended = performance.now();
     samples.cli.push(prelude - started);
     samples.engine.push(summary - prelude);
@@ -204,12 +205,7 @@ async function pulumiSplit(organizationId: string) {
 
 /** Starts the installed Kubernetes plugin as the engine does and times it until it prints its port; answers that time and its RSS then. */
 async function pluginStart(): Promise<{ ms: number; rssKb: number }> {
-  const { stdout } = await import('node:util').then(({ promisify }) => import('node:child_process').then(({ execFile }) =>
-    promisify(execFile)(binaryPath('pulumi'), ['plugin', 'ls', '--json'], { env: { ...process.env, ...pulumiEnv() } })));
-  const plugins = JSON.parse(stdout) as { name: string; kind: string; version: string }[];
-  const kubernetes = plugins.find((p) => p.name === 'kubernetes' && p.kind === 'resource');
-  if (!kubernetes) throw new Error('no kubernetes resource plugin installed: run `npm run tools`');
-  const path = join(pulumiHome, 'plugins', `resource-kubernetes-v${kubernetes.version}`, 'pulumi-resource-kubernetes');
+  const path = pluginBinary(PULUMI_PLUGINS.find((p) => p.name === 'kubernetes')!);
   const started = performance.now();
   const child = spawn(path, ['127.0.0.1:1'], { stdio: ['ignore', 'pipe', 'ignore'] });
   await new Promise<void>((done, fail) => {

@@ -40,7 +40,11 @@ const PINO_LEVEL = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn',
  */
 function installTemporalLogger(log: Logger): void {
   Runtime.install({
-    logger: new DefaultLogger('WARN', ({ level, message, meta }) => log[PINO_LEVEL[level]]({ ...meta }, message)),
+    // The SDK names a failure `error`; pino prints an Error's message and stack only under `err` (else `{}`).
+    logger: new DefaultLogger('WARN', ({ level, message, meta }) => {
+      const { error, ...rest } = meta ?? {};
+      log[PINO_LEVEL[level]]({ ...rest, ...(error === undefined ? {} : { err: error }) }, message);
+    }),
     telemetryOptions: { logging: { filter: { core: 'WARN' }, forward: {} } },
   });
 }

@@ -4,7 +4,7 @@
 // (kiln-plugin.json) records which build of the tool it is, so a rebuilt tool is installed again.
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ToolError } from './build.ts';
@@ -57,9 +57,20 @@ export function describePulumiPlugins(): string[] {
   return PULUMI_PLUGINS.map((plugin) => `${label(plugin)}: ${isPluginCurrent(plugin) ? pluginBinary(plugin) : 'NOT INSTALLED (run npm run tools)'}`);
 }
 
-/** Installs each plugin whose copy is missing or older than its tool's build; one line per plugin for the progress output. */
+/**
+ * Installs each plugin whose copy is missing or older than its tool's build; one line per plugin for the progress
+ * output. First removes what earlier versions of Kiln installed in place of a plugin it could not build (a folder
+ * with kiln-standin.json): its launcher runs a program this checkout no longer has.
+ */
 export async function ensurePulumiPlugins(): Promise<string[]> {
   const lines: string[] = [];
+  const plugins = join(pulumiHome, 'plugins');
+  for (const entry of await readdir(plugins).catch(() => [] as string[])) {
+    if (!existsSync(join(plugins, entry, 'kiln-standin.json'))) continue;
+    await rm(join(plugins, entry), { recursive: true, force: true });
+    await rm(join(plugins, `${entry}.lock`), { force: true });
+    lines.push(`${entry}: removed (a stand-in of an earlier Kiln)`);
+  }
   for (const plugin of PULUMI_PLUGINS) {
     if (isPluginCurrent(plugin)) {
       lines.push(`${label(plugin)}: installed`);
