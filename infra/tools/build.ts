@@ -103,10 +103,9 @@ async function goBuild(name: ToolName, spec: ToolSpec, staging: string): Promise
   });
   await writeFile(join(wrapper, 'go.mod'), ['module kiln.local/tools', '', `go ${goLine}`, '', ...lines, ''].join('\n'));
   if (go.mainPackage) {
-    const files = await go.mainPackage.files(info.Dir);
-    for (const [file, content] of Object.entries(files)) await writeFile(join(wrapper, file), content);
+    for (const [file, content] of Object.entries(await go.mainPackage(info.Dir))) await writeFile(join(wrapper, file), content);
     await goRun(['get', `${go.module}@${version}`], wrapper);
-    await goRun(['build', ...buildFlags, '-o', join(bin, go.mainPackage.binary), '.'], wrapper);
+    await goRun(['build', ...buildFlags, '-o', join(bin, Object.keys(spec.binaries)[0]!), '.'], wrapper);
   } else {
     await goRun(['get', ...go.packages.map((p) => `${p}@${version}`)], wrapper);
     await goRun(['build', ...buildFlags, '-o', `${bin}/`, ...go.packages], wrapper);

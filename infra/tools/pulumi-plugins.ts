@@ -32,8 +32,16 @@ export function pluginDir(plugin: PulumiPlugin): string {
   return join(pulumiHome, 'plugins', `${plugin.kind}-${plugin.name}-v${plugin.version}`);
 }
 
+/** The plugin's file name, in its tool's bin folder and in the plugin folder alike. */
+const pluginFile = (plugin: PulumiPlugin) => `pulumi-${plugin.kind}-${plugin.name}`;
+
 export function pluginBinary(plugin: PulumiPlugin): string {
-  return join(pluginDir(plugin), `pulumi-${plugin.kind}-${plugin.name}`);
+  return join(pluginDir(plugin), pluginFile(plugin));
+}
+
+/** The tool's build of the plugin, which is copied into the plugin folder. */
+export function builtPlugin(plugin: PulumiPlugin): string {
+  return binaryPath(plugin.tool, pluginFile(plugin));
 }
 
 /** The tool build's own stamp (`.complete`: version, source, time), which the plugin's stamp must repeat. */
@@ -76,7 +84,7 @@ export async function ensurePulumiPlugins(): Promise<string[]> {
       lines.push(`${label(plugin)}: installed`);
       continue;
     }
-    const args = ['plugin', 'install', plugin.kind, plugin.name, plugin.version, '--file', binaryPath(plugin.tool, plugin.binary), '--reinstall'];
+    const args = ['plugin', 'install', plugin.kind, plugin.name, plugin.version, '--file', builtPlugin(plugin), '--reinstall'];
     await run(binaryPath('pulumi'), args, { env: { ...process.env, ...pulumiEnv() } }).catch((e: { stderr?: string; message: string }) => {
       throw new ToolError(`pulumi plugin ${plugin.name}`, e.stderr || e.message);
     });

@@ -28,9 +28,9 @@ export interface GoBuild {
   /**
    * `wrapper` mode only: a main package of the wrapper's own, for a command whose upstream `main` embeds files
    * its `go generate` step writes (not in the module). Answers the files of that package (name -> content) from
-   * the downloaded module's folder; it is built as `binary`.
+   * the downloaded module's folder; it is built as the tool's first binary.
    */
-  readonly mainPackage?: { readonly binary: string; readonly files: (moduleDir: string) => Promise<Record<string, string>> };
+  readonly mainPackage?: (moduleDir: string) => Promise<Record<string, string>>;
 }
 
 export interface ToolSpec {
@@ -187,7 +187,7 @@ export const TOOLS = {
       // Upstream's cmd/pulumi-resource-kubernetes embeds schema-embed.json and terraform-mapping-embed.json, which its
       // generate.go writes from the module's schema.json (with the version set) and terraform-mapping.json, both
       // compacted. The same files and the same five-line main, written here.
-      mainPackage: { binary: 'pulumi-resource-kubernetes', files: providerMainPackage },
+      mainPackage: providerMainPackage,
     },
     download: (v) => ({
       url: `https://github.com/pulumi/pulumi-kubernetes/releases/download/${v}/pulumi-resource-kubernetes-${v}-linux-amd64.tar.gz`,
@@ -231,11 +231,11 @@ export type ToolName = keyof typeof TOOLS;
 export const KUBERNETES_PROVIDER_VERSION = bare(KUBERNETES_PROVIDER);
 
 /**
- * Provider plugins the Pulumi CLI runs, each the binary of a tool above, installed into Kiln's PULUMI_HOME
- * under its name and version (pulumi-plugins.ts), so the CLI never downloads one.
+ * Provider plugins the Pulumi CLI runs, each the binary `pulumi-<kind>-<name>` of a tool above, installed into
+ * Kiln's PULUMI_HOME under its name and version (pulumi-plugins.ts), so the CLI never downloads one.
  */
-export const PULUMI_PLUGINS: readonly { kind: 'resource'; name: string; version: string; tool: ToolName; binary: string }[] = [
-  { kind: 'resource', name: 'kubernetes', version: KUBERNETES_PROVIDER_VERSION, tool: 'pulumi-kubernetes', binary: 'pulumi-resource-kubernetes' },
+export const PULUMI_PLUGINS: readonly { kind: 'resource'; name: string; version: string; tool: ToolName }[] = [
+  { kind: 'resource', name: 'kubernetes', version: KUBERNETES_PROVIDER_VERSION, tool: 'pulumi-kubernetes' },
 ];
 
 /**

@@ -14,17 +14,14 @@ import { KILN_OBJECT_ANNOTATIONS } from '../../stacks/kiln-objects.ts';
 import { openStack, runStackOperationHere, type PulumiSettings } from '../../workflows/pulumi/automation.ts';
 import type { Drift } from '../../workflows/pulumi/drift.ts';
 import { eventually } from '../support/eventually.ts';
-import { startTestGpuCluster } from '../support/gpu-cluster.ts';
-import { testPulumiSettings } from '../support/pulumi.ts';
+import { startStackTestCluster } from '../support/gpu-cluster.ts';
 
 let cluster: GpuCluster;
 let kubeconfig: string;
 let settings: PulumiSettings;
 
 test.before(async () => {
-  cluster = await startTestGpuCluster();
-  kubeconfig = await readFile(cluster.kubeconfig, 'utf8');
-  settings = await testPulumiSettings('kiln-k8s-provider');
+  ({ cluster, kubeconfig, settings } = await startStackTestCluster('kiln-k8s-provider'));
 });
 test.after.always(() => cluster?.stop());
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { onPath } from '../../infra/tools/debian.ts';
 import { binaryPath, pythonToolBinary, pythonToolDir } from '../../infra/tools/paths.ts';
-import { isPluginCurrent, pluginBinary } from '../../infra/tools/pulumi-plugins.ts';
+import { builtPlugin, isPluginCurrent, pluginBinary } from '../../infra/tools/pulumi-plugins.ts';
 import { DEBIAN_PACKAGES, KUBERNETES_PROVIDER_VERSION, PULUMI_PLUGINS, PYTHON_TOOLS, TOOLS, type PythonToolName, type ToolName } from '../../infra/tools/versions.ts';
 
 const run = promisify(execFile);
@@ -70,7 +70,7 @@ test('@pulumi/kubernetes is pinned exactly to the Kubernetes provider version th
 for (const plugin of PULUMI_PLUGINS) {
   test(`pulumi plugin ${plugin.kind} ${plugin.name} ${plugin.version} is installed from the ${plugin.tool} tool's build, byte for byte`, async (t) => {
     t.true(isPluginCurrent(plugin), `${pluginBinary(plugin)}: npm run tools installs it`);
-    const [installed, built] = await Promise.all([readFile(pluginBinary(plugin)), readFile(binaryPath(plugin.tool, plugin.binary))]);
+    const [installed, built] = await Promise.all([readFile(pluginBinary(plugin)), readFile(builtPlugin(plugin))]);
     t.true(installed.equals(built));
   });
 

@@ -16,17 +16,14 @@ import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
 import { VllmDeployment, type VllmDeploymentArgs } from '../../stacks/vllm-deployment/index.ts';
 import { openStack, type PulumiSettings } from '../../workflows/pulumi/automation.ts';
 import { eventually } from '../support/eventually.ts';
-import { startTestGpuCluster } from '../support/gpu-cluster.ts';
-import { testPulumiSettings } from '../support/pulumi.ts';
+import { startStackTestCluster } from '../support/gpu-cluster.ts';
 
 let cluster: GpuCluster;
 let kubeconfig: string;
 let settings: PulumiSettings;
 
 test.before(async () => {
-  cluster = await startTestGpuCluster();
-  kubeconfig = await readFile(cluster.kubeconfig, 'utf8');
-  settings = await testPulumiSettings('kiln-vllm-cluster');
+  ({ cluster, kubeconfig, settings } = await startStackTestCluster('kiln-vllm-cluster'));
   // The namespace is not the component's (Kiln makes each organization's before its stacks run).
   await cluster.api.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'models' } });
 });

@@ -24,9 +24,10 @@ export function createStatusStore(orm: MikroORM, deliveries?: EventDeliveries, l
   return {
     async record(update: StatusUpdate): Promise<void> {
       await writeEdge(update);
+      const reason = reasonOf(update);
       log?.[update.status === 'failed' ? 'warn' : 'info']({
         deploymentId: update.deploymentId, workflowId: update.deploymentId, status: update.status, generation: update.generation, replicas: update.replicas,
-        ...(update.event ? { event: update.event } : {}), ...(update.failureReason ?? update.reason ? { reason: update.failureReason ?? update.reason } : {}),
+        ...(update.event ? { event: update.event } : {}), ...(reason ? { reason } : {}),
       }, `deployment ${update.status}`);
       if (!update.event || !deliveries) return;
       // After the commit, and on every retry too: the deliveries' workflow ids make a second start a no-op.
@@ -36,6 +37,7 @@ export function createStatusStore(orm: MikroORM, deliveries?: EventDeliveries, l
   };
 
   async function writeEdge(update: StatusUpdate): Promise<void> {
+    const reason = reasonOf(update);
     await orm.em.fork().transactional(async (em) => {
       const deployment = await em.findOneOrFail(DeploymentSchema, { id: update.deploymentId }, { populate: ['organization'] });
       deployment.status = update.status;
@@ -55,7 +57,7 @@ export function createStatusStore(orm: MikroORM, deliveries?: EventDeliveries, l
         data: {
           id: deployment.id, name: deployment.name, status: update.status, endpoint: deployment.endpoint, gpu: deployment.gpu,
           replicas: update.replicas, ...(update.previousReplicas === undefined ? {} : { previousReplicas: update.previousReplicas }),
-          ...(update.failureReason ?? update.reason ? { reason: update.failureReason ?? update.reason } : {}),
+          ...(reason ? { reason } : {}),
         },
       };
       const key = { deploymentId: deployment.id, type: update.event, generation: update.generation, sequence: update.sequence ?? 0 };
@@ -68,12 +70,14 @@ export function createStatusStore(orm: MikroORM, deliveries?: EventDeliveries, l
       if (!recorded && (update.event === 'deployment.failed' || update.event === 'deployment.running')) {
         // To the organization's owners and admins: Kiln keeps no deployment's creator to tell instead.
         const failed = update.event === 'deployment.failed';
-        const reason = update.failureReason ?? update.reason ?? null;
         await notifyMembers(em, deployment.organization.id, OWNERS_AND_ADMINS, update.event, {
           message: failed ? `Deployment ${deployment.name} failed${reason ? `: ${reason}` : ''}.` : `Deployment ${deployment.name} is running${deployment.endpoint ? ` at ${deployment.endpoint}` : ''}.`,
-          deploymentId: deployment.id, deploymentName: deployment.name, status: failed ? 'failed' : 'running', reason,
+          deploymentId: deployment.id, deploymentName: deployment.name, status: failed ? 'failed' : 'running', reason: reason ?? null,
         });
       }
     });
   }
 }
+
+/** Why the edge happened: a failure's reason, or the autoscaler's. */
+const reasonOf = (update: StatusUpdate) => update.failureReason ?? update.reason;

@@ -161,7 +161,7 @@ function runInProcess(settings: PulumiSettings, request: IsolatedStackRequest, o
  *
  * An `up` of a stack that holds resources refreshes first: the diff is then taken against what really runs, so a
  * field someone changed out of band is reported as drift and put back, and an object someone deleted is made again.
- * A stack made just now has nothing to refresh (that pass cost 18 % of a burst of first rollouts, npm run bench:e2e).
+ * A stack made just now holds nothing to refresh, so its first up skips that pass.
  */
 export async function runStackOperationHere(settings: PulumiSettings, request: StackRequest, operation: StackOperation, hooks: OperationHooks = {}): Promise<OutputMap> {
   const { stack, created } = await selectOrCreateStack(settings, request);

@@ -1,5 +1,5 @@
 // Drift: a field a stack declares whose live value someone else changed (`kubectl scale`, `kubectl edit`, another
-// controller). Every `up` refreshes first (automation.ts); each refresh step that read a resource carries its state
+// controller). An `up` of a stack that holds resources refreshes first (automation.ts); each refresh step carries its state
 // before and after, and a declared field (one in the resource's inputs) whose value moved is drift. The up that
 // follows puts it back (stacks/kiln-objects.ts), and the operation reports it.
 import type { EngineEvent } from '@pulumi/pulumi/automation/index.js';
@@ -37,7 +37,7 @@ export function driftOf(event: EngineEvent): Drift[] {
 
 const isObject = (value: Json | undefined): value is { [key: string]: Json } => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** One line per drifted field, for logs and the Temporal UI: `Deployment chat-deployment spec.replicas: 3 -> 5 (put back)`. */
+/** One line per drifted field, for logs and the Temporal UI: `kubernetes:apps/v1:Deployment chat-deployment spec.replicas: 3 -> 5`. */
 export function describeDrift(drift: Drift): string {
   return `${drift.resource} ${drift.path}: ${JSON.stringify(drift.recorded)} -> ${JSON.stringify(drift.live)}`;
 }
