@@ -48,6 +48,11 @@ interface Client {
   alive: boolean;
   /** While the missed events are replayed: the live ones that arrive meanwhile, sent after. */
   backlog: LiveEvent[] | undefined;
+  /**
+   * After a replay or a resync: whether an event was already covered by it. pg_notify is delivered
+   * asynchronously, so an event replayed (or left to the refetch a resync asks for) can still arrive live later.
+   */
+  covered: ((id: string) => boolean) | undefined;
 }
 
 /** What each category of event needs of the credential: the REST routes' permission for the same records. */
@@ -138,6 +143,7 @@ export function createLiveHub(deps: LiveHubDeps): LiveHub {
   }
 
   function send(client: Client, event: LiveEvent, text: string): void {
+    if (client.covered?.(event.id)) return;
     if (client.backlog) {
       client.backlog.push(event);
       return;
@@ -292,17 +298,21 @@ export function createLiveHub(deps: LiveHubDeps): LiveHub {
     const { rows } = tooOld ? { rows: [] as Row[] } : await pool.query<Row>(
       `select ${ROW} from live_event where organization_id = $1 and id > $2 order by id limit $3`, [organizationId, lastEventId, settings.replayLimit + 1]);
     const tooMany = rows.length > settings.replayLimit;
-    const replayed = new Set<string>();
     if (tooOld || tooMany) {
+      // The client refetches what it shows: every event of its organization logged by now is in that refetch.
+      const { rows: [latest] } = await pool.query<{ id: string | null }>(`select max(id)::text as id from live_event where organization_id = $1`, [organizationId]);
+      const upTo = BigInt(latest?.id ?? lastEventId);
+      client.covered = (id) => BigInt(id) <= upTo;
       write(client, JSON.stringify({
         type: 'ws.resync',
         data: { reason: tooOld ? 'too_old' : 'too_many', message: tooOld ? 'The events after lastEventId are no longer kept: refetch, then follow live events.' : `More than ${settings.replayLimit} events were missed: refetch, then follow live events.` },
       }));
     } else {
+      const replayed = new Set(rows.map((row) => row.id));
+      client.covered = (id) => BigInt(id) <= last || replayed.has(id);
       let count = 0;
       for (const row of rows) {
         const event = fromRow(row);
-        replayed.add(event.id);
         if (!permits(client.principal, event) || !matches(client, event)) continue;
         write(client, message(event));
         count += 1;
@@ -311,7 +321,7 @@ export function createLiveHub(deps: LiveHubDeps): LiveHub {
     }
     const backlog = client.backlog ?? [];
     client.backlog = undefined;
-    for (const event of backlog) if (!replayed.has(event.id)) write(client, message(event));
+    for (const event of backlog) send(client, event, message(event));
   }
 
   return {
@@ -330,6 +340,7 @@ export function createLiveHub(deps: LiveHubDeps): LiveHub {
         deploymentIds: filters.deploymentIds?.length ? new Set(filters.deploymentIds) : undefined,
         types: filters.types?.length ? filters.types : undefined,
         backlog: lastEventId === undefined ? undefined : [],
+        covered: undefined,
       };
       if (stopping) {
         ws.close(CLOSE_CODES.goingAway, 'server stopping');
