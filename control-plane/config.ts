@@ -10,6 +10,9 @@ import type { MeteringSettings } from '../workflows/contract/metering.ts';
 /** Where `npm run build:web` writes the dashboard: beside this folder, whatever the working directory. */
 export const WEB_DIST = resolve(import.meta.dirname, '../web/dist');
 
+// A TCP port of a server on 127.0.0.1.
+const port = z.coerce.number().int().min(1).max(65535);
+
 const Shared = z.object({
   KILN_ENV: z.enum(['development', 'production']).default('development'),
   DATA_DIR: z.string().min(1).default('./.data'),
@@ -24,7 +27,14 @@ const Shared = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   // Where npm start and npm run api run their embedded PostgreSQL when DATABASE_URL is unset (127.0.0.1 only).
-  KILN_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  KILN_POSTGRES_PORT: port.default(54329),
+  // The ports of the other servers npm start runs itself, each when its address setting is unset (127.0.0.1 only).
+  KILN_TEMPORAL_PORT: port.default(7233),
+  KILN_TEMPORAL_UI_PORT: port.default(8233),
+  KILN_PROMETHEUS_PORT: port.default(9090),
+  KILN_STRIPE_MOCK_PORT: port.default(12111),
+  // The local cluster's etcd, etcd peer, API server and kwok take this port and the three after it.
+  KILN_GPU_CLUSTER_PORT: port.default(16440),
   TEMPORAL_ADDRESS: z.string().regex(/^[^\s/:]+:\d+$/, 'host:port').default('127.0.0.1:7233'),
   // What a scraper sends (Bearer) for GET /metrics/internal of the API and the worker; unset, neither serves it.
   KILN_METRICS_TOKEN: z.string().min(32).optional(),
@@ -105,6 +115,16 @@ const Sections = {
 
 export type Role = keyof typeof Sections;
 
+export interface LocalPorts {
+  readonly temporal: number;
+  readonly temporalUi: number;
+  readonly prometheus: number;
+  /** Its HTTP port; its HTTPS port is the next one. */
+  readonly stripeMock: number;
+  /** The first of the local cluster's four ports. */
+  readonly gpuCluster: number;
+}
+
 export interface SharedConfig {
   readonly env: 'development' | 'production';
   readonly dataDir: string;
@@ -115,6 +135,8 @@ export interface SharedConfig {
   /** Unset: npm start and npm run api start embedded PostgreSQL under dataDir, on embeddedPostgresPort. */
   readonly databaseUrl: string | undefined;
   readonly embeddedPostgresPort: number;
+  /** The ports of the servers npm start runs itself (127.0.0.1), each when its address setting is unset. */
+  readonly localPorts: LocalPorts;
   /** host:port of the Temporal frontend. */
   readonly temporalAddress: string;
   /** The bearer token GET /metrics/internal asks for; unset: Kiln's own metrics are not served. */
@@ -233,6 +255,10 @@ async function sharedConfig(e: z.infer<typeof Shared>): Promise<SharedConfig> {
     logLevel: e.LOG_LEVEL,
     databaseUrl: e.DATABASE_URL,
     embeddedPostgresPort: e.KILN_POSTGRES_PORT,
+    localPorts: {
+      temporal: e.KILN_TEMPORAL_PORT, temporalUi: e.KILN_TEMPORAL_UI_PORT, prometheus: e.KILN_PROMETHEUS_PORT,
+      stripeMock: e.KILN_STRIPE_MOCK_PORT, gpuCluster: e.KILN_GPU_CLUSTER_PORT,
+    },
     temporalAddress: e.TEMPORAL_ADDRESS,
     metricsToken: e.KILN_METRICS_TOKEN,
     prometheusUrl: e.PROMETHEUS_URL.replace(/\/+$/, ''),

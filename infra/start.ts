@@ -1,8 +1,10 @@
-// `npm start`: everything Kiln needs on one machine, in order, with a log line each; Ctrl-C stops them all.
+// `npm start`: everything Kiln needs on one machine, in order, with a log line each; Ctrl-C or SIGTERM stops them
+// all within STOP_DEADLINE_MS.
 // DATABASE_URL, TEMPORAL_ADDRESS and KUBECONFIG replace the embedded PostgreSQL, Temporal dev server and
 // local GPU cluster with existing ones. Its lines are pino's JSON, as the API's and the worker's are.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { deriveKey } from '../lib/keys.ts';
 import { createSecretBox } from '../lib/secret-box.ts';
@@ -16,6 +18,7 @@ import { externalTemporal, startTemporal } from './servers/temporal.ts';
 import { startGpuCluster } from './servers/gpu-cluster.ts';
 import { externalPrometheus, startPrometheus } from './servers/prometheus.ts';
 import { STRIPE_MOCK_SECRET_KEY, STRIPE_MOCK_WEBHOOK_SECRET, startStripeMock } from './servers/stripe-mock.ts';
+import { ensurePortFree, killEveryServer } from './servers/process.ts';
 import { pulumiToolsEnv } from './tools/paths.ts';
 import { ensureWebBuilt } from './web-build.ts';
 import { describePulumiPlugins } from './tools/pulumi-plugins.ts';
@@ -24,11 +27,27 @@ import { describePulumiPlugins } from './tools/pulumi-plugins.ts';
 const config = await loadConfig('api').catch(exitOnConfigError);
 const { dataDir } = config;
 const log = pino({ level: config.logLevel });
-const stops: (() => Promise<unknown>)[] = [];
+// Kiln's own processes (the API, the worker) stop first, then the servers they use, together.
+const kilnStops: (() => Promise<unknown>)[] = [];
+const serverStops: (() => Promise<unknown>)[] = [];
 const say = (line: string) => log.info(line);
+
+/** The ports npm start's own servers will take, with what moves each: all checked before anything starts. */
+function portsToClaim(): [port: number, server: string, setting: string][] {
+  const { localPorts: ports } = config;
+  return [
+    ...(config.databaseUrl ? [] : [[config.embeddedPostgresPort, 'PostgreSQL', 'KILN_POSTGRES_PORT'] as const]),
+    ...(process.env.TEMPORAL_ADDRESS ? [] : [[ports.temporal, 'Temporal', 'KILN_TEMPORAL_PORT'], [ports.temporalUi, 'the Temporal Web UI', 'KILN_TEMPORAL_UI_PORT']] as const),
+    ...(process.env.KUBECONFIG ? [] : [0, 1, 2, 3].map((i) => [ports.gpuCluster + i, 'the local GPU cluster', `KILN_GPU_CLUSTER_PORT (it takes 4 ports from ${ports.gpuCluster})`] as const)),
+    ...(config.stripe ? [] : [[ports.stripeMock, 'stripe-mock', 'KILN_STRIPE_MOCK_PORT'], [ports.stripeMock + 1, 'stripe-mock (HTTPS)', 'KILN_STRIPE_MOCK_PORT (HTTPS takes the next port)']] as const),
+    ...(config.port === 0 ? [] : [[config.port, 'the API', 'PORT'] as const]),
+    ...(process.env.PROMETHEUS_URL ? [] : [[ports.prometheus, 'Prometheus', 'KILN_PROMETHEUS_PORT'] as const]),
+  ].map(([port, server, setting]) => [port, server, setting]);
+}
 
 async function main(): Promise<void> {
   say(`data folder ${dataDir}`);
+  for (const [port, server, setting] of portsToClaim()) await ensurePortFree(port, server, setting);
 
   // Kiln's own metrics (GET /metrics/internal of the API and of the worker): scrapers send this token, generated
   // once into DATA_DIR/metrics-token unless KILN_METRICS_TOKEN gives one.
@@ -37,22 +56,22 @@ async function main(): Promise<void> {
   const postgres = config.databaseUrl
     ? externalPostgres(config.databaseUrl)
     : await startPostgres({ dataDir, port: config.embeddedPostgresPort });
-  stops.push(() => postgres.stop());
+  serverStops.push(() => postgres.stop());
   say(config.databaseUrl ? 'PostgreSQL: using DATABASE_URL' : `PostgreSQL: embedded, 127.0.0.1:${config.embeddedPostgresPort}`);
 
   // Unset, TEMPORAL_ADDRESS means a dev server of npm start's own (on the address the configuration defaults to).
   const temporal = process.env.TEMPORAL_ADDRESS
     ? externalTemporal(config.temporalAddress)
-    : await startTemporal({ dataDir: join(dataDir, 'temporal'), port: 7233, uiPort: 8233 });
-  stops.push(() => temporal.stop());
+    : await startTemporal({ dataDir: join(dataDir, 'temporal'), port: config.localPorts.temporal, uiPort: config.localPorts.temporalUi });
+  serverStops.push(() => temporal.stop());
   say(`Temporal: ${temporal.address}${temporal.uiUrl ? `, Web UI ${temporal.uiUrl}` : ' (TEMPORAL_ADDRESS)'}`);
 
   let kubeconfig = process.env.KUBECONFIG;
   if (kubeconfig) {
     say(`GPU cluster: using KUBECONFIG ${kubeconfig}`);
   } else {
-    const cluster = await startGpuCluster({ dataDir: join(dataDir, 'gpu-cluster'), basePort: 16440 });
-    stops.push(() => cluster.stop());
+    const cluster = await startGpuCluster({ dataDir: join(dataDir, 'gpu-cluster'), basePort: config.localPorts.gpuCluster });
+    serverStops.push(() => cluster.stop());
     kubeconfig = cluster.kubeconfig;
     say(`GPU cluster: local Kubernetes with simulated GPU nodes (kwok), kubeconfig ${kubeconfig}`);
     say(`model servers: simulated vLLM on each Ready pod's loopback address in ${cluster.podCidr}, logs in ${cluster.podLogDir}`);
@@ -65,8 +84,8 @@ async function main(): Promise<void> {
   // and the portal answer with Stripe-shaped sessions, and webhooks verify against the test webhook secret.
   let stripe = config.stripe;
   if (!stripe) {
-    const mock = await startStripeMock({ dataDir: join(dataDir, 'stripe-mock'), port: 12111, httpsPort: 12112 });
-    stops.push(() => mock.stop());
+    const mock = await startStripeMock({ dataDir: join(dataDir, 'stripe-mock'), port: config.localPorts.stripeMock, httpsPort: config.localPorts.stripeMock + 1 });
+    serverStops.push(() => mock.stop());
     ({ stripe } = await loadConfig('api', { ...process.env, STRIPE_SECRET_KEY: STRIPE_MOCK_SECRET_KEY, STRIPE_API_BASE: mock.url, STRIPE_WEBHOOK_SECRET: STRIPE_MOCK_WEBHOOK_SECRET }));
   }
   say(`Stripe: ${config.stripe ? `${config.stripe.apiBase} (STRIPE_SECRET_KEY)` : `the local stand-in (stripe-mock) at ${stripe!.apiBase}, webhook secret ${STRIPE_MOCK_WEBHOOK_SECRET}`}`);
@@ -77,10 +96,12 @@ async function main(): Promise<void> {
 
   // The API first: it migrates the database, which the worker's first passes (alert evaluation, optimization) read.
   const api = await startApi({ config: { ...config, stripe, metricsToken, databaseUrl: postgres.url, temporalAddress: temporal.address }, log });
-  stops.push(() => api.close());
+  kilnStops.push(() => api.close());
   // Metering closes a minute at a time here (an hour in production), so the walk-through sees its debits.
-  const worker = await startWorker(await loadConfig('worker', { ...pulumiToolsEnv(), KILN_METERING_INTERVAL_SECONDS: '60', KILN_METERING_SETTLE_SECONDS: '10', ...process.env, KILN_METRICS_TOKEN: metricsToken, DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporal.address }), log);
-  stops.push(() => worker.stop());
+  const workerConfig = await loadConfig('worker', { ...pulumiToolsEnv(), KILN_METERING_INTERVAL_SECONDS: '60', KILN_METERING_SETTLE_SECONDS: '10', ...process.env, KILN_METRICS_TOKEN: metricsToken, DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporal.address });
+  if (workerConfig.metricsPort !== 0) await ensurePortFree(workerConfig.metricsPort, 'the worker\'s metrics', 'KILN_WORKER_METRICS_PORT');
+  const worker = await startWorker(workerConfig, log);
+  kilnStops.push(() => worker.stop());
   say(`API: ${api.url} (reference API under /v1, platform API under /api)${config.webDist ? `; dashboard: ${api.url}/` : ''}`);
   say(`Kiln's own metrics: ${api.url}/metrics/internal (API), http://127.0.0.1:${worker.metricsPort}/metrics/internal (worker), Bearer token in ${config.metricsToken ? 'KILN_METRICS_TOKEN' : join(dataDir, 'metrics-token')}`);
 
@@ -89,10 +110,10 @@ async function main(): Promise<void> {
   const prometheus = process.env.PROMETHEUS_URL
     ? externalPrometheus(config.prometheusUrl)
     : await startPrometheus({
-      dataDir: join(dataDir, 'prometheus'), port: 9090, kubeconfigs: [kubeconfig],
+      dataDir: join(dataDir, 'prometheus'), port: config.localPorts.prometheus, kubeconfigs: [kubeconfig],
       kiln: { targets: [new URL(api.url).host, `127.0.0.1:${worker.metricsPort}`], token: metricsToken },
     });
-  stops.push(() => prometheus.stop());
+  serverStops.push(() => prometheus.stop());
   say(`Prometheus: ${prometheus.url}${process.env.PROMETHEUS_URL ? ' (PROMETHEUS_URL)' : ', scraping the model servers by pod discovery and Kiln\'s own metrics'}`);
 
   // Deployments are placed on registered clusters: the one started (or named by KUBECONFIG) is `local`.
@@ -111,17 +132,33 @@ async function main(): Promise<void> {
   say('ready; Ctrl-C stops everything');
 }
 
+// A supervisor (systemd, a container runtime) waits about 10 s after SIGTERM before it kills: everything is stopped
+// politely within this, and what is still running then is killed.
+const STOP_DEADLINE_MS = 8_000;
 let stopping = false;
 async function stopAll(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    say('stopping');
-    for (const stop of stops.reverse()) await stop().catch((e: Error) => log.error(e.message));
+  if (stopping) {
+    // A second Ctrl-C: stop waiting.
+    killEveryServer();
+    process.exit(code);
   }
+  stopping = true;
+  say('stopping');
+  const polite = (async () => {
+    const kilnStopped = (async () => {
+      for (const stop of kilnStops.reverse()) await stop().catch((e: Error) => log.error(e.message));
+    })();
+    // The worker waits for its activities to let go; the servers must still get their turn within the deadline.
+    await Promise.race([kilnStopped, sleep(STOP_DEADLINE_MS / 2, undefined, { ref: false })]);
+    await Promise.all(serverStops.map((stop) => stop().catch((e: Error) => log.error(e.message))));
+  })();
+  const inTime = await Promise.race([polite.then(() => true), sleep(STOP_DEADLINE_MS, false, { ref: false })]);
+  if (!inTime) log.warn(`not all stopped within ${STOP_DEADLINE_MS / 1000} s: killing the rest`);
+  killEveryServer();
   process.exit(code);
 }
-process.once('SIGINT', () => void stopAll(0));
-process.once('SIGTERM', () => void stopAll(0));
+process.on('SIGINT', () => void stopAll(0));
+process.on('SIGTERM', () => void stopAll(0));
 
 main().catch((error: Error) => {
   log.error(`failed to start: ${error.message}`);

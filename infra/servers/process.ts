@@ -21,6 +21,11 @@ process.once('exit', () => {
   for (const child of running) child.kill('SIGTERM');
 });
 
+/** Ends every server this process started at once: for a stop that ran out of time. */
+export function killEveryServer(): void {
+  for (const child of running) child.kill('SIGKILL');
+}
+
 export async function startProcess(name: string, command: string, args: string[], options: { logFile: string; env?: NodeJS.ProcessEnv; cwd?: string }): Promise<ServerProcess> {
   await mkdir(dirname(options.logFile), { recursive: true });
   const log = createWriteStream(options.logFile, { flags: 'a' });
@@ -60,12 +65,33 @@ export async function waitUntilReady(server: ServerProcess, check: () => Promise
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (server.child.exitCode !== null || server.child.signalCode !== null) {
-      throw new Error(`${server.name} exited (${server.child.exitCode ?? server.child.signalCode}) before it was ready:\n${await logTail(server.logFile)}`);
+      throw new Error(`${server.name} exited (${server.child.exitCode ?? server.child.signalCode}) before it was ready: ${await lastLogLine(server.logFile)} (its log: ${server.logFile})`);
     }
     if (await check().catch(() => false)) return;
     await sleep(200);
   }
-  throw new Error(`${server.name} was not ready after ${timeoutMs / 1000}s:\n${await logTail(server.logFile)}`);
+  throw new Error(`${server.name} was not ready after ${timeoutMs / 1000}s: ${await lastLogLine(server.logFile)} (its log: ${server.logFile})`);
+}
+
+/** The log's last line that reads as an error (else its last line), for a one-line failure. */
+async function lastLogLine(file: string): Promise<string> {
+  const lines = (await logTail(file, 50)).split('\n').filter((line) => line.trim());
+  return (lines.findLast((line) => /error|fatal|panic|fail|refused|in use/i.test(line)) ?? lines.at(-1) ?? 'its log is empty').trim();
+}
+
+/**
+ * Fails with one line when a port a server of npm start's needs is taken, before anything starts: the server
+ * itself would say so only deep in its log. `setting` is what moves it.
+ */
+export async function ensurePortFree(port: number, server: string, setting: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.once('error', (error: NodeJS.ErrnoException) => reject(new Error(error.code === 'EADDRINUSE'
+      ? `${server} cannot listen on 127.0.0.1:${port}: the port is in use (an earlier npm start still running?). Stop what holds it, or set ${setting} to a free port`
+      : `${server} cannot listen on 127.0.0.1:${port}: ${error.message}`)));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
+  });
 }
 
 export async function logTail(file: string, lines = 20): Promise<string> {
