@@ -456,8 +456,10 @@ export function buildProgram(): Command {
       const s = await session(command);
       const id = await s.deploymentId(ref);
       const d = await ok(s.client.POST('/v1/deployments/{id}/actions', { params: { path: { id } }, body: { action: 'scale', replicas } }));
-      if (s.format === 'table') note(`${d.name}: scaling to ${replicas} replica${replicas === 1 ? '' : 's'} (${d.status}).`);
-      else printData(s.format, d);
+      if (s.format === 'table') {
+        note(`${d.name}: scaling to ${replicas} replica${replicas === 1 ? '' : 's'} (${d.status}).`);
+        for (const notice of d.notices) note(notice);
+      } else printData(s.format, d);
     });
 
   for (const [action, says] of [['stop', 'Stop a deployment (its replicas go; its configuration stays)'], ['start', 'Start a stopped deployment'], ['restart', 'Restart a deployment\'s replicas']] as const) {

@@ -2875,6 +2875,7 @@ export interface components {
         } | {
             /** @constant */
             action: "scale";
+            /** @description Replicas to run now. Outside minReplicas..maxReplicas, the bound moves to it (the answer's notices say so). */
             replicas: number;
         };
         /** @description An OpenAI chat completion or completion request, plus `deployment`. Other vLLM sampling parameters (seed, top_k, presence_penalty...) are passed on. */
@@ -4240,6 +4241,49 @@ export interface components {
             /** @enum {string} */
             status: "deleting" | "deleted";
         };
+        DeploymentActionResult: {
+            /** @example dep_0123456789abcdefghij */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            status: "pending" | "deploying" | "running" | "scaling" | "scaled_to_zero" | "updating" | "stopping" | "stopped" | "failed" | "deleting" | "deleted";
+            /** Format: uri */
+            endpoint: string;
+            model: string;
+            runtime: string;
+            gpu: string;
+            gpuType: string;
+            /** @enum {string} */
+            state: "PENDING" | "SCALING" | "HEALTHY" | "IDLE" | "FAILED" | "STOPPED" | "DELETING" | "DELETED";
+            replicas: number;
+            /** @description Replicas running now (the autoscaler's choice between the bounds; 0 when scaled to zero). */
+            currentReplicas: number;
+            minReplicas: number;
+            maxReplicas: number;
+            autoscaling: {
+                targetRequestsPerReplica: number;
+                scaleDownDelaySeconds: number;
+                scaleToZeroAfterSeconds: number;
+            };
+            gpusPerReplica: number;
+            /** @description vLLM --max-model-len; null: vLLM takes the model's own (a model Kiln has no figures for). */
+            contextLength: number | null;
+            /** @enum {string} */
+            dtype: "auto" | "bfloat16" | "float16" | "float32";
+            vllmArgs: string[];
+            /** @description Why the last rollout failed; null unless status is failed. */
+            failureReason: string | null;
+            /** @description The template it was made from or follows (POST /v1/templates/{id}/deploy, share-as-template); null otherwise. */
+            templateId: string | null;
+            /** @description That template's version it runs; PATCH templateVersion upgrades it. */
+            templateVersion: number | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description What the action changed beyond itself, in words: a scale outside the bounds moves minReplicas or maxReplicas to the count asked for. Empty otherwise. */
+            notices: string[];
+        };
         /** @description Without stream: the model server's answer as it gave it. */
         InferenceResponse: {
             id: string;
@@ -4560,9 +4604,9 @@ export interface components {
             deploymentId: string;
             gpu: string;
             gpusPerReplica: number;
-            /** @description Replicas it holds now: none while stopped. */
+            /** @description Replicas running and charged now, as the deployment's workflow last recorded them (the autoscaler's choice, not the count asked for): none while deploying, stopped or failed. */
             replicas: number;
-            /** @description What it costs per hour now: GPU price x GPUs per replica x replicas. */
+            /** @description What it costs per hour now: GPU price x GPUs per replica x those replicas; the hourly rate billing projects with. */
             hourlyCents: number;
             month: {
                 /** Format: date-time */
@@ -4574,10 +4618,18 @@ export interface components {
                 projectedCents: number;
             };
             throughput: {
-                /** @description Average over the last hour; null without traffic. */
+                /** @description The window the figures below are measured over: the last hour. */
+                windowSeconds: number;
+                /** @description Tokens its replicas generated in the window, as Prometheus scraped them. */
+                generationTokens: number;
+                /** @description Average over the window; null without traffic. */
                 generationTokensPerSecond: number | null;
-                /** @description The hourly cost over the tokens an hour at that rate. */
+                /** @description The fewest tokens in the window that give a cost per million tokens. */
+                minimumTokens: number;
+                /** @description What its replicas cost in the window (measured replica-hours) over the tokens they generated in it, per million; null below minimumTokens. */
                 costPerMillionTokensCents: number | null;
+                /** @description Why costPerMillionTokensCents is null: not enough traffic yet. */
+                note: string | null;
             };
             /** @description The same deployment on every other GPU type: what it would need and cost. */
             alternatives: {
@@ -5699,7 +5751,7 @@ export interface components {
             gpuSpend: {
                 /** @description Statuses of the deployments counted (not deleted ones holding GPUs). */
                 liveStatuses: ("pending" | "deploying" | "running" | "scaling" | "scaled_to_zero" | "updating" | "stopping" | "stopped" | "failed" | "deleting" | "deleted")[];
-                /** @description Run rate: sum over live deployments of their GPUs (replicas x GPUs per replica) times the GPU type's hourly price (catalog/gpu-types.ts) in cents. */
+                /** @description Run rate: sum over live deployments of their GPUs (replicas running now, as their workflows record them, x GPUs per replica) times the GPU type's hourly price (catalog/gpu-types.ts) in cents. */
                 hourlyCents: number;
                 /** @description hourlyCents times 720 (30 days of 24 hours). */
                 projected30DaysCents: number;
@@ -13595,7 +13647,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Deployment"];
+                    "application/json": components["schemas"]["DeploymentActionResult"];
                 };
             };
             /** @description Bad Request */

@@ -148,7 +148,7 @@ export const RevenueOverview = z.object({
   }),
   gpuSpend: z.object({
     liveStatuses: z.array(z.enum(DEPLOYMENT_STATUSES)).meta({ description: 'Statuses of the deployments counted (not deleted ones holding GPUs).' }),
-    hourlyCents: cents.meta({ description: 'Run rate: sum over live deployments of their GPUs (replicas x GPUs per replica) times the GPU type\'s hourly price (catalog/gpu-types.ts) in cents.' }),
+    hourlyCents: cents.meta({ description: 'Run rate: sum over live deployments of their GPUs (replicas running now, as their workflows record them, x GPUs per replica) times the GPU type\'s hourly price (catalog/gpu-types.ts) in cents.' }),
     projected30DaysCents: cents.meta({ description: 'hourlyCents times 720 (30 days of 24 hours).' }),
     byGpuType: z.record(z.string(), z.object({
       deployments: z.number().int(),

@@ -160,7 +160,7 @@ export function createAdminService(deps: AdminServiceDeps) {
       const [plans, gpus, credits] = await Promise.all([
         sql<{ plan: Plan; n: number }>(em, `SELECT plan, count(*)::int AS n FROM organization GROUP BY plan`),
         sql<{ gpu: string; deployments: number; replicas: number; gpus: number }>(em, `
-          SELECT gpu, count(*)::int AS deployments, sum(replicas)::int AS replicas, sum(replicas * gpus_per_replica)::int AS gpus FROM deployment
+          SELECT gpu, count(*)::int AS deployments, sum(current_replicas)::int AS replicas, sum(current_replicas * gpus_per_replica)::int AS gpus FROM deployment
           WHERE deleted_at IS NULL AND status IN (${LIVE_STATUSES.map(() => '?').join(', ')}) GROUP BY gpu ORDER BY gpu`, [...LIVE_STATUSES]),
         sql<{ cents: string }>(em, `SELECT coalesce(sum(credits_cents), 0)::bigint AS cents FROM organization`),
       ]);

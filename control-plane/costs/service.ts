@@ -1,8 +1,10 @@
 // What a deployment costs: now (the catalog's GPU prices), this month (replica-hours measured by Prometheus),
-// per million tokens (measured throughput), and on every other GPU type that fits (the model fit rules).
+// per million tokens (what the last hour cost over the tokens it generated), and on every other GPU type that fits
+// (the model fit rules).
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { billableReplicas } from '../../catalog/billing.ts';
 import { GPUS_PER_REPLICA_CHOICES, type Dtype } from '../../catalog/deployment-rules.ts';
-import { findGpuType, GPU_TYPES, holdsGpus, hourlyCents, projectedCents, spentCents, type GpuType } from '../../catalog/gpu-types.ts';
+import { findGpuType, GPU_TYPES, hourlyCents, projectedCents, spentCents, type GpuType } from '../../catalog/gpu-types.ts';
 import { choosePlacement } from '../../catalog/model-fit.ts';
 import type { CatalogModel } from '../../catalog/models.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -12,6 +14,10 @@ import type { ModelService } from '../models/service.ts';
 import type { PrometheusClient } from '../../lib/prometheus/client.ts';
 import { replicaHoursSince as measuredReplicaHours } from '../../lib/prometheus/replica-hours.ts';
 import { namespaceOf } from '../../workflows/contract/deployment.ts';
+
+/** The window a cost per million tokens is measured over, and the fewest tokens in it that make one meaningful. */
+export const TOKEN_COST_WINDOW_SECONDS = 3600;
+export const TOKEN_COST_MIN_TOKENS = 1000;
 
 export function createCostService(deps: { prometheus: PrometheusClient; models: Pick<ModelService, 'facts'> }) {
   /** The same model, context and dtype on another GPU type: the fewest GPUs that hold it, by the fit rules or, without figures, by memory. */
@@ -66,20 +72,26 @@ export function createCostService(deps: { prometheus: PrometheusClient; models: 
     async deploymentPricing(em: EntityManager, principal: Principal, id: string) {
       const deployment = await em.findOne(DeploymentSchema, { id, organization: principal.organizationId, deletedAt: null });
       if (!deployment) throw new DeploymentNotFoundError(`Deployment ${id} not found`);
-      const holding = holdsGpus(deployment.status) ? deployment.replicas : 0;
+      // What runs and is charged now: the replicas the workflow last recorded, as billing counts them.
+      const holding = billableReplicas(deployment.status, deployment.currentReplicas);
       const now = hourlyCents({ gpu: deployment.gpu, replicas: holding, gpusPerReplica: deployment.gpusPerReplica });
 
       const at = new Date();
       const monthStart = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
       const monthEnd = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
+      const windowStart = new Date(at.getTime() - TOKEN_COST_WINDOW_SECONDS * 1000);
       const selector = `{namespace="${namespaceOf(principal.organizationId)}",deployment="${deployment.name}"}`;
-      const [hours, tokens] = await Promise.all([
+      const [hours, windowHours, tokens] = await Promise.all([
         replicaHoursSince(principal.organizationId, deployment.name, monthStart, at),
-        deps.prometheus.query(`sum(rate(vllm:generation_tokens_total${selector}[1h]))`, at),
+        replicaHoursSince(principal.organizationId, deployment.name, windowStart, at),
+        deps.prometheus.query(`sum(increase(vllm:generation_tokens_total${selector}[${TOKEN_COST_WINDOW_SECONDS}s]))`, at),
       ]);
       const replicaHours = hours.get(deployment.name) ?? 0;
       const spent = spentCents(deployment, replicaHours);
-      const tokensPerSecond = tokens[0] && Number.isFinite(tokens[0].value) && tokens[0].value > 0 ? tokens[0].value : null;
+      const windowTokens = tokens[0] && Number.isFinite(tokens[0].value) ? Math.round(tokens[0].value) : 0;
+      // The window's measured cost over its measured tokens; too few tokens say more about idle time than cost.
+      const windowCents = (findGpuType(deployment.gpu)!.hourlyPriceUsd * 100) * deployment.gpusPerReplica * (windowHours.get(deployment.name) ?? 0);
+      const enough = windowTokens >= TOKEN_COST_MIN_TOKENS;
 
       const { alternatives } = await alternativesOf(em, principal, deployment, Math.max(holding, deployment.replicas), now);
       return {
@@ -89,8 +101,12 @@ export function createCostService(deps: { prometheus: PrometheusClient; models: 
           projectedCents: projectedCents(spent, now, at, monthEnd),
         },
         throughput: {
-          generationTokensPerSecond: tokensPerSecond === null ? null : Math.round(tokensPerSecond * 100) / 100,
-          costPerMillionTokensCents: tokensPerSecond === null || now === 0 ? null : Math.round((now / (tokensPerSecond * 3600)) * 1e6 * 100) / 100,
+          windowSeconds: TOKEN_COST_WINDOW_SECONDS,
+          generationTokens: windowTokens,
+          generationTokensPerSecond: windowTokens === 0 ? null : Math.round((windowTokens / TOKEN_COST_WINDOW_SECONDS) * 100) / 100,
+          minimumTokens: TOKEN_COST_MIN_TOKENS,
+          costPerMillionTokensCents: enough ? Math.round((windowCents / windowTokens) * 1e6 * 100) / 100 : null,
+          note: enough ? null : `Not enough traffic yet: ${windowTokens.toLocaleString('en-US')} tokens generated in the last hour; a cost per million tokens needs at least ${TOKEN_COST_MIN_TOKENS.toLocaleString('en-US')}.`,
         },
         alternatives,
       };

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { defineRoute, pageReply, type Route } from '../http/routes.ts';
 import type { DeploymentService } from './service.ts';
 import {
-  CreateDeploymentRequest, CreatedDeployment, DeletedDeployment, DeploymentActionRequest, DeploymentDryRun, DryRunQuery, DeploymentIdParams, DeploymentRules, DeploymentView,
+  CreateDeploymentRequest, CreatedDeployment, DeletedDeployment, DeploymentActionRequest, DeploymentActionResult, DeploymentDryRun, DryRunQuery, DeploymentIdParams, DeploymentRules, DeploymentView,
   ListDeploymentsQuery, ListDeploymentsV1Query,
   ReplaceDeploymentRequest, UpdateDeploymentRequest,
 } from './schemas.ts';
@@ -59,7 +59,7 @@ export function deploymentRoutes(deployments: DeploymentService): Route[] {
     defineRoute({
       ...common, permission: 'deployments:write', method: 'POST', path: '/v1/deployments/{id}/actions', operationId: 'deploymentActionV1',
       summary: 'Stop, start, restart or scale a deployment; answers at once with the new desired state',
-      params: DeploymentIdParams, body: DeploymentActionRequest, response: DeploymentView, errors: [402, 404, 409, 422],
+      params: DeploymentIdParams, body: DeploymentActionRequest, response: DeploymentActionResult, errors: [402, 404, 409, 422],
       // Which action, for the activity feed (activity/service.ts): the audit record names only the route.
       handle: async ({ params, body, state }) => ({ data: await deployments.act(state.em, state.principal!, params.id, body), auditDetails: { ...body } }),
     }),

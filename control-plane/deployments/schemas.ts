@@ -82,7 +82,7 @@ export const DeploymentActionRequest = z.discriminatedUnion('action', [
   z.strictObject({ action: z.literal('stop') }),
   z.strictObject({ action: z.literal('start') }),
   z.strictObject({ action: z.literal('restart') }),
-  z.strictObject({ action: z.literal('scale'), replicas }),
+  z.strictObject({ action: z.literal('scale'), replicas: replicas.meta({ description: 'Replicas to run now. Outside minReplicas..maxReplicas, the bound moves to it (the answer\'s notices say so).' }) }),
 ]).meta({ id: 'DeploymentActionRequest' });
 export type DeploymentActionInput = z.infer<typeof DeploymentActionRequest>;
 
@@ -114,6 +114,11 @@ export const DeploymentView = CreatedDeployment.extend({
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
 }).meta({ id: 'Deployment' });
+
+/** POST /v1/deployments/{id}/actions answers the deployment, and what Kiln changed beyond the action itself. */
+export const DeploymentActionResult = DeploymentView.extend({
+  notices: z.array(z.string()).meta({ description: 'What the action changed beyond itself, in words: a scale outside the bounds moves minReplicas or maxReplicas to the count asked for. Empty otherwise.' }),
+}).meta({ id: 'DeploymentActionResult' });
 
 export const DeletedDeployment = z.object({ id: z.string(), status: z.enum(['deleting', 'deleted']) }).meta({ id: 'DeletedDeployment' });
 

@@ -382,7 +382,8 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
     },
 
     async act(em: EntityManager, principal: Principal, id: string, input: DeploymentActionInput) {
-      return view(await change(em, principal, id, async (deployment, tx) => {
+      const notices: string[] = [];
+      const changed = await change(em, principal, id, async (deployment, tx) => {
         if (deployment.deleteRequested) throw new ConflictError(`Deployment ${id} is being deleted`, { field: 'id' });
         switch (input.action) {
           case 'stop': deployment.running = false; break;
@@ -395,11 +396,13 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
           case 'scale':
             if (input.replicas > deployment.replicas) await deps.budgets.assertAllows(tx, principal, { deploymentId: id });
             if (input.replicas > deployment.replicas) await assertBalanceCovers(tx, principal, { ...deployment, replicas: input.replicas });
+            notices.push(...widenBoundsFor(deployment, input.replicas));
             Object.assign(deployment, resolveScaling({ replicas: input.replicas }, deployment));
             deployment.replicaRequests += 1;
             break;
         }
-      }));
+      });
+      return { ...view(changed), notices };
     },
 
     /** Recovery: a deployment's failure, its recent events and what its workflow is retrying. */
@@ -477,6 +480,23 @@ async function assertBalanceCovers(em: EntityManager, principal: Principal, capa
  * Fills defaults (from the current deployment when patching) and checks the bounds the stack will check. The
  * schema has refused counts out of range already, so what remains is min <= replicas <= max.
  */
+/**
+ * A scale means "run this many": a count outside the autoscaler's bounds moves the bound rather than being
+ * refused (the caller may update the deployment, which is what the bounds are). Says what it moved.
+ */
+function widenBoundsFor(deployment: Pick<Deployment, 'minReplicas' | 'maxReplicas'>, replicas: number): string[] {
+  const notices: string[] = [];
+  if (replicas > deployment.maxReplicas) {
+    notices.push(`maxReplicas raised from ${deployment.maxReplicas} to ${replicas} to run ${replicas} replicas; the autoscaler may now use up to ${replicas}.`);
+    deployment.maxReplicas = replicas;
+  }
+  if (replicas < deployment.minReplicas) {
+    notices.push(`minReplicas lowered from ${deployment.minReplicas} to ${replicas} to run ${replicas} replica${replicas === 1 ? '' : 's'}.`);
+    deployment.minReplicas = replicas;
+  }
+  return notices;
+}
+
 export function resolveScaling(input: Scaling, current: Pick<Deployment, 'replicas' | 'minReplicas' | 'maxReplicas'> | undefined) {
   const replicas = input.replicas ?? current?.replicas ?? Math.min(Math.max(DEFAULT_REPLICAS, input.minReplicas ?? 0), input.maxReplicas ?? MAX_REPLICAS);
   const minReplicas = input.minReplicas ?? current?.minReplicas ?? Math.min(replicas, input.maxReplicas ?? replicas);

@@ -3,6 +3,7 @@
 // lib/prometheus/replica-hours.ts priced by the catalog), shared by every rule that needs it; the deployment's
 // state (replicas at maximum, failed) from the facts the caller read. A rule on one deployment reads its
 // series; a rule on the whole organization its worst deployment (or, for spend, their sum).
+import { billableReplicas } from '../../catalog/billing.ts';
 import { holdsGpus, hourlyCents, projectedCents, spentCents } from '../../catalog/gpu-types.ts';
 import type { PrometheusClient } from '../prometheus/client.ts';
 import { metricQueries } from '../prometheus/deployment-metrics.ts';
@@ -98,7 +99,7 @@ export async function measureRules(rules: readonly AlertRuleSpec[], context: Mea
         for (const d of deploymentsOf.get(rule.organizationId) ?? []) {
           const spent = spentCents(d, hours.get(d.name) ?? 0);
           actual.set(d.name, spent);
-          forecast.set(d.name, projectedCents(spent, holdsGpus(d.status) ? hourlyCents(d) : 0, now, end));
+          forecast.set(d.name, projectedCents(spent, hourlyCents({ ...d, replicas: billableReplicas(d.status, d.currentReplicas) }), now, end));
         }
         figures.set(`${key}:actual`, actual);
         figures.set(`${key}:forecast`, forecast);

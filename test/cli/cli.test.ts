@@ -159,6 +159,10 @@ test('scale sends the new replica count; get shows it', async (t) => {
   t.is(JSON.parse(get.stdout).replicas, 3);
   const sent = await desiredStatesSent(api, created.body.id);
   t.is(sent.at(-1)?.replicas, 3);
+  // Past the maximum, as `kiln scale --help` shows it on a deployment made without bounds: it runs, and says what moved.
+  const beyond = await cli.run(['scale', 'scaled', '6']);
+  t.is(beyond.code, 0, beyond.stderr);
+  t.regex(beyond.stderr, /scaled: scaling to 6 replicas.*\nmaxReplicas raised from 4 to 6 to run 6 replicas/s);
 });
 
 test('stop, start and restart by name each send the new desired state to the deployment\'s workflow', async (t) => {

@@ -206,9 +206,9 @@ test('a user\'s accepted stop, start, restart, scale and update appear with thei
   for (const body of [{ action: 'stop' }, { action: 'start' }, { action: 'restart' }]) t.is(await act(alice.as, deploymentId, body), 200, body.action);
   t.is((await api.request('PATCH', `/api/deployments/${deploymentId}`, { ...alice.as, body: { maxReplicas: 3, replicas: 2 } })).status, 200);
   t.is(await act(alice.as, deploymentId, { action: 'scale', replicas: 3 }), 200);
-  // Refused: a viewer's stop, a scale past the bounds, bounds the wrong way round, another organization's deployment.
+  // Refused: a viewer's stop, a scale past the platform's limit, bounds the wrong way round, another organization's deployment.
   t.is(await act(viewer.as, deploymentId, { action: 'stop' }), 403);
-  t.is(await act(alice.as, deploymentId, { action: 'scale', replicas: 4 }), 422);
+  t.is(await act(alice.as, deploymentId, { action: 'scale', replicas: 101 }), 422);
   t.is((await api.request('PATCH', `/api/deployments/${deploymentId}`, { ...alice.as, body: { minReplicas: 3, maxReplicas: 2 } })).status, 422);
   const other = await busyOrganization();
   t.is(await act(alice.as, other.deploymentId, { action: 'restart' }), 404);

@@ -18,11 +18,12 @@ async function organization(label: string, plan: string, credits: number) {
 }
 
 /** A deployment created through the API, then put in the given state as its workflow would. */
+/** `replicas` run now (as the workflow records them); the count asked for is one more, which the run rate ignores. */
 async function deployment(token: string, name: string, state: { gpu: string; status: string; replicas: number; deleted?: boolean }) {
   const res = await api.request('POST', '/v1/deployments', { token, body: validDeployment(name) });
   if (res.status !== 201) throw new Error(`deploy failed: ${res.status} ${JSON.stringify(res.body)}`);
   await api.pool.query(
-    `UPDATE deployment SET gpu = $2, status = $3, replicas = $4, max_replicas = greatest(max_replicas, $4), deleted_at = CASE WHEN $5 THEN now() END WHERE id = $1`,
+    `UPDATE deployment SET gpu = $2, status = $3, current_replicas = $4, replicas = $4 + 1, max_replicas = greatest(max_replicas, $4 + 1), deleted_at = CASE WHEN $5 THEN now() END WHERE id = $1`,
     [res.body.id, state.gpu, state.status, state.replicas, state.deleted ?? false],
   );
 }

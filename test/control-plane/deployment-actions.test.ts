@@ -33,16 +33,34 @@ test('stop, start, restart and scale answer at once and send each new desired st
   ]);
 });
 
-test('bad actions are 400 naming the field, scaling past the bounds is 422, and nothing is sent', async (t) => {
+test('bad actions are 400 naming the field, past the platform\'s limit 422, and nothing is sent', async (t) => {
   const { token, id } = await deployment();
   const unknown = await act(id, token, { action: 'explode' });
   t.is(unknown.status, 400);
   t.is(unknown.body.code, 'INVALID_REQUEST');
   t.is((await act(id, token, { action: 'scale' })).status, 400);
   t.is((await act(id, token, { action: 'scale', replicas: 'many' })).status, 400);
-  const beyond = await act(id, token, { action: 'scale', replicas: 9 });
+  const beyond = await act(id, token, { action: 'scale', replicas: 101 });
   t.is(beyond.status, 422);
+  t.regex(beyond.body.message, /replicas/);
   t.is((await desiredStatesSent(api, id)).length, 1, 'only the creation reached the workflow');
+});
+
+test('a scale outside the bounds runs the count asked for and moves the bound, and the answer says so', async (t) => {
+  // As the README's walk-through creates it: no bounds given, so minReplicas = maxReplicas = 1.
+  const owner = await signup(api);
+  const created = await api.request('POST', '/v1/deployments', { token: owner.token, body: validDeployment('walk') });
+  const id = created.body.id as string;
+  const up = await act(id, owner.token, { action: 'scale', replicas: 3 });
+  t.is(up.status, 200, JSON.stringify(up.body));
+  t.like(up.body, { replicas: 3, minReplicas: 1, maxReplicas: 3 });
+  t.deepEqual(up.body.notices, ['maxReplicas raised from 1 to 3 to run 3 replicas; the autoscaler may now use up to 3.']);
+  const zero = await act(id, owner.token, { action: 'scale', replicas: 0 });
+  t.like(zero.body, { replicas: 0, minReplicas: 0, maxReplicas: 3 });
+  t.deepEqual(zero.body.notices, ['minReplicas lowered from 1 to 0 to run 0 replicas.']);
+  const within = await act(id, owner.token, { action: 'scale', replicas: 2 });
+  t.like(within.body, { replicas: 2, minReplicas: 0, maxReplicas: 3, notices: [] });
+  t.deepEqual((await desiredStatesSent(api, id)).map((d) => [d.replicas, d.minReplicas, d.maxReplicas]), [[1, 1, 1], [3, 1, 3], [0, 0, 3], [2, 0, 3]]);
 });
 
 test('no credential is 401, a read-only key is 403, another organization\'s deployment is 404', async (t) => {

@@ -65,6 +65,17 @@ test('a deployment at zero serves its first request; load adds replicas up to th
   // No load: down to the minimum of one running replica after the delay, then to zero after the idle period.
   const down = await deploymentWhen(kiln, tenant.key, id, (d) => d.currentReplicas === 1 && d.status === 'running', 'scaled down after the load', 120_000);
   t.is(down.maxReplicas, 3);
+  // What runs is what Kiln shows and bills: one replica (the count asked for is 0; three ran a moment ago), and
+  // a cost per million tokens from the last hour's measured cost and tokens, the load having made enough of them.
+  const [pricing, usage] = await Promise.all([
+    kiln.request('GET', `/v1/deployments/${id}/pricing?orgId=${tenant.organizationId}`, { token: tenant.key }),
+    kiln.request('GET', '/api/billing/usage', { token: tenant.token }), // the owner: the key may manage deployments alone
+  ]);
+  t.like(pricing.body, { replicas: 1, hourlyCents: 80 });
+  t.is(usage.body.data.projection.hourlyRateCents, pricing.body.hourlyCents);
+  t.true(pricing.body.throughput.generationTokens >= 1000, JSON.stringify(pricing.body.throughput));
+  t.true(pricing.body.throughput.costPerMillionTokensCents > 0);
+  t.is(pricing.body.throughput.note, null);
   const quietSince = Date.now();
   await deploymentWhen(kiln, tenant.key, id, (d) => d.status === 'scaled_to_zero' && d.currentReplicas === 0, 'scaled to zero when idle', 120_000);
   t.true(Date.now() - quietSince >= 5_000);

@@ -7,6 +7,7 @@ import anyTest, { type TestFn } from 'ava';
 import type { Page } from 'playwright-core';
 import { axe, launchBrowser, LAPTOP, PHONE, screenshot, webDistForTests, type LaunchedBrowser } from '../web/support/browser.ts';
 import { startKiln, type Kiln } from '../support/kiln.ts';
+import { eventually } from '../support/eventually.ts';
 
 interface Context { kiln: Kiln; browser: LaunchedBrowser }
 const test = anyTest as TestFn<Context>;
@@ -124,7 +125,19 @@ test.serial('sign up, key, deploy from a template, running live, chat, scale to 
   await axe(t, dark, 'deployment detail (dark)');
   await screenshot(dark, 'deployments-detail-dark');
   await dark.goto('/deployments/new');
-  await dark.getByRole('button', { name: /Llama 3\.1 8B Instruct on NVIDIA L4/ }).click();
+  // The name follows what is chosen until the user types one; a typed name stays.
+  const nameField = dark.getByLabel('Name');
+  const llama = dark.getByRole('button', { name: /Llama 3\.1 8B Instruct on NVIDIA L4/ });
+  await llama.click();
+  t.is(await nameField.inputValue(), 'llama-3-1-8b-instruct');
+  await dark.getByRole('button', { name: 'Search models' }).click();
+  await dark.getByLabel('Search the model catalog').fill('qwen');
+  await dark.getByRole('list', { name: 'Models' }).getByRole('button', { name: /^Qwen2\.5 0\.5B Instruct/ }).click();
+  await eventually('the name following the model', async () => (await nameField.inputValue()) === 'qwen2-5-0-5b-instruct');
+  await nameField.fill('mine');
+  await dark.getByRole('button', { name: 'From a template' }).click();
+  await llama.click();
+  t.is(await nameField.inputValue(), 'mine');
   await screenshot(dark, 'deployments-new-dark');
   const phone = await browser.page(PHONE);
   await copySession(page, phone);

@@ -212,7 +212,7 @@ export default function DeploymentDetail() {
               <div><dt>Per hour now</dt><dd data-testid="cost-hourly">{money(pricing.data.hourlyCents)}</dd></div>
               <div><dt>This month</dt><dd>{money(pricing.data.month.spentCents)}</dd></div>
               <div><dt>Projected</dt><dd>{money(pricing.data.month.projectedCents)}</dd></div>
-              <div><dt>Per million tokens</dt><dd>{pricing.data.throughput.costPerMillionTokensCents === null ? 'no traffic yet' : money(Math.round(pricing.data.throughput.costPerMillionTokensCents))}</dd></div>
+              <div><dt>Per million tokens</dt><dd data-testid="cost-per-million" title={pricing.data.throughput.note ?? undefined}>{pricing.data.throughput.costPerMillionTokensCents === null ? 'not enough traffic yet' : money(Math.round(pricing.data.throughput.costPerMillionTokensCents))}</dd></div>
             </dl>
           )}
         </section>

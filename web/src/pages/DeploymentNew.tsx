@@ -20,6 +20,8 @@ export default function DeploymentNew() {
   const [start, setStart] = useState<Start>();
   const [query, setQuery] = useState('');
   const [name, setName] = useState('');
+  // A name the user typed stays; until then it follows the template or model chosen.
+  const [nameTyped, setNameTyped] = useState(false);
   const [gpu, setGpu] = useState('nvidia-l4');
   const [replicas, setReplicas] = useState(1);
   const [minReplicas, setMinReplicas] = useState(1);
@@ -56,7 +58,7 @@ export default function DeploymentNew() {
       setMinReplicas(c.minReplicas);
       setMaxReplicas(c.maxReplicas);
     }
-    if (!name) setName(suggestName(next.kind === 'template' ? next.template.configuration.model : next.model.id));
+    if (!nameTyped) setName(suggestName(next.kind === 'template' ? next.template.configuration.model : next.model.id));
   };
 
   const request = (): Request | undefined => {
@@ -180,7 +182,7 @@ export default function DeploymentNew() {
       <section className="card" aria-labelledby="configure-title">
         <h2 id="configure-title">2. Where and how many</h2>
         <form id="deployment-form" onSubmit={(e) => void check(e)} noValidate className="stack">
-          <Field label="Name" name="name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={63}
+          <Field label="Name" name="name" value={name} onChange={(e) => { setName(e.target.value); setNameTyped(e.target.value !== ''); }} required maxLength={63}
             hint="Lower-case letters, digits and hyphens; it becomes part of the endpoint." error={fields.name} />
           <div className="form-row">
             <SelectField label="GPU type" value={gpu} onChange={(e) => setGpu(e.target.value)}
