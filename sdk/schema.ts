@@ -4187,7 +4187,7 @@ export interface components {
             /** @description Every check creation makes, in its order, each with why it passed or failed. */
             checks: {
                 /** @enum {string} */
-                check: "name" | "model" | "replicas" | "model_fit" | "accepting" | "placement" | "credits" | "budget";
+                check: "name" | "model" | "replicas" | "model_fit" | "accepting" | "placement" | "capacity" | "credits" | "budget";
                 passed: boolean;
                 reason: string;
             }[];
@@ -4211,6 +4211,22 @@ export interface components {
                     name: string;
                 } | null;
             };
+            /** @description Every serving GPU cluster you may use that offers the GPU type, in the order placement tries them; the capacity check is the placed cluster's. */
+            capacity: {
+                clusterId: string;
+                name: string;
+                /** @description GPUs of the requested type free now. */
+                gpusFree: number;
+                /** @description Replicas of this size that fit now: each replica's GPUs on one node. */
+                replicasFit: number;
+                /**
+                 * @description `nodes`: each node's allocatable GPUs less what its pods request, read from the cluster now; `records`: what the cluster offers less what Kiln's deployments hold (a cluster Kiln cannot read).
+                 * @enum {string}
+                 */
+                measuredFrom: "nodes" | "records";
+                /** @description Why it was counted from records; null when read from the nodes. */
+                note: string | null;
+            }[];
             cost: {
                 /** @description GPU type price x GPUs per replica x replicas, US cents. */
                 hourlyCents: number;

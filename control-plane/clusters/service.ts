@@ -16,7 +16,7 @@ import { ConflictError, GpuUnavailableError, NotFoundError, invalidField } from 
 import { circuitForOrganizations, type CircuitService } from '../recovery/circuits.ts';
 import { circuitProviderOf, GpuClusterSchema, type ClusterGpus, type GpuClusterRecord } from './gpu-cluster.entity.ts';
 import type { ClusterOrchestrator } from './orchestrator.ts';
-import { readClusterGpus } from './nodes.ts';
+import { readClusterGpus, readFreeGpusPerNode } from './nodes.ts';
 import type { ClusterViewBody, CreateClusterInput, UpdateClusterInput } from './schemas.ts';
 
 export interface ClusterServiceDeps {
@@ -35,6 +35,21 @@ export interface ClusterInferenceAccess {
 
 /** A registration must not hold a request for long: an unreachable API server fails it after this. */
 const KUBE_API_TIMEOUT_MS = 10_000;
+/** A dry run waits no longer than this for a cluster's nodes and pods. */
+const CAPACITY_TIMEOUT_MS = 5_000;
+
+/** How many replicas of a size fit now on one cluster (the dry run's capacity check). */
+export interface ClusterCapacity {
+  readonly clusterId: string;
+  readonly name: string;
+  readonly gpuType: string;
+  readonly gpusFree: number;
+  readonly replicasFit: number;
+  /** `nodes`: read from the cluster now; `records`: what it offers less what Kiln's deployments hold. */
+  readonly measuredFrom: 'nodes' | 'records';
+  readonly note: string | null;
+}
+
 /** Clusters that can take deployments. */
 const SERVING = ['ready', 'scaling'] as const;
 
@@ -162,6 +177,36 @@ export function createClusterService(deps: ClusterServiceDeps) {
       return [...clusters.filter((c) => c.organization), ...clusters.filter((c) => !c.organization)];
     },
 
+    /**
+     * How many replicas of `gpusPerReplica` GPUs of `gpuType` fit now on each serving cluster the organization
+     * may use that offers the type, in placement's order. Read from the cluster's nodes (each node's allocatable
+     * GPUs less what its pods request; a replica's GPUs all on one node); for a cluster Kiln cannot read, from its
+     * record less what Kiln's deployments hold there.
+     */
+    async capacity(em: EntityManager, organizationId: string, gpuType: string, gpusPerReplica: number): Promise<ClusterCapacity[]> {
+      const offering = await offeringInPlacementOrder(em, organizationId, gpuType);
+      const inUse = await gpusInUse(em, offering.map((c) => c.id));
+      return Promise.all(offering.map(async (cluster): Promise<ClusterCapacity> => {
+        const base = { clusterId: cluster.id, name: cluster.name, gpuType };
+        let note: string;
+        try {
+          const kubeconfig = kubeconfigOf(cluster);
+          if (kubeconfig !== null) {
+            const perNode = await readFreeGpusPerNode(kubeApiFromKubeconfig(kubeconfig, { timeoutMs: CAPACITY_TIMEOUT_MS, source: `the kubeconfig of GPU cluster ${cluster.name}` }), gpuType);
+            return {
+              ...base, measuredFrom: 'nodes', note: null,
+              gpusFree: perNode.reduce((a, b) => a + b, 0), replicasFit: perNode.reduce((sum, free) => sum + Math.floor(free / gpusPerReplica), 0),
+            };
+          }
+          note = 'Kiln has no kubeconfig for it yet: counted from its record';
+        } catch (error) {
+          note = `its nodes could not be read (${(error as Error).message.slice(0, 200)}): counted from its record`;
+        }
+        const gpusFree = Math.max(0, offered(cluster, gpuType) - (inUse.get(cluster.id)?.get(gpuType) ?? 0));
+        return { ...base, measuredFrom: 'records', note, gpusFree, replicasFit: Math.floor(gpusFree / gpusPerReplica) };
+      }));
+    },
+
     /** GPU types some serving cluster the organization may use offers (GET /v1/gpu-types `available`). */
     async offeredGpuTypes(em: EntityManager, organizationId: string): Promise<Set<string>> {
       const clusters = await em.find(GpuClusterSchema, { ...usableBy(organizationId), status: { $in: [...SERVING] }, deletedAt: null, deleteRequested: false });
@@ -182,10 +227,7 @@ export function createClusterService(deps: ClusterServiceDeps) {
      * GPU_UNAVAILABLE otherwise, naming the open circuit and when it half-opens.
      */
     async place(em: EntityManager, organizationId: string, gpuType: string): Promise<GpuClusterRecord> {
-      // Filtered explicitly, not left to row-level security: the service role key and the worker bypass it.
-      const clusters = await em.find(GpuClusterSchema, { ...usableBy(organizationId), status: { $in: [...SERVING] }, deletedAt: null, deleteRequested: false }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-      const own = (c: GpuClusterRecord) => (c.organization ? 0 : 1);
-      const offering = clusters.filter((c) => offered(c, gpuType) > 0).sort((a, b) => own(a) - own(b) || offered(b, gpuType) - offered(a, gpuType));
+      const offering = await offeringInPlacementOrder(em, organizationId, gpuType);
       if (!offering.length) throw new GpuUnavailableError(`No GPU cluster offers ${gpuType} at the moment`, { gpu: gpuType });
       let refusing;
       for (const cluster of offering) {
@@ -250,6 +292,17 @@ async function gpusInUse(em: EntityManager, clusterIds: readonly string[]): Prom
 
 async function viewInUse(em: EntityManager, cluster: GpuClusterRecord): Promise<ClusterViewBody> {
   return view(cluster, (await gpusInUse(em, [cluster.id])).get(cluster.id));
+}
+
+/**
+ * The serving clusters an organization may use that offer a GPU type, in the order placement tries them: its
+ * own before the shared ones, then the most GPUs of the type first. Filtered explicitly, not left to row-level
+ * security: the service role key and the worker bypass it.
+ */
+async function offeringInPlacementOrder(em: EntityManager, organizationId: string, gpuType: string): Promise<GpuClusterRecord[]> {
+  const clusters = await em.find(GpuClusterSchema, { ...usableBy(organizationId), status: { $in: [...SERVING] }, deletedAt: null, deleteRequested: false }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const own = (c: GpuClusterRecord) => (c.organization ? 0 : 1);
+  return clusters.filter((c) => offered(c, gpuType) > 0).sort((a, b) => own(a) - own(b) || offered(b, gpuType) - offered(a, gpuType));
 }
 
 /** The shared clusters and the organization's own. */

@@ -161,7 +161,7 @@ export const DryRunQuery = z.strictObject({
 export const DeploymentDryRun = z.object({
   valid: z.boolean().meta({ description: 'Whether creation would succeed: every check passed and the preview, when asked for, planned the objects.' }),
   checks: z.array(z.object({
-    check: z.enum(['name', 'model', 'replicas', 'model_fit', 'accepting', 'placement', 'credits', 'budget']),
+    check: z.enum(['name', 'model', 'replicas', 'model_fit', 'accepting', 'placement', 'capacity', 'credits', 'budget']),
     passed: z.boolean(),
     reason: z.string(),
   })).meta({ description: 'Every check creation makes, in its order, each with why it passed or failed.' }),
@@ -172,6 +172,14 @@ export const DeploymentDryRun = z.object({
     vllmArgs: z.array(z.string()).optional(),
     cluster: z.object({ id: z.string(), name: z.string() }).nullable().meta({ description: 'The GPU cluster creation would place it on.' }),
   }).meta({ description: 'What creation would record: the request with what Kiln settles (sizing, cluster).' }),
+  capacity: z.array(z.object({
+    clusterId: z.string(),
+    name: z.string(),
+    gpusFree: z.number().int().meta({ description: 'GPUs of the requested type free now.' }),
+    replicasFit: z.number().int().meta({ description: 'Replicas of this size that fit now: each replica\'s GPUs on one node.' }),
+    measuredFrom: z.enum(['nodes', 'records']).meta({ description: '`nodes`: each node\'s allocatable GPUs less what its pods request, read from the cluster now; `records`: what the cluster offers less what Kiln\'s deployments hold (a cluster Kiln cannot read).' }),
+    note: z.string().nullable().meta({ description: 'Why it was counted from records; null when read from the nodes.' }),
+  })).meta({ description: 'Every serving GPU cluster you may use that offers the GPU type, in the order placement tries them; the capacity check is the placed cluster\'s.' }),
   cost: z.object({
     hourlyCents: z.number().int().meta({ description: 'GPU type price x GPUs per replica x replicas, US cents.' }),
     dailyCents: z.number().int(),

@@ -19,7 +19,7 @@ import { choosePlacement } from '../../catalog/model-fit.ts';
 import { findCatalogModel, type CatalogModel } from '../../catalog/models.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { BudgetGuard } from '../alerts/budget-guard.ts';
-import type { ClusterService } from '../clusters/service.ts';
+import type { ClusterCapacity, ClusterService } from '../clusters/service.ts';
 import { newId } from '../../lib/ids.ts';
 import {
   ApiError, ConflictError, DeploymentNotFoundError, InsufficientCreditsError, InvalidModelError, NotFoundError, ServiceUnavailableError, invalidField,
@@ -56,7 +56,7 @@ export interface DeploymentServiceDeps {
   /** Sends saved desired states to the workflows. */
   delivery: DesiredStateDelivery;
   /** Chooses the GPU cluster a new deployment runs on (503 GPU_UNAVAILABLE when none can take it). */
-  placement: Pick<ClusterService, 'place' | 'assertOffers' | 'offeredGpuTypes'>;
+  placement: Pick<ClusterService, 'place' | 'assertOffers' | 'offeredGpuTypes' | 'capacity'>;
   flags: Pick<FeatureFlags, 'isEnabled'>;
   /** A reached budget (alerts/) refuses new deployments and growth: 402 BUDGET_EXCEEDED naming it. */
   budgets: Pick<BudgetGuard, 'assertAllows'>;
@@ -96,7 +96,7 @@ export interface Serving {
 
 /** One of creation's checks as the dry run reports it. */
 export interface DryRunCheck {
-  check: 'name' | 'model' | 'replicas' | 'model_fit' | 'accepting' | 'placement' | 'credits' | 'budget';
+  check: 'name' | 'model' | 'replicas' | 'model_fit' | 'accepting' | 'placement' | 'capacity' | 'credits' | 'budget';
   passed: boolean;
   reason: string;
 }
@@ -243,8 +243,14 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       const serving = await attempt('model_fit', describeServing, () => settle(em, principal, input.model, input.gpu, input));
       await attempt('accepting', () => 'new deployments are being accepted', () => assertAccepting(em, principal));
       const cluster = await attempt('placement', (c) => `placed on GPU cluster ${c.name} (${c.id}), which offers ${input.gpu}`, () => deps.placement.place(em, principal.organizationId, input.gpu));
-      const organization = await em.findOneOrFail(OrganizationSchema, principal.organizationId);
       const capacity = { gpu: input.gpu, replicas: scaling?.replicas ?? input.replicas ?? 1, gpusPerReplica: serving?.gpusPerReplica ?? input.gpusPerReplica ?? 1 };
+      // What fits now, on every cluster that offers the type; the check is the placed cluster's.
+      const clusters = await deps.placement.capacity(em, principal.organizationId, input.gpu, capacity.gpusPerReplica);
+      if (cluster) {
+        const placed = clusters.find((c) => c.clusterId === cluster.id);
+        await attempt('capacity', (text: string) => text, () => capacityVerdict(placed, capacity.replicas, capacity.gpusPerReplica, cluster.name));
+      }
+      const organization = await em.findOneOrFail(OrganizationSchema, principal.organizationId);
       await attempt('credits', () => `the balance of ${organization.creditsCents} cents covers an hour (${hourlyCents(capacity)} cents)`, () => assertAffordable(organization.creditsCents, capacity));
       await attempt('budget', () => 'no budget of the organization that refuses new deployments is reached', () => deps.budgets.assertAllows(em, principal));
       const valid = checks.every((c) => c.passed);
@@ -266,6 +272,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
           name: input.name, model: input.model, runtime: input.runtime, gpu: input.gpu, ...(scaling ?? {}), ...(serving ?? {}),
           cluster: cluster ? { id: cluster.id, name: cluster.name } : null,
         },
+        capacity: clusters.map(({ gpuType: _type, ...c }) => c),
         cost: {
           hourlyCents: hourly, dailyCents: hourly * 24, monthlyCents: hourly * 24 * 30, balanceCents: organization.creditsCents,
           hoursCovered: hourly > 0 ? Math.floor((organization.creditsCents / hourly) * 10) / 10 : null,
@@ -480,6 +487,17 @@ async function assertBalanceCovers(em: EntityManager, principal: Principal, capa
  * Fills defaults (from the current deployment when patching) and checks the bounds the stack will check. The
  * schema has refused counts out of range already, so what remains is min <= replicas <= max.
  */
+/** The capacity check's reason: how many of the replicas fit now on the placed cluster; a conflict when not all do. */
+function capacityVerdict(placed: ClusterCapacity | undefined, replicas: number, gpusPerReplica: number, clusterName: string): string {
+  if (!placed) throw new ConflictError(`GPU cluster ${clusterName} offers no GPUs of this type now`, { field: 'gpu' });
+  const fit = Math.min(placed.replicasFit, replicas);
+  const where = `GPU cluster ${clusterName}: ${placed.gpusFree} GPU(s) free${placed.measuredFrom === 'nodes' ? ' on its nodes' : ' by Kiln\'s records'}, ${gpusPerReplica} per replica${placed.note ? ` (${placed.note})` : ''}`;
+  if (placed.replicasFit < replicas) {
+    throw new ConflictError(`Only ${fit} of ${replicas} replicas fit now on ${where}; lower replicas, or free or add GPUs`, { field: 'replicas' });
+  }
+  return `${replicas} of ${replicas} replicas fit now on ${where}`;
+}
+
 /**
  * A scale means "run this many": a count outside the autoscaler's bounds moves the bound rather than being
  * refused (the caller may update the deployment, which is what the bounds are). Says what it moved.

@@ -37,7 +37,10 @@ test('POST /v1/deployments/validate passes every check of a good request, with t
   const { token, organizationId } = await signup(api);
   const res = await api.request('POST', '/v1/deployments/validate', { token, body: { ...validDeployment(), replicas: 2 } });
   t.is(res.status, 200);
-  t.deepEqual(res.body.checks.map((c: { check: string }) => c.check), ['name', 'model', 'replicas', 'model_fit', 'accepting', 'placement', 'credits', 'budget']);
+  t.deepEqual(res.body.checks.map((c: { check: string }) => c.check), ['name', 'model', 'replicas', 'model_fit', 'accepting', 'placement', 'capacity', 'credits', 'budget']);
+  // The test cluster has no kubeconfig: what it offers less what Kiln's deployments hold there.
+  t.like(res.body.capacity, [{ name: 'test-cluster', gpusFree: 64, replicasFit: 64, measuredFrom: 'records', note: 'Kiln has no kubeconfig for it yet: counted from its record' }]);
+  t.is(res.body.checks.find((c: { check: string }) => c.check === 'capacity').reason, '2 of 2 replicas fit now on GPU cluster test-cluster: 64 GPU(s) free by Kiln\'s records, 1 per replica (Kiln has no kubeconfig for it yet: counted from its record)');
   t.deepEqual(failed(res.body), []);
   t.regex(res.body.checks.find((c: { check: string }) => c.check === 'model_fit').reason, /^1 GPU\(s\) per replica, 41984 tokens of context, dtype auto$/);
   t.like(res.body.deployment, { name: 'llama-chat', gpusPerReplica: 1, contextLength: 41_984, replicas: 2, cluster: { name: 'test-cluster' } });
@@ -62,11 +65,12 @@ test('every failing check is reported with its reason, not only the first; no pr
   });
   t.is(res.status, 200);
   t.false(res.body.valid);
-  t.deepEqual(failed(res.body), ['name', 'model_fit', 'credits']);
+  t.deepEqual(failed(res.body), ['name', 'model_fit', 'capacity', 'credits']);
   const reason = (check: string) => res.body.checks.find((c: { check: string }) => c.check === check).reason;
   t.is(reason('name'), 'A deployment named taken already exists in this organization');
   t.regex(reason('model_fit'), /^Invalid field gpusPerReplica: meta-llama\/Llama-3\.1-70B-Instruct on NVIDIA T4 16GB: 8 GPU\(s\) .*the weights alone exceed/);
   // Ten replicas of eight T4s: 80 x 53 cents an hour, more than the 2,500 cents of the free grant.
+  t.is(reason('capacity'), 'Only 8 of 10 replicas fit now on GPU cluster test-cluster: 64 GPU(s) free by Kiln\'s records, 8 per replica (Kiln has no kubeconfig for it yet: counted from its record); lower replicas, or free or add GPUs');
   t.is(reason('credits'), 'Not enough credits for this deployment');
   t.like(res.body.cost, { hourlyCents: 4240 });
   t.is(res.body.plan, null);

@@ -252,6 +252,30 @@ test.serial('an aws cluster\'s workflow runs the gpu-cluster stack and ends fail
   t.is((await orm.em.fork().findOneOrFail(GpuClusterSchema, created.id)).status, 'deleted');
 });
 
+test.serial('a dry run says how many replicas fit now, from the nodes\' allocatable GPUs less what pods request, each replica on one node', async (t) => {
+  const { deployments, principal, orm, gpu } = t.context;
+  // One H100 node of 8 GPUs (the flaky deployment's trial may still hold one): replicas of 4 GPUs, each on one node.
+  const holder = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'gpu-holder', namespace: 'default' }, spec: {
+    nodeName: 'gpu-nvidia-h100-80gb-0', tolerations: [{ operator: 'Exists' }],
+    containers: [{ name: 'hold', image: 'busybox', resources: { limits: { 'nvidia.com/gpu': '2' } } }],
+  } };
+  const request = { name: 'big', model: 'meta-llama/Llama-3.1-70B-Instruct', runtime: 'vllm', gpu: 'nvidia-h100-80gb', replicas: 3, gpusPerReplica: 4, contextLength: 8192 } as const;
+  const reasonOf = (run: Awaited<ReturnType<typeof deployments.dryRun>>) => run.checks.find((c) => c.check === 'capacity');
+  const before = await deployments.dryRun(orm.em.fork(), principal, request, { preview: false });
+  const free = before.capacity[0]!.gpusFree;
+  t.true(free >= 6 && free <= 8, `${free} H100s free`);
+  t.like(before.capacity[0], { name: 'local', replicasFit: Math.floor(free / 4), measuredFrom: 'nodes', note: null });
+  // Twelve GPUs on one 8-GPU node: never all three.
+  t.deepEqual(reasonOf(before), { check: 'capacity', passed: false, reason: `Only ${Math.floor(free / 4)} of 3 replicas fit now on GPU cluster local: ${free} GPU(s) free on its nodes, 4 per replica; lower replicas, or free or add GPUs` });
+  t.false(before.valid);
+  // A pod outside Kiln requesting 2 of them: its GPUs are no longer free.
+  await gpu.api.request('POST', '/api/v1/namespaces/default/pods', holder);
+  t.teardown(() => gpu.api.request('DELETE', '/api/v1/namespaces/default/pods/gpu-holder').catch(() => undefined));
+  const held = await deployments.dryRun(orm.em.fork(), principal, { ...request, replicas: 1 }, { preview: false });
+  t.like(held.capacity[0], { gpusFree: free - 2, replicasFit: 1 });
+  t.deepEqual(reasonOf(held), { check: 'capacity', passed: true, reason: `1 of 1 replicas fit now on GPU cluster local: ${free - 2} GPU(s) free on its nodes, 4 per replica` });
+});
+
 test.serial('a dry run previews the deployment with the real Pulumi engine on the cluster it would be placed on, and creates nothing', async (t) => {
   const { deployments, principal, orm, gpu } = t.context;
   const before = await orm.em.fork().count(DeploymentSchema, {});
@@ -259,8 +283,10 @@ test.serial('a dry run previews the deployment with the real Pulumi engine on th
     name: 'preview-me', model: 'meta-llama/Llama-3.1-8B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4', replicas: 2, contextLength: 8192,
   });
   t.true(dryRun.valid, JSON.stringify(dryRun.checks));
-  t.deepEqual(dryRun.checks.map((c) => c.check), ['name', 'model', 'replicas', 'model_fit', 'accepting', 'placement', 'credits', 'budget']);
+  t.deepEqual(dryRun.checks.map((c) => c.check), ['name', 'model', 'replicas', 'model_fit', 'accepting', 'placement', 'capacity', 'credits', 'budget']);
   t.like(dryRun.deployment, { gpusPerReplica: 1, contextLength: 8192, replicas: 2, cluster: { name: 'local' } });
+  // Read from the cluster's nodes: its two L4 nodes of one GPU each, nothing holding them (the chat deployment is stopped).
+  t.deepEqual(dryRun.capacity, [{ clusterId: dryRun.deployment.cluster!.id, name: 'local', gpusFree: 2, replicasFit: 2, measuredFrom: 'nodes', note: null }]);
   // Two L4s at 80 cents an hour each.
   t.like(dryRun.cost, { hourlyCents: 160, dailyCents: 3840 });
   // The objects the vllm-deployment component declares, each a create, as the engine planned them.
