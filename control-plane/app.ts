@@ -74,8 +74,11 @@ export function createApp(deps: AppDeps): KilnApp {
   }
   app.use(authenticate({ accessTokens: services.accessTokens, serviceKeys: services.serviceKeys, ...services.credentials.wrap(services) }));
   const { metricsToken } = deps.config;
+  // Inference (the routes that need deployments:infer) is limited apart from management.
+  const inferencePaths = new Set(routes.filter((route) => route.permission === 'deployments:infer').map((route) => route.path));
   app.use(rateLimit({
     pool: deps.pool, limits: deps.rateLimits,
+    isInference: (method, path) => inferencePaths.has(routeOf(method, path) ?? ''),
     isScraper: metricsToken === undefined ? undefined : (authorization) => metricsTokenMatches(authorization, metricsToken),
   }));
   app.use(router.routes());

@@ -1,9 +1,11 @@
 // Rate limits by plan (catalog/plans.ts), per API key (or login user) and per organization, counted in
-// PostgreSQL so every control-plane replica shares them. Both counters go up in one statement: one round
-// trip per request (a second only for a request past the minute's limit, to draw on the burst allowance).
-// The rows keep rate-limiter-flexible's RateLimiterPostgres layout and meaning (window counters with an
-// expiry), so the sign-in limiter shares the table and its hourly sweep of expired rows. Calls without a
-// valid credential are limited per client address at the free plan's rate.
+// PostgreSQL so every control-plane replica shares them. Inference and management requests are counted apart
+// (two lanes), and an organization's counter allows ORGANIZATION_HEADROOM credentials' worth: one key's traffic,
+// however heavy, never refuses another credential's calls, nor its own calls of the other lane. Both counters
+// go up in one statement: one round trip per request (a second only for a request past the minute's limit, to
+// draw on the burst allowance). The rows keep rate-limiter-flexible's RateLimiterPostgres layout and meaning
+// (window counters with an expiry), so the sign-in limiter shares the table and its hourly sweep of expired
+// rows. Calls without a valid credential are limited per client address at the free plan's rate.
 import type { Middleware } from 'koa';
 import type pg from 'pg';
 import { BurstyRateLimiter, RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
@@ -11,6 +13,9 @@ import { PLAN_RATE_LIMITS, type Plan, type PlanLimit } from '../../catalog/plans
 import type { AppState } from './context.ts';
 import { RateLimitedError } from '../core/errors.ts';
 
+
+/** An organization's counter in each lane allows this many credentials at the plan's rate. */
+export const ORGANIZATION_HEADROOM = 5;
 
 /** The burst allowance (burst - perMinute) refills over this many seconds, so bursts stay occasional. */
 const BURST_REFILL_SECONDS = 600;
@@ -39,36 +44,47 @@ async function count(pool: pg.Pool, keys: string[], windowMs: number, now: numbe
   return new Map(rows.map((row) => [row.key, { points: row.points, msBeforeNext: Math.max(Number(row.expire) - now, 0) }]));
 }
 
+/** A counter a request goes against, and the limit it keeps. */
+interface Subject { readonly key: string; readonly limit: PlanLimit }
+
 // Every subject's minute counter goes up by one: one round trip. Only a subject past its minute's limit
 // then draws on its burst allowance, in a second statement (as BurstyRateLimiter does).
-async function countInDatabase(pool: pg.Pool, plan: Plan, limit: PlanLimit, subjects: string[]): Promise<Count[]> {
+async function countInDatabase(pool: pg.Pool, subjects: readonly Subject[]): Promise<Count[]> {
   const now = Date.now();
-  const minute = await count(pool, subjects.map((s) => `${plan}:${s}`), 60_000, now);
-  const counts = subjects.map((s) => minute.get(`${plan}:${s}`)!);
-  const over = subjects.filter((_, i) => counts[i]!.points > limit.perMinute);
-  const allowance = Math.max(0, limit.burst - limit.perMinute);
-  const burst = over.length && allowance ? await count(pool, over.map((s) => `${plan}_burst:${s}`), BURST_REFILL_SECONDS * 1000, now) : new Map();
+  const minute = await count(pool, subjects.map((s) => s.key), 60_000, now);
+  const counts = subjects.map((s) => minute.get(s.key)!);
+  const allowanceOf = (s: Subject) => Math.max(0, s.limit.burst - s.limit.perMinute);
+  const over = subjects.filter((s, i) => counts[i]!.points > s.limit.perMinute && allowanceOf(s) > 0);
+  const burst = over.length ? await count(pool, over.map((s) => `burst:${s.key}`), BURST_REFILL_SECONDS * 1000, now) : new Map();
   return subjects.map((subject, i) => {
     const { points, msBeforeNext } = counts[i]!;
-    if (points <= limit.perMinute) return { allowed: true, remaining: limit.perMinute - points, msBeforeNext };
+    if (points <= subject.limit.perMinute) return { allowed: true, remaining: subject.limit.perMinute - points, msBeforeNext };
     // Past the minute's limit: the answer waits for whichever window ends first, as BurstyRateLimiter does.
-    const drawn = burst.get(`${plan}_burst:${subject}`);
-    return { allowed: drawn !== undefined && drawn.points <= allowance, remaining: 0, msBeforeNext: Math.min(msBeforeNext, drawn?.msBeforeNext ?? msBeforeNext) };
+    const drawn = burst.get(`burst:${subject.key}`);
+    return { allowed: drawn !== undefined && drawn.points <= allowanceOf(subject), remaining: 0, msBeforeNext: Math.min(msBeforeNext, drawn?.msBeforeNext ?? msBeforeNext) };
   });
 }
 
 // While PostgreSQL is unreachable each replica counts in memory instead, so an outage is reported by the
-// routes (health answers 503) rather than by the limiter.
-function memoryLimiters(limits: Readonly<Record<Plan, PlanLimit>>) {
-  const entries = Object.entries(limits).map(([plan, limit]) => [plan, new BurstyRateLimiter(
-    new RateLimiterMemory({ keyPrefix: plan, points: limit.perMinute, duration: 60 }),
-    new RateLimiterMemory({ keyPrefix: `${plan}_burst`, points: Math.max(0, limit.burst - limit.perMinute), duration: BURST_REFILL_SECONDS }),
-  )] as const);
-  return new Map<string, BurstyRateLimiter>(entries);
+// routes (health answers 503) rather than by the limiter. One limiter per limit, made when first needed.
+function memoryLimiters() {
+  const byLimit = new Map<string, BurstyRateLimiter>();
+  return (limit: PlanLimit) => {
+    const id = `${limit.perMinute}/${limit.burst}`;
+    let limiter = byLimit.get(id);
+    if (!limiter) {
+      limiter = new BurstyRateLimiter(
+        new RateLimiterMemory({ keyPrefix: id, points: limit.perMinute, duration: 60 }),
+        new RateLimiterMemory({ keyPrefix: `${id}_burst`, points: Math.max(0, limit.burst - limit.perMinute), duration: BURST_REFILL_SECONDS }),
+      );
+      byLimit.set(id, limiter);
+    }
+    return limiter;
+  };
 }
 
-async function countInMemory(limiter: BurstyRateLimiter, subjects: string[]): Promise<Count[]> {
-  return Promise.all(subjects.map((subject) => limiter.consume(subject).then(
+async function countInMemory(limiterFor: (limit: PlanLimit) => BurstyRateLimiter, subjects: readonly Subject[]): Promise<Count[]> {
+  return Promise.all(subjects.map((subject) => limiterFor(subject.limit).consume(subject.key).then(
     (res) => ({ allowed: true, remaining: res.remainingPoints, msBeforeNext: res.msBeforeNext }),
     (rejection: unknown) => {
       if (rejection instanceof RateLimiterRes) return { allowed: false, remaining: rejection.remainingPoints, msBeforeNext: rejection.msBeforeNext };
@@ -85,31 +101,38 @@ export interface RateLimitDeps {
    * a Prometheus scraping every replica from one address would use up that address's budget.
    */
   isScraper?: (authorization: string) => boolean;
+  /** Whether a request is inference (its own lane of limits); everything else is management. */
+  isInference?: (method: string, path: string) => boolean;
 }
 
 export function rateLimit(deps: RateLimitDeps): Middleware<AppState> {
   const limits = deps.limits ?? PLAN_RATE_LIMITS;
-  const inMemory = memoryLimiters(limits);
+  const inMemory = memoryLimiters();
 
   return async (ctx, next) => {
     const principal = ctx.state.principal;
     if (!principal && deps.isScraper?.(ctx.get('Authorization'))) return next();
     const plan: Plan = principal?.plan ?? 'free';
-    const subjects = principal
-      ? [principal.apiKeyId ? `key:${principal.apiKeyId}` : `user:${principal.userId}`, `org:${principal.organizationId}`]
-      : [`ip:${ctx.ip}`];
-    const counts = await countInDatabase(deps.pool, plan, limits[plan], subjects)
-      .catch(() => countInMemory(inMemory.get(plan)!, subjects));
-    // Report the tightest of the limits that apply.
-    const tightest = counts.reduce((a, b) => (!b.allowed && a.allowed) || b.remaining < a.remaining ? b : a);
+    const limit = limits[plan];
+    const lane = deps.isInference?.(ctx.method, ctx.path) ? 'inference' : 'management';
+    const subjects: Subject[] = principal
+      ? [
+        { key: `${plan}:${lane}:${principal.apiKeyId ? `key:${principal.apiKeyId}` : `user:${principal.userId}`}`, limit },
+        { key: `${plan}:${lane}:org:${principal.organizationId}`, limit: { perMinute: limit.perMinute * ORGANIZATION_HEADROOM, burst: limit.burst * ORGANIZATION_HEADROOM } },
+      ]
+      : [{ key: `${plan}:${lane}:ip:${ctx.ip}`, limit }];
+    const counts = await countInDatabase(deps.pool, subjects).catch(() => countInMemory(inMemory, subjects));
+    // Report the tightest of the limits that apply: the credential's own, as a rule.
+    const tightestAt = counts.reduce((a, c, i) => ((!c.allowed && counts[a]!.allowed) || c.remaining < counts[a]!.remaining ? i : a), 0);
+    const tightest = counts[tightestAt]!;
     const resetSeconds = Math.max(1, Math.ceil(tightest.msBeforeNext / 1000));
     ctx.set({
-      'X-RateLimit-Limit': String(limits[plan].perMinute),
+      'X-RateLimit-Limit': String(subjects[tightestAt]!.limit.perMinute),
       'X-RateLimit-Remaining': String(tightest.remaining),
       'X-RateLimit-Reset': String(Math.ceil(Date.now() / 1000) + resetSeconds),
     });
     if (counts.some((c) => !c.allowed)) {
-      throw new RateLimitedError('Rate limit exceeded', { retry_after: resetSeconds }, { 'Retry-After': String(resetSeconds) });
+      throw new RateLimitedError(`Rate limit exceeded for ${lane === 'inference' ? 'inference' : 'management'} requests`, { retry_after: resetSeconds, lane }, { 'Retry-After': String(resetSeconds) });
     }
     await next();
   };

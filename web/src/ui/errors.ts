@@ -56,6 +56,10 @@ export function explain(error: unknown): Explained {
         advice: `Correct the highlighted field and send it again (${named}).`, code: error.code, requestId: error.requestId, fields,
       };
     }
+    if (error.code === 'RATE_LIMIT_EXCEEDED' && typeof error.details.retry_after === 'number') {
+      const wait = error.details.retry_after;
+      return { title: error.message, advice: `Too many requests from this sign-in: try again in ${wait} second${wait === 1 ? '' : 's'}.`, code: error.code, requestId: error.requestId, fields };
+    }
     return { title: error.message || `Request failed (${error.statusCode})`, advice: ADVICE[error.code] ?? fallback, code: error.code, requestId: error.requestId, fields };
   }
   if (error instanceof TypeError) return { title: 'Kiln could not be reached', advice: ADVICE.NETWORK!, code: 'NETWORK', fields: [] };
