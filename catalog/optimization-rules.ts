@@ -70,6 +70,8 @@ export interface OptimizationTargets {
 export interface GpuAlternative {
   readonly gpu: string;
   readonly fits: boolean;
+  /** Whether a GPU cluster the organization may use offers it now: no move is recommended to one that does not. */
+  readonly available: boolean;
   readonly gpusPerReplica: number | null;
   readonly hourlyCents: number | null;
 }
@@ -181,7 +183,8 @@ export function recommend({ deployment, load, targets, facts, alternatives }: Re
   if (kvMax !== null && kvMax >= KV_CACHE_PRESSURE) {
     const kvNow = kvCacheGb(facts, deployment.gpu, deployment.gpusPerReplica, deployment.contextLength, deployment.dtype);
     const memoryNow = findGpuType(deployment.gpu)!.memoryGb * deployment.gpusPerReplica;
-    const larger = GPU_TYPES.filter((g) => g.id !== deployment.gpu && g.memoryGb > findGpuType(deployment.gpu)!.memoryGb).flatMap((g) => {
+    const unavailable = new Set(alternatives.filter((a) => !a.available).map((a) => a.gpu));
+    const larger = GPU_TYPES.filter((g) => g.id !== deployment.gpu && !unavailable.has(g.id) && g.memoryGb > findGpuType(deployment.gpu)!.memoryGb).flatMap((g) => {
       // The fewest GPUs of that type whose KV cache holds today's peak use at the target use.
       const gpus = GPUS_PER_REPLICA_CHOICES.find((n) => (kvNow === undefined
         ? g.memoryGb * n > memoryNow
@@ -248,7 +251,7 @@ export function recommend({ deployment, load, targets, facts, alternatives }: Re
     // Without a measured peak, as much cache as now.
     const needed = kvNow === undefined ? undefined : (kvNow * (kvMax ?? TARGET_KV_CACHE_USAGE)) / TARGET_KV_CACHE_USAGE;
     const cheaper = alternatives.flatMap((a) => {
-      if (!a.fits || a.gpusPerReplica === null || a.hourlyCents === null || a.hourlyCents >= now) return [];
+      if (!a.fits || !a.available || a.gpusPerReplica === null || a.hourlyCents === null || a.hourlyCents >= now) return [];
       const kv = kvCacheGb(facts, a.gpu, a.gpusPerReplica, deployment.contextLength, deployment.dtype);
       if (needed !== undefined && (kv === undefined || kv < needed)) return [];
       const speed = speedChange({ gpu: deployment.gpu, gpus: deployment.gpusPerReplica }, { gpu: a.gpu, gpus: a.gpusPerReplica });

@@ -396,7 +396,7 @@ export function buildProgram(): Command {
     .option('--vllm-arg <arg>', 'a further vLLM flag (repeatable)', repeat)
     .option('-d, --detach', 'do not wait for it to run')
     .option('--timeout <seconds>', 'how long to wait for it to run', integer(1), 1800)
-    .addHelpText('after', EXAMPLES(['kiln deploy chat --model meta-llama/Llama-3.1-8B-Instruct --gpu nvidia-l4', 'kiln deploy chat --template tpl_... ', 'kiln deploy chat -m Qwen/Qwen2.5-0.5B-Instruct -g nvidia-t4 --min-replicas 0 --detach']))
+    .addHelpText('after', EXAMPLES(['kiln deploy chat --model meta-llama/Llama-3.1-8B-Instruct --gpu nvidia-l4', 'kiln deploy chat --template tpl_... ', 'kiln deploy chat -m Qwen/Qwen2.5-0.5B-Instruct -g nvidia-l4 --min-replicas 0 --detach']))
     .action(async (name: string, o: { model?: string; gpu?: string; template?: string; templateVersion?: number; replicas?: number; minReplicas?: number; maxReplicas?: number; gpusPerReplica?: number; contextLength?: number; vllmArg?: string[]; detach?: boolean; timeout: number }, command: Command) => {
       const s = await session(command);
       let id: string;

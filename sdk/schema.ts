@@ -4650,7 +4650,10 @@ export interface components {
             /** @description The same deployment on every other GPU type: what it would need and cost. */
             alternatives: {
                 gpu: string;
+                /** @description Whether the model fits on this GPU type (the fit rules). */
                 fits: boolean;
+                /** @description Whether a serving GPU cluster you may use offers this GPU type now: one that does not cannot be moved to. */
+                available: boolean;
                 gpusPerReplica: number | null;
                 hourlyCents: number | null;
                 /** @description Per hour against now; negative: it costs more. */

@@ -9,6 +9,6 @@ declare module '../module.ts' {
 
 export const costsModule = defineModule({
   name: 'costs',
-  services: ({ services }) => ({ costs: createCostService({ prometheus: services.prometheus, models: services.models }) }),
+  services: ({ services }) => ({ costs: createCostService({ prometheus: services.prometheus, models: services.models, clusters: services.clusters }) }),
   routes: ({ services }) => costRoutes(services.costs),
 });

@@ -28,7 +28,8 @@ export const DeploymentPricing = z.object({
   }),
   alternatives: z.array(z.object({
     gpu: z.string(),
-    fits: z.boolean(),
+    fits: z.boolean().meta({ description: 'Whether the model fits on this GPU type (the fit rules).' }),
+    available: z.boolean().meta({ description: 'Whether a serving GPU cluster you may use offers this GPU type now: one that does not cannot be moved to.' }),
     gpusPerReplica: z.number().int().nullable(),
     hourlyCents: cents.nullable(),
     savingCents: cents.nullable().meta({ description: 'Per hour against now; negative: it costs more.' }),

@@ -8,6 +8,7 @@ import { findGpuType, GPU_TYPES, hourlyCents, projectedCents, spentCents, type G
 import { choosePlacement } from '../../catalog/model-fit.ts';
 import type { CatalogModel } from '../../catalog/models.ts';
 import type { Principal } from '../auth/principal.ts';
+import type { ClusterService } from '../clusters/service.ts';
 import { DeploymentNotFoundError, ServiceUnavailableError } from '../core/errors.ts';
 import { DeploymentSchema, type Deployment } from '../deployments/deployment.entity.ts';
 import type { ModelService } from '../models/service.ts';
@@ -19,9 +20,9 @@ import { namespaceOf } from '../../workflows/contract/deployment.ts';
 export const TOKEN_COST_WINDOW_SECONDS = 3600;
 export const TOKEN_COST_MIN_TOKENS = 1000;
 
-export function createCostService(deps: { prometheus: PrometheusClient; models: Pick<ModelService, 'facts'> }) {
+export function createCostService(deps: { prometheus: PrometheusClient; models: Pick<ModelService, 'facts'>; clusters: Pick<ClusterService, 'offeredGpuTypes'> }) {
   /** The same model, context and dtype on another GPU type: the fewest GPUs that hold it, by the fit rules or, without figures, by memory. */
-  function alternative(deployment: Deployment, facts: CatalogModel | undefined, gpu: GpuType, replicas: number, now: number) {
+  function alternative(deployment: Deployment, facts: CatalogModel | undefined, gpu: GpuType, replicas: number, now: number, offered: ReadonlySet<string>) {
     let gpusPerReplica: number | undefined;
     let reason: string;
     if (facts) {
@@ -40,7 +41,9 @@ export function createCostService(deps: { prometheus: PrometheusClient; models: 
         : `even ${GPUS_PER_REPLICA_CHOICES.at(-1)} GPUs give less than the ${needed} GB per replica it has now`;
     }
     const cost = gpusPerReplica ? hourlyCents({ gpu: gpu.id, replicas, gpusPerReplica }) : null;
-    return { gpu: gpu.id, fits: gpusPerReplica !== undefined, gpusPerReplica: gpusPerReplica ?? null, hourlyCents: cost, savingCents: cost === null ? null : now - cost, reason };
+    const available = offered.has(gpu.id);
+    if (!available) reason = `${reason}; no GPU cluster you may use offers ${gpu.id} now`;
+    return { gpu: gpu.id, fits: gpusPerReplica !== undefined, available, gpusPerReplica: gpusPerReplica ?? null, hourlyCents: cost, savingCents: cost === null ? null : now - cost, reason };
   }
 
   /** Replica-hours each deployment served from `since` to `at`, by name (lib/prometheus/replica-hours.ts). */
@@ -56,7 +59,8 @@ export function createCostService(deps: { prometheus: PrometheusClient; models: 
       // A Hub that cannot answer leaves the figures unknown: memory decides instead.
       if (!(error instanceof ServiceUnavailableError)) throw error;
     }
-    return { facts, alternatives: GPU_TYPES.filter((g) => g.id !== deployment.gpu).map((gpu) => alternative(deployment, facts, gpu, replicas, now)) };
+    const offered = await deps.clusters.offeredGpuTypes(em, principal.organizationId);
+    return { facts, alternatives: GPU_TYPES.filter((g) => g.id !== deployment.gpu).map((gpu) => alternative(deployment, facts, gpu, replicas, now, offered)) };
   }
 
   return {

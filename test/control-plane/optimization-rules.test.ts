@@ -71,9 +71,9 @@ test('KV-cache pressure: a larger GPU whose cache holds the peak at the target u
 test('a cheaper GPU type that fits with headroom: the cheapest whose cache holds the peak at the target use, with its decode speed', (t) => {
   const h100 = { gpu: 'nvidia-h100-80gb', replicas: 1, maxReplicas: 1 };
   const alternatives: GpuAlternative[] = [
-    { gpu: 'nvidia-l4', fits: true, gpusPerReplica: 1, hourlyCents: 80 },
-    { gpu: 'nvidia-a100-80gb', fits: true, gpusPerReplica: 1, hourlyCents: 280 },
-    { gpu: 'nvidia-t4', fits: false, gpusPerReplica: null, hourlyCents: null },
+    { gpu: 'nvidia-l4', fits: true, available: true, gpusPerReplica: 1, hourlyCents: 80 },
+    { gpu: 'nvidia-a100-80gb', fits: true, available: true, gpusPerReplica: 1, hourlyCents: 280 },
+    { gpu: 'nvidia-t4', fits: false, available: true, gpusPerReplica: null, hourlyCents: null },
   ];
   // 10% of the H100's 55.5 GB is 5.6 GB: at 70% it needs 7.9 GB, more than an L4 leaves (5.1 GB).
   const cheaper = run({ kvCacheUsageMax: 0.1 }, h100, {}, alternatives).find((r) => r.id === 'cheaper-gpu')!;
@@ -82,6 +82,15 @@ test('a cheaper GPU type that fits with headroom: the cheapest whose cache holds
   t.like(run({ kvCacheUsageMax: 0.05 }, h100, {}, alternatives).find((r) => r.id === 'cheaper-gpu'), { change: { gpu: 'nvidia-l4' }, effect: { hourlyCentsAfter: 80 } });
   t.false(kinds(run({ kvCacheUsageMax: 0.1, p95TimeToFirstTokenSeconds: 2 }, h100, { targetP95TimeToFirstTokenMs: 1000 }, alternatives)).includes('cheaper-gpu'),
     'no slower GPU while latency is above its target');
+  // A GPU type no cluster offers is never the way out: the L4 gone, the A100 is the cheaper move.
+  const noL4 = alternatives.map((a) => (a.gpu === 'nvidia-l4' ? { ...a, available: false } : a));
+  t.like(run({ kvCacheUsageMax: 0.05 }, h100, {}, noL4).find((r) => r.id === 'cheaper-gpu'), { change: { gpu: 'nvidia-a100-80gb' } });
+});
+
+test('a larger GPU is recommended only among the types some cluster offers', (t) => {
+  t.like(run({ kvCacheUsageMax: 0.95 }).find((r) => r.id === 'larger-gpu'), { change: { gpu: 'nvidia-a100-80gb' } });
+  const noA100 = [{ gpu: 'nvidia-a100-80gb', fits: true, available: false, gpusPerReplica: 1, hourlyCents: 280 }];
+  t.not(run({ kvCacheUsageMax: 0.95 }, {}, {}, noA100).find((r) => r.id === 'larger-gpu')?.change.gpu, 'nvidia-a100-80gb');
 });
 
 test('auto-apply takes only cost-saving capacity cuts, in precedence order, and none while p95 time to first token is above the target', (t) => {
@@ -96,7 +105,7 @@ test('auto-apply takes only cost-saving capacity cuts, in precedence order, and 
   t.is(autoApplicable(cut, { ...quiet, ...slow }, targets), undefined);
   // More replicas, a larger GPU, a shorter context or a cheaper GPU wait for a person.
   const queue = { requestsWaitingAvg: 6, requestsWaitingMax: 12, requestsRunningAvg: 12, kvCacheUsageMax: 0.95 };
-  const others = run(queue, {}, noTargets, [{ gpu: 'nvidia-t4', fits: true, gpusPerReplica: 2, hourlyCents: 100 }]);
+  const others = run(queue, {}, noTargets, [{ gpu: 'nvidia-t4', fits: true, available: true, gpusPerReplica: 2, hourlyCents: 100 }]);
   t.true(others.length > 0);
   t.is(autoApplicable(others, { ...quiet, ...queue }, noTargets), undefined);
 });

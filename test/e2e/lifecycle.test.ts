@@ -212,7 +212,11 @@ test.serial('load through Kiln shows in the metric, pricing, dashboard and analy
   t.like(pricing.body.throughput, { windowSeconds: 3600, minimumTokens: 1000, costPerMillionTokensCents: null });
   t.true(pricing.body.throughput.generationTokens > 0 && pricing.body.throughput.generationTokens < 1000, JSON.stringify(pricing.body.throughput));
   t.regex(pricing.body.throughput.note, /^Not enough traffic yet: \d+ tokens generated in the last hour; a cost per million tokens needs at least 1,000\.$/);
-  t.like(pricing.body.alternatives.find((a: { gpu: string }) => a.gpu === 'nvidia-h100-80gb'), { fits: true, gpusPerReplica: 1, hourlyCents: 1350, savingCents: -1110 });
+  t.like(pricing.body.alternatives.find((a: { gpu: string }) => a.gpu === 'nvidia-h100-80gb'), { fits: true, available: true, gpusPerReplica: 1, hourlyCents: 1350, savingCents: -1110 });
+  // The cluster has L4 and H100 nodes alone: nothing offers a T4.
+  const t4 = pricing.body.alternatives.find((a: { gpu: string }) => a.gpu === 'nvidia-t4');
+  t.like(t4, { available: false });
+  t.regex(t4.reason, /no GPU cluster you may use offers nvidia-t4 now$/);
 
   // The dashboard's first screen: both running, some spend and today's tokens, chat among the slowest.
   const dashboard = await kiln.request('GET', `/v1/dashboard/metrics?orgId=${tenant.organizationId}`, { token: tenant.key });

@@ -129,6 +129,9 @@ test.serial('sign up, key, deploy from a template, running live, chat, scale to 
   const nameField = dark.getByLabel('Name');
   const llama = dark.getByRole('button', { name: /Llama 3\.1 8B Instruct on NVIDIA L4/ });
   await llama.click();
+  // This cluster has L4 nodes alone: a template on T4 is shown as one that cannot run, and cannot be chosen.
+  const onT4 = dark.getByRole('button', { name: /nvidia-t4 · no GPU cluster offers it now/ }).first();
+  t.true(await onT4.isDisabled());
   t.is(await nameField.inputValue(), 'llama-3-1-8b-instruct');
   await dark.getByRole('button', { name: 'Search models' }).click();
   await dark.getByLabel('Search the model catalog').fill('qwen');

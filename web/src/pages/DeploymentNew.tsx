@@ -121,14 +121,18 @@ export default function DeploymentNew() {
             <ErrorBanner error={templates.error} onRetry={templates.reload} />
             {templates.data === undefined && !templates.error ? <LoadingRows rows={2} columns={3} label="Loading templates" /> : (
               <ul className="choice-list" aria-label="Templates">
-                {templates.data?.data.map((t) => (
-                  <li key={t.id}>
-                    <button type="button" className="button" aria-pressed={start?.kind === 'template' && start.template.id === t.id} onClick={() => choose({ kind: 'template', template: t })}>
-                      <strong>{t.name}</strong>
-                      <span className="muted small">{t.configuration.model} · {t.configuration.gpusPerReplica} × {t.configuration.gpu}</span>
-                    </button>
-                  </li>
-                ))}
+                {templates.data?.data.map((t) => {
+                  // A template on a GPU type no cluster offers now cannot run: shown, but not offered.
+                  const offered = gpuTypes.data?.find((g) => g.id === t.configuration.gpu)?.available ?? true;
+                  return (
+                    <li key={t.id}>
+                      <button type="button" className="button" disabled={!offered} aria-pressed={start?.kind === 'template' && start.template.id === t.id} onClick={() => choose({ kind: 'template', template: t })}>
+                        <strong>{t.name}</strong>
+                        <span className="muted small">{t.configuration.model} · {t.configuration.gpusPerReplica} × {t.configuration.gpu}{offered ? '' : ' · no GPU cluster offers it now'}</span>
+                      </button>
+                    </li>
+                  );
+                })}
               </ul>
             )}
           </>
