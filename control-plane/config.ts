@@ -57,6 +57,8 @@ const Sections = {
     // Where users reach Kiln: the links in e-mails start with it.
     KILN_PUBLIC_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8080'),
     // The Hugging Face Hub asked for the facts of models outside Kiln's catalog (a mirror may stand in for it).
+    // The Temporal Web UI SREs open (npm start sets it to its dev server's): failed deployments link to their workflow there.
+    KILN_TEMPORAL_UI_URL: z.url({ protocol: /^https?$/ }).optional(),
     KILN_HF_ENDPOINT: z.url({ protocol: /^https?$/ }).default('https://huggingface.co'),
     // Reads gated models' config.json; unset: their facts stay partly unknown.
     KILN_HF_TOKEN: z.string().min(1).optional(),
@@ -156,6 +158,8 @@ export interface ApiConfig extends SharedConfig {
   readonly mailFrom: string;
   readonly publicUrl: string;
   /** The Hugging Face Hub (or a mirror) model facts are read from, its token and how long a lookup may take. */
+  /** The Temporal Web UI's base URL (workflow links for SREs); unset: no links. */
+  readonly temporalUiUrl: string | undefined;
   readonly hub: { readonly endpoint: string; readonly token: string | undefined; readonly timeoutMs: number };
   /** Stripe; undefined (no STRIPE_SECRET_KEY): the payment routes answer 503. */
   readonly stripe: StripeSettings | undefined;
@@ -282,6 +286,7 @@ async function apiConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.api
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     publicUrl,
+    temporalUiUrl: e.KILN_TEMPORAL_UI_URL?.replace(/\/+$/, ''),
     hub: { endpoint: e.KILN_HF_ENDPOINT.replace(/\/+$/, ''), token: e.KILN_HF_TOKEN, timeoutMs: e.KILN_HF_TIMEOUT_MS },
     stripe: e.STRIPE_SECRET_KEY ? {
       secretKey: e.STRIPE_SECRET_KEY,

@@ -95,7 +95,7 @@ async function main(): Promise<void> {
   else say(config.webDist ? `dashboard: serving KILN_WEB_DIST ${config.webDist}` : 'dashboard: off (KILN_WEB_DIST is empty)');
 
   // The API first: it migrates the database, which the worker's first passes (alert evaluation, optimization) read.
-  const api = await startApi({ config: { ...config, stripe, metricsToken, databaseUrl: postgres.url, temporalAddress: temporal.address }, log });
+  const api = await startApi({ config: { ...config, stripe, metricsToken, databaseUrl: postgres.url, temporalAddress: temporal.address, temporalUiUrl: config.temporalUiUrl ?? temporal.uiUrl }, log });
   kilnStops.push(() => api.close());
   // Metering closes a minute at a time here (an hour in production), so the walk-through sees its debits.
   const workerConfig = await loadConfig('worker', { ...pulumiToolsEnv(), KILN_METERING_INTERVAL_SECONDS: '60', KILN_METERING_SETTLE_SECONDS: '10', ...process.env, KILN_METRICS_TOKEN: metricsToken, DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporal.address });

@@ -5890,9 +5890,12 @@ export interface components {
                 deploymentId: string;
                 name: string;
                 organizationId: string;
+                organizationName: string;
                 failureReason: string | null;
                 /** Format: date-time */
                 failedAt: string;
+                /** @description The deployment's workflow in the Temporal Web UI (KILN_TEMPORAL_UI_URL); null when it is not configured. */
+                workflowUrl: string | null;
                 /** @description What Temporal reports of the deployment's workflow; null when it cannot tell. */
                 workflow: {
                     status: string;

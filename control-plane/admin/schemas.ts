@@ -56,8 +56,10 @@ export const OperationsOverview = z.object({
     deploymentId: z.string(),
     name: z.string(),
     organizationId: z.string(),
+    organizationName: z.string(),
     failureReason: z.string().nullable(),
     failedAt: timestamp,
+    workflowUrl: z.string().nullable().meta({ description: 'The deployment\'s workflow in the Temporal Web UI (KILN_TEMPORAL_UI_URL); null when it is not configured.' }),
     workflow: z.object({
       status: z.string(),
       pendingActivities: z.array(z.object({ activity: z.string(), attempt: z.number().int(), lastFailure: z.string().nullable() })),

@@ -33,6 +33,8 @@ export interface AdminServiceDeps {
   log: Pick<Logger, 'error'>;
   /** The provisioning circuits that are not closed (open or half-open). */
   openCircuits: (em: EntityManager) => Promise<CircuitView[]>;
+  /** The Temporal Web UI's base URL: each failed deployment links to its workflow there. */
+  temporalUiUrl?: string | undefined;
 }
 
 const CUSTOMERS_ORDERING = 'customers:-created_at,-id';
@@ -111,11 +113,13 @@ export function createAdminService(deps: AdminServiceDeps) {
       const counts = await sql<{ status: DeploymentStatus; n: number }>(em, `SELECT status, count(*)::int AS n FROM deployment WHERE deleted_at IS NULL GROUP BY status`);
       const byStatus = Object.fromEntries(DEPLOYMENT_STATUSES.filter((s) => s !== 'deleted').map((s) => [s, 0])) as Record<string, number>;
       for (const c of counts) byStatus[c.status] = c.n;
-      const failed = await sql<{ id: string; name: string; organization_id: string; failure_reason: string | null; updated_at: Date }>(em, `
-        SELECT id, name, organization_id, failure_reason, updated_at FROM deployment
-        WHERE status = 'failed' AND deleted_at IS NULL ORDER BY updated_at DESC, id DESC LIMIT ?`, [FAILED_WORKFLOWS_LIMIT]);
+      const failed = await sql<{ id: string; name: string; organization_id: string; organization_name: string; failure_reason: string | null; updated_at: Date }>(em, `
+        SELECT d.id, d.name, d.organization_id, o.name AS organization_name, d.failure_reason, d.updated_at FROM deployment d JOIN organization o ON o.id = d.organization_id
+        WHERE d.status = 'failed' AND d.deleted_at IS NULL ORDER BY d.updated_at DESC, d.id DESC LIMIT ?`, [FAILED_WORKFLOWS_LIMIT]);
       const failedWorkflows = await Promise.all(failed.map(async (d) => ({
-        deploymentId: d.id, name: d.name, organizationId: d.organization_id, failureReason: d.failure_reason, failedAt: iso(d.updated_at),
+        deploymentId: d.id, name: d.name, organizationId: d.organization_id, organizationName: d.organization_name, failureReason: d.failure_reason, failedAt: iso(d.updated_at),
+        // The workflow id is the deployment id (workflows/contract/deployment.ts).
+        workflowUrl: deps.temporalUiUrl ? `${deps.temporalUiUrl}/namespaces/default/workflows/${encodeURIComponent(d.id)}` : null,
         workflow: await inspect(d.id),
       })));
       return {

@@ -8,7 +8,7 @@ import { createApiKey, routePermissions, signup, validDeployment, type TestApi }
 
 let api: TestApi;
 let admin: Admin;
-test.before(async () => { ({ api, admin } = await startAdminApi(import.meta.filename)); });
+test.before(async () => { ({ api, admin } = await startAdminApi(import.meta.filename, { config: { temporalUiUrl: 'http://temporal-ui.test' } })); });
 test.after.always(() => api?.close());
 
 async function deploy(token: string, name: string, gpu = 'nvidia-l4') {
@@ -199,7 +199,12 @@ test.serial('GET /v1/admin/operations: deployments by status, failed deployments
   t.is(res.body.deployments.total, counts.reduce((a: number, r: { n: number }) => a + r.n, 0));
   t.is(res.body.deployments.byStatus.stopped, 0, 'every status is listed');
   const failed = res.body.failedWorkflows.find((f: { deploymentId: string }) => f.deploymentId === broken);
-  t.like(failed, { name: 'broken', organizationId: owner.organizationId, failureReason: 'ImagePullBackOff: model image not found' });
+  t.like(failed, {
+    name: 'broken', organizationId: owner.organizationId, failureReason: 'ImagePullBackOff: model image not found',
+    // Its workflow's page in the Temporal Web UI (the workflow id is the deployment id).
+    workflowUrl: `http://temporal-ui.test/namespaces/default/workflows/${broken}`,
+  });
+  t.regex(failed.organizationName, /^ops org \d+$/, 'named as its owner named it at sign-up');
   t.like(failed.workflow, { status: 'RUNNING', pendingActivities: [] }, 'what Temporal says of the deployment\'s workflow');
 });
 

@@ -15,7 +15,7 @@ export async function signupAdmin(api: TestApi) {
 export type Admin = Awaited<ReturnType<typeof signupAdmin>>;
 
 /** A test API for one test file, with its platform administrator signed up. */
-export async function startAdminApi(filename: string): Promise<{ api: TestApi; admin: Admin }> {
-  const api = await startTestApi(filename);
+export async function startAdminApi(filename: string, overrides: Parameters<typeof startTestApi>[1] = {}): Promise<{ api: TestApi; admin: Admin }> {
+  const api = await startTestApi(filename, overrides);
   return { api, admin: await signupAdmin(api) };
 }

@@ -243,10 +243,13 @@ test('a deployment that breaks a stack rule fails at once with the rule, without
   const h = harness(t);
   const worker = await h.newWorker();
   await worker.runUntil(async () => {
-    await start(t, h.taskQueue, desired({ replicas: 5, maxReplicas: 3 }));
+    const handle = await start(t, h.taskQueue, desired({ replicas: 5, maxReplicas: 3 }));
     await settled('failed', () => last(h.statuses) === 'failed');
     t.deepEqual(edges(h.statuses), ['pending', 'deploying', 'failed']);
     t.regex(h.statuses.at(-1)?.failureReason ?? '', /replicas/i);
+    // Still Running in the Temporal UI (it waits for a retry): its Current Details say it failed, why, and what next.
+    const { currentDetails } = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    t.regex(currentDetails, /^\*\*\S+: failed\*\* \(generation 1\)\n\n.*replicas.*\n\nThis workflow stays open to take a retry/is);
   });
 });
 

@@ -3,7 +3,7 @@
 // is written by an activity, which also emits the edge's event exactly once. Deterministic: no I/O here.
 import {
   ActivityCancellationType, ActivityFailure, ApplicationFailure, CancellationScope, condition, continueAsNew,
-  isCancellation, patched, proxyActivities, setHandler, upsertMemo, upsertSearchAttributes, workflowInfo,
+  isCancellation, patched, proxyActivities, setCurrentDetails, setHandler, upsertMemo, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import {
   desiredStateSignal, progressQuery, wakeSignal, type DeploymentEventType, type DeploymentLifecycleStatus, type DeploymentProgress,
@@ -73,6 +73,9 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
   const edge = async (status: DeploymentLifecycleStatus, generation: number, event?: DeploymentEventType, failureReason?: string, previousReplicas?: number) => {
     progress = { ...progress, status, observedGeneration: generation, failureReason };
     upsertSearchAttributes([{ key: KilnStatus, value: status }, { key: KilnGpuType, value: desired.gpu }, { key: KilnOrganizationId, value: organizationId }]);
+    // The Temporal UI shows a deployment's workflow as Running for its whole life (it waits for the next change,
+    // a failed one for a retry): its Current Details say where the deployment stands. (No command: replay-safe.)
+    setCurrentDetails(currentDetails(name, status, generation, failureReason));
     // patched(): workflows that began before the memo followed the model replay without this command.
     if (desired.model !== memoModel && patched('memo-follows-model')) {
       upsertMemo({ name, model: desired.model });
@@ -255,4 +258,11 @@ function failureReason(error: unknown): string {
   const cause = error instanceof ActivityFailure ? error.cause : error;
   if (cause instanceof ApplicationFailure) return cause.message;
   return cause instanceof Error ? cause.message : String(cause);
+}
+
+/** The Temporal UI's Current Details of a deployment's workflow (markdown): its status, and what to do if failed. */
+function currentDetails(name: string, status: DeploymentLifecycleStatus, generation: number, failureReason: string | undefined): string {
+  const head = `**${name}: ${status}** (generation ${generation})`;
+  if (status !== 'failed') return head;
+  return `${head}\n\n${failureReason ?? 'No reason was recorded.'}\n\nThis workflow stays open to take a retry: POST /v1/recovery/deployments/{id} (retry or refresh_and_retry), or delete the deployment.`;
 }

@@ -23,13 +23,18 @@ function Operations() {
 
   const failedColumns: Column<Failed>[] = [
     { header: 'Deployment', cell: (f) => <span className="stack-xs"><strong>{f.name}</strong><code className="muted small">{f.deploymentId}</code></span> },
-    { header: 'Organization', cell: (f) => <code className="small">{f.organizationId}</code> },
+    { header: 'Organization', cell: (f) => <span className="stack-xs">{f.organizationName}<code className="muted small">{f.organizationId}</code></span> },
     { header: 'Reason', cell: (f) => f.failureReason ?? <span className="muted">None recorded</span> },
     {
       header: 'Workflow',
-      cell: (f) => (f.workflow
-        ? `${f.workflow.status}${f.workflow.pendingActivities.length ? `: ${f.workflow.pendingActivities.map((a) => `${a.activity} (attempt ${a.attempt})`).join(', ')}` : ''}`
-        : <span className="muted">Unknown</span>),
+      cell: (f) => (
+        <span className="stack-xs">
+          {f.workflow
+            ? `${f.workflow.status}${f.workflow.pendingActivities.length ? `: ${f.workflow.pendingActivities.map((a) => `${a.activity} (attempt ${a.attempt})`).join(', ')}` : ''}`
+            : <span className="muted">Unknown</span>}
+          {f.workflowUrl && <a href={f.workflowUrl} target="_blank" rel="noreferrer">Open in Temporal</a>}
+        </span>
+      ),
     },
     { header: 'Failed', cell: (f) => when(f.failedAt) },
   ];
