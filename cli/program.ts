@@ -116,11 +116,14 @@ class Session {
     return org;
   }
 
-  async saveProfile(profile: Profile): Promise<void> {
+  /** Saves the profile and makes it the default; says which profile was the default before, when another. */
+  async saveProfile(profile: Profile): Promise<string | undefined> {
     const config = await readConfig();
+    const before = config.current;
     config.profiles[this.profileName] = profile;
     config.current = this.profileName;
     await writeConfig(config);
+    return before !== undefined && before !== this.profileName ? before : undefined;
   }
 
   async forgetProfile(): Promise<boolean> {
@@ -167,7 +170,8 @@ const DEPLOYMENT_COLUMNS: Column<Deployment>[] = [
   { header: 'NAME', value: (d) => d.name },
   { header: 'MODEL', value: (d) => d.model },
   { header: 'GPU', value: (d) => d.gpuType },
-  { header: 'REPLICAS', value: (d) => `${d.currentReplicas}/${d.maxReplicas}` },
+  // Running now over the count asked for (the autoscaler moves the first between minReplicas and maxReplicas).
+  { header: 'RUNNING/WANTED', value: (d) => `${d.currentReplicas}/${d.replicas}` },
   { header: 'STATE', value: (d) => paint(STATE_STYLE[d.state] ?? 'reset', d.state) },
   { header: 'STATUS', value: (d) => d.status },
   { header: 'CREATED', value: (d) => d.createdAt },
@@ -277,6 +281,11 @@ const differs = (key: string, wanted: unknown, current: Deployment) => {
  * (403); it is then checked against a route its scope reads, so a key of another organization is still refused,
  * and the organization is known by its id alone.
  */
+/** What a login says when it took the default from another profile. */
+function nowDefault(name: string, replaced: string | undefined): string {
+  return replaced ? ` It is now the default profile, in place of "${replaced}" (commands use it unless --profile says otherwise).` : '';
+}
+
 async function organizationOf(client: KilnClient, orgId: string): Promise<{ id: string; name?: string; plan?: string }> {
   try {
     return await ok(client.GET('/v1/settings/organization', { params: { query: { orgId } } }));
@@ -328,16 +337,16 @@ export function buildProgram(): Command {
         if (!org) throw usage('An API key login needs the organization it belongs to', 'Add --org org_... (`kiln whoami` on a password login, or the dashboard, shows it).');
         const client = createKilnClient({ baseUrl: s.server, token: apiKey, userAgent: 'kiln-cli' });
         const organization = await organizationOf(client, org);
-        await s.saveProfile({ server: s.server, token: apiKey, kind: 'api_key', organizationId: organization.id });
-        note(`Logged in to ${s.server} with an API key, organization ${organization.name ? `${organization.name} (${organization.id})` : organization.id}, as profile "${s.name}".`);
+        const replaced = await s.saveProfile({ server: s.server, token: apiKey, kind: 'api_key', organizationId: organization.id });
+        note(`Logged in to ${s.server} with an API key, organization ${organization.name ? `${organization.name} (${organization.id})` : organization.id}, as profile "${s.name}".${nowDefault(s.name, replaced)}`);
         return;
       }
       const password = options.passwordStdin ? (await readStdin()).replace(/\r?\n$/, '') : interactive() ? await passwordPrompt({ message: 'Password', mask: '*' }) : undefined;
       if (!password) throw usage('No password', 'Pipe it with --password-stdin: there is no terminal to ask on.');
       const client = createKilnClient({ baseUrl: s.server, userAgent: 'kiln-cli' });
       const login = await ok(client.POST('/v1/auth/signin', { body: { email: email!, password } }));
-      await s.saveProfile({ server: s.server, token: login.access_token, refreshToken: login.refresh_token, kind: 'session', organizationId: login.user.organization_id, email: login.user.email });
-      note(`Logged in to ${s.server} as ${login.user.email}, organization ${login.user.organization_id}, as profile "${s.name}".`);
+      const replaced = await s.saveProfile({ server: s.server, token: login.access_token, refreshToken: login.refresh_token, kind: 'session', organizationId: login.user.organization_id, email: login.user.email });
+      note(`Logged in to ${s.server} as ${login.user.email}, organization ${login.user.organization_id}, as profile "${s.name}".${nowDefault(s.name, replaced)}`);
     });
 
   program.command('logout')

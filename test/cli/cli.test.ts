@@ -80,6 +80,9 @@ test('an API key logs in with its organization, as a profile of its own; a wrong
   const ls = await cli.run(['ls', '--json', '--profile', 'ci']);
   t.is(ls.code, 0, ls.stderr);
   t.deepEqual(JSON.parse(ls.stdout), []);
+  // A second login, to another profile, takes the default: it says so rather than doing it silently.
+  const second = await cli.run(['login', '--api-key-stdin', '--org', user.organizationId, '--profile', 'other'], { input: key.key });
+  t.regex(second.stderr, /as profile "other"\. It is now the default profile, in place of "ci"/);
 
   const wrong = await cli.run(['login', '--api-key-stdin', '--org', user.organizationId], { input: 'sk_test_0000000000000000000000000000000x' });
   t.is(wrong.code, 1);
@@ -145,6 +148,9 @@ test('ls --json gives exactly the listing fields, with the state labels the API 
   const table = await cli.run(['ls']);
   t.is(table.code, 0);
   t.regex(table.stdout, /healthy-one.*HEALTHY/);
+  // Replicas as running over wanted: none runs yet of the one asked for (the status was set by hand).
+  t.regex(table.stdout, /RUNNING\/WANTED/);
+  t.regex(table.stdout, /healthy-one .* 0\/1 /);
   t.false(table.stdout.includes('\u001b['), 'no colour when not a terminal');
 });
 
