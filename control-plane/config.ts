@@ -35,6 +35,8 @@ const Shared = z.object({
   KILN_STRIPE_MOCK_PORT: port.default(12111),
   // The local cluster's etcd, etcd peer, API server and kwok take this port and the three after it.
   KILN_GPU_CLUSTER_PORT: port.default(16440),
+  // Its pods' addresses, 127.N.0.0/16 on loopback (N from 64 to 127), kept across restarts.
+  KILN_GPU_CLUSTER_POD_NETWORK: z.coerce.number().int().min(64).max(127).default(64),
   TEMPORAL_ADDRESS: z.string().regex(/^[^\s/:]+:\d+$/, 'host:port').default('127.0.0.1:7233'),
   // What a scraper sends (Bearer) for GET /metrics/internal of the API and the worker; unset, neither serves it.
   KILN_METRICS_TOKEN: z.string().min(32).optional(),
@@ -125,6 +127,8 @@ export interface LocalPorts {
   readonly stripeMock: number;
   /** The first of the local cluster's four ports. */
   readonly gpuCluster: number;
+  /** N of the local cluster's pod addresses, 127.N.0.0/16. */
+  readonly gpuClusterPodNetwork: number;
 }
 
 export interface SharedConfig {
@@ -261,7 +265,7 @@ async function sharedConfig(e: z.infer<typeof Shared>): Promise<SharedConfig> {
     embeddedPostgresPort: e.KILN_POSTGRES_PORT,
     localPorts: {
       temporal: e.KILN_TEMPORAL_PORT, temporalUi: e.KILN_TEMPORAL_UI_PORT, prometheus: e.KILN_PROMETHEUS_PORT,
-      stripeMock: e.KILN_STRIPE_MOCK_PORT, gpuCluster: e.KILN_GPU_CLUSTER_PORT,
+      stripeMock: e.KILN_STRIPE_MOCK_PORT, gpuCluster: e.KILN_GPU_CLUSTER_PORT, gpuClusterPodNetwork: e.KILN_GPU_CLUSTER_POD_NETWORK,
     },
     temporalAddress: e.TEMPORAL_ADDRESS,
     metricsToken: e.KILN_METRICS_TOKEN,

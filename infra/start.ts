@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   if (kubeconfig) {
     say(`GPU cluster: using KUBECONFIG ${kubeconfig}`);
   } else {
-    const cluster = await startGpuCluster({ dataDir: join(dataDir, 'gpu-cluster'), basePort: config.localPorts.gpuCluster });
+    const cluster = await startGpuCluster({ dataDir: join(dataDir, 'gpu-cluster'), basePort: config.localPorts.gpuCluster, podNetwork: config.localPorts.gpuClusterPodNetwork });
     serverStops.push(() => cluster.stop());
     kubeconfig = cluster.kubeconfig;
     say(`GPU cluster: local Kubernetes with simulated GPU nodes (kwok), kubeconfig ${kubeconfig}`);

@@ -211,7 +211,7 @@ async function claimPodNetwork(preferred?: number): Promise<{ cidr: string; serv
     if (server) return { cidr: `127.${n}.0.0/16`, server };
   }
   throw new Error(preferred !== undefined
-    ? `pod IP range 127.${preferred}.0.0/16 is held by another local cluster (is another \`npm start\` running?)`
+    ? `pod IP range 127.${preferred}.0.0/16 is held by another local cluster (is another \`npm start\` running?): stop it, or set KILN_GPU_CLUSTER_POD_NETWORK to another N from ${first + 1} to ${last}`
     : `every pod IP range 127.${first + 1}-${last}.0.0/16 is held by another local cluster`);
 }
 

@@ -30,18 +30,29 @@ async function freePorts(): Promise<NodeJS.ProcessEnv> {
   }
   let stripe = await freePort();
   while (!(await isFree(stripe + 1))) stripe = await freePort();
+  // The cluster's pod range: one no other local cluster holds (each holds 127.N.0.0:16439 while it runs).
+  let podNetwork = 0;
+  for (let n = 65 + Math.floor(Math.random() * 60); !podNetwork; n = n === 127 ? 65 : n + 1) {
+    const held = await listenOn(`127.${n}.0.0`, 16439).catch(() => undefined);
+    if (held) {
+      podNetwork = n;
+      await new Promise<void>((resolve) => held.close(() => resolve()));
+    }
+  }
   return {
+    KILN_GPU_CLUSTER_POD_NETWORK: String(podNetwork),
     KILN_POSTGRES_PORT: String(await freePort()), KILN_TEMPORAL_PORT: String(await freePort()), KILN_TEMPORAL_UI_PORT: String(await freePort()),
     KILN_PROMETHEUS_PORT: String(await freePort()), KILN_STRIPE_MOCK_PORT: String(stripe), KILN_GPU_CLUSTER_PORT: String(cluster),
     PORT: String(await freePort()), KILN_WORKER_METRICS_PORT: String(await freePort()),
   };
 }
 
-function listen(port: number): Promise<Server> {
+const listen = (port: number) => listenOn('127.0.0.1', port);
+function listenOn(host: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve(server));
+    server.listen(port, host, () => resolve(server));
   });
 }
 const isFree = (port: number) => listen(port).then((s) => new Promise<boolean>((resolve) => s.close(() => resolve(true))), () => false);
