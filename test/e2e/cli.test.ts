@@ -59,7 +59,7 @@ test.serial('chat -m streams an answer through inference; logs shows the model s
 
 test.serial('logs -f prints new lines as the model server writes them', async (t) => {
   const { cli, kiln } = t.context;
-  const follower = spawn(join(ROOT, 'node_modules/node/bin/node'), [join(ROOT, 'cli/kiln.ts'), 'logs', '-f', 'chat', '--tail', '1'], {
+  const follower = spawn(join(ROOT, 'node_modules/node/bin/node'), [join(ROOT, 'cli/kiln.js'), 'logs', '-f', 'chat', '--tail', '1'], {
     env: { ...process.env, XDG_CONFIG_HOME: cli.home, HOME: cli.home, KILN_SERVER: kiln.url() }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   t.teardown(() => { follower.kill(); });
@@ -78,7 +78,7 @@ test.serial('kiln chat in a real terminal: a person types at the prompt and the 
   const session = `kiln-chat-${process.pid}`;
   const tmux = (...args: string[]) => exec('tmux', args);
   const env = `XDG_CONFIG_HOME=${cli.home} HOME=${cli.home} KILN_SERVER=${kiln.url()}`;
-  await tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '30', `env ${env} ${join(ROOT, 'node_modules/node/bin/node')} ${join(ROOT, 'cli/kiln.ts')} chat chat --max-tokens 12; echo "exited $?"; sleep 60`);
+  await tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '30', `env ${env} ${join(ROOT, 'node_modules/node/bin/node')} ${join(ROOT, 'cli/kiln.js')} chat chat --max-tokens 12; echo "exited $?"; sleep 60`);
   t.teardown(() => tmux('kill-session', '-t', session).catch(() => undefined));
   const screen = async () => (await tmux('capture-pane', '-p', '-t', session)).stdout;
   await eventually('the prompt', async () => (/^you>\s*$/m.test(await screen()) ? true : undefined), 20_000);
