@@ -334,7 +334,7 @@ export function buildProgram(): Command {
       }
       if (apiKey) {
         const org = s.options.org ?? process.env.KILN_ORG ?? (interactive() && !options.apiKeyStdin ? await input({ message: 'Organization id (org_...)' }) : undefined);
-        if (!org) throw usage('An API key login needs the organization it belongs to', 'Add --org org_... (`kiln whoami` on a password login, or the dashboard, shows it).');
+        if (!org) throw usage('An API key login needs the organization it belongs to', 'Add --org org_...: the dashboard\'s API keys page shows it, with the whole login command (so does `kiln whoami` on a password login).');
         const client = createKilnClient({ baseUrl: s.server, token: apiKey, userAgent: 'kiln-cli' });
         const organization = await organizationOf(client, org);
         const replaced = await s.saveProfile({ server: s.server, token: apiKey, kind: 'api_key', organizationId: organization.id });

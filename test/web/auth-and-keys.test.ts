@@ -89,6 +89,10 @@ test('sign up, sign in, create an API key (shown once, copied, working), revoke 
   const key = (await value.innerText()).trim();
   t.regex(key, /^sk_(test|live)_\w+/);
   t.true(await page.getByText('it will not be shown again').isVisible());
+  // The organization's id is on the page, and the CLI's login with it (the key goes in on stdin).
+  const session = await page.evaluate(() => JSON.parse(localStorage.getItem('kiln.session') ?? '{}') as { organizationId: string });
+  t.is(await page.getByTestId('organization-id').innerText(), session.organizationId);
+  t.is(await page.getByTestId('cli-login').innerText(), `kiln login --api-key-stdin --org ${session.organizationId} --server ${new URL(page.url()).origin}`);
   await page.getByRole('row', { name: /ci/ }).getByText('Deployments only').waitFor();
   await axe(t, page, 'API keys, a key just created');
   await screenshot(page, 'api-keys-created');

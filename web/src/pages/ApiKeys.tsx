@@ -24,6 +24,9 @@ export default function ApiKeys() {
   const [created, setCreated] = useState<Schemas['ApiKeyWithValue']>();
   const { busy, error: createError, fields, onSubmit } = useSubmit();
   const [revoking, setRevoking] = useState<ApiKey>();
+  // A key acts in one organization: the CLI is told which (kiln login --org), as the reference API's calls are (orgId).
+  const organizationId = currentOrgId();
+  const cliLogin = `kiln login --api-key-stdin --org ${organizationId} --server ${window.location.origin}`;
 
   const create = onSubmit(async (form, formElement) => {
     const key = await ok(api.POST('/v1/settings/api-keys', { body: { name: String(form.get('name') ?? ''), scope: String(form.get('scope')) as Scope } }));
@@ -51,6 +54,10 @@ export default function ApiKeys() {
   return (
     <>
       <PageHeader title="API keys" description="Keys let the CLI, the SDK and your own code call Kiln as your organization. Send one as Authorization: Bearer <key>." />
+      <p className="muted">
+        This organization&apos;s id, which the reference API&apos;s <code>orgId</code> and <code>kiln login --org</code> take: <code data-testid="organization-id">{organizationId}</code>{' '}
+        <CopyButton value={organizationId} label="Copy the organization id" />
+      </p>
 
       {created && (
         <section className="banner banner-success" aria-labelledby="new-key-title">
@@ -64,6 +71,11 @@ export default function ApiKeys() {
                 {created.key}
               </code>
               <CopyButton value={created.key} label="Copy key" />
+            </div>
+            <p>The CLI logs in with it and this organization&apos;s id:</p>
+            <div className="secret-row">
+              <code data-testid="cli-login">{cliLogin}</code>
+              <CopyButton value={cliLogin} label="Copy the login command" />
             </div>
           </div>
           <button type="button" className="button button-quiet" onClick={() => setCreated(undefined)}>
