@@ -80,6 +80,8 @@ interface Announcement { id: string; o?: string; u?: string | null; t?: string; 
 interface Echo { echo: { id: string; o: string; u: string; nonce: string; from: string } }
 interface Ack { ack: { id: string; to: string; delivered: number } }
 
+// The id as text (a bigint JavaScript cannot hold exactly). Its output name is `id` too, so an ORDER BY must name
+// `live_event.id`: a bare `id` sorts the text, and "10" comes before "9".
 const ROW = `id::text, organization_id, user_id, type, deployment_id, payload, created_at`;
 type Row = { id: string; organization_id: string; user_id: string | null; type: string; deployment_id: string | null; payload: unknown; created_at: Date | string };
 const fromRow = (r: Row): LiveEvent => ({
@@ -296,7 +298,7 @@ export function createLiveHub(deps: LiveHubDeps): LiveHub {
     // Events after the client's were pruned (or never logged here): it must refetch what it shows.
     const tooOld = minId === null ? last < BigInt(lastValue) && BigInt(lastValue) > 1n : last + 1n < BigInt(minId);
     const { rows } = tooOld ? { rows: [] as Row[] } : await pool.query<Row>(
-      `select ${ROW} from live_event where organization_id = $1 and id > $2 order by id limit $3`, [organizationId, lastEventId, settings.replayLimit + 1]);
+      `select ${ROW} from live_event where organization_id = $1 and id > $2 order by live_event.id limit $3`, [organizationId, lastEventId, settings.replayLimit + 1]);
     const tooMany = rows.length > settings.replayLimit;
     if (tooOld || tooMany) {
       // The client refetches what it shows: every event of its organization logged by now is in that refetch.

@@ -381,6 +381,24 @@ test('a gap older than the log keeps, or longer than the replay limit, is said s
   tooOld.ws.close();
 });
 
+// Serial (before the others): it moves the log's id sequence, and no other insert may come between its two.
+test.serial('a replay keeps the order events happened in when their ids grow a digit (…9 before …10)', async (t) => {
+  const user = await signupWithDeployment(api);
+  const insert = (title: string) => api.pool.query<{ id: string }>(
+    `insert into live_event (organization_id, type, payload) values ($1, 'notification.pushed', jsonb_build_object('title', $2::text)) returning id::text`, [user.organizationId, title]);
+  const { rows: [seen] } = await insert('seen');
+  // The next two ids are 10^k - 1 and 10^k: as text, the second sorts first.
+  const nines = 10n ** BigInt(seen!.id.length + 1) - 1n;
+  await api.pool.query(`select setval('live_event_id_seq', $1)`, [String(nines - 1n)]);
+  const { rows: [first] } = await insert('first');
+  const { rows: [second] } = await insert('second');
+  t.deepEqual([first!.id, second!.id], [String(nines), String(nines + 1n)]);
+  const again = await open(api, `orgId=${user.organizationId}&lastEventId=${seen!.id}`, { token: user.token });
+  await again.next('the replay\'s end', (m) => m.type === 'ws.replayed');
+  t.deepEqual(again.events().map((m) => m.data.title), ['first', 'second']);
+  again.ws.close();
+});
+
 // Serial (before the others): it prunes the whole log of its database.
 test.serial('the log stays bounded: a replica prunes events older than the retention, and the oldest beyond the count', async (t) => {
   const user = await signup(tight);
