@@ -39,9 +39,14 @@ export function findGpuType(id: string): GpuType | undefined {
 /** The GPUs a deployment holds: `replicas` replicas of `gpusPerReplica` GPUs of type `gpu`. */
 export interface Capacity { readonly gpu: string; readonly replicas: number; readonly gpusPerReplica: number }
 
-/** What those GPUs cost per hour, in whole cents (rounded up); `replicas` may be fractional (replica-hours). */
+/** What those GPUs cost per hour in cents, unrounded; `replicas` may be fractional (replica-hours). */
+export function exactHourlyCents(capacity: Capacity): number {
+  return findGpuType(capacity.gpu)!.hourlyPriceUsd * 100 * capacity.replicas * capacity.gpusPerReplica;
+}
+
+/** The same in whole cents, rounded up. */
 export function hourlyCents(capacity: Capacity): number {
-  return Math.ceil(findGpuType(capacity.gpu)!.hourlyPriceUsd * 100 * capacity.replicas * capacity.gpusPerReplica);
+  return Math.ceil(exactHourlyCents(capacity));
 }
 
 /** What `replicaHours` of a deployment's replicas cost, in cents: an hour of that many replicas. */

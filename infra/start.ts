@@ -33,16 +33,17 @@ const serverStops: (() => Promise<unknown>)[] = [];
 const say = (line: string) => log.info(line);
 
 /** The ports npm start's own servers will take, with what moves each: all checked before anything starts. */
-function portsToClaim(): [port: number, server: string, setting: string][] {
+type PortClaim = readonly [port: number, server: string, setting: string];
+function portsToClaim(): PortClaim[] {
   const { localPorts: ports } = config;
-  return [
-    ...(config.databaseUrl ? [] : [[config.embeddedPostgresPort, 'PostgreSQL', 'KILN_POSTGRES_PORT'] as const]),
-    ...(process.env.TEMPORAL_ADDRESS ? [] : [[ports.temporal, 'Temporal', 'KILN_TEMPORAL_PORT'], [ports.temporalUi, 'the Temporal Web UI', 'KILN_TEMPORAL_UI_PORT']] as const),
-    ...(process.env.KUBECONFIG ? [] : [0, 1, 2, 3].map((i) => [ports.gpuCluster + i, 'the local GPU cluster', `KILN_GPU_CLUSTER_PORT (it takes 4 ports from ${ports.gpuCluster})`] as const)),
-    ...(config.stripe ? [] : [[ports.stripeMock, 'stripe-mock', 'KILN_STRIPE_MOCK_PORT'], [ports.stripeMock + 1, 'stripe-mock (HTTPS)', 'KILN_STRIPE_MOCK_PORT (HTTPS takes the next port)']] as const),
-    ...(config.port === 0 ? [] : [[config.port, 'the API', 'PORT'] as const]),
-    ...(process.env.PROMETHEUS_URL ? [] : [[ports.prometheus, 'Prometheus', 'KILN_PROMETHEUS_PORT'] as const]),
-  ].map(([port, server, setting]) => [port, server, setting]);
+  const claims: PortClaim[] = [];
+  if (!config.databaseUrl) claims.push([config.embeddedPostgresPort, 'PostgreSQL', 'KILN_POSTGRES_PORT']);
+  if (!process.env.TEMPORAL_ADDRESS) claims.push([ports.temporal, 'Temporal', 'KILN_TEMPORAL_PORT'], [ports.temporalUi, 'the Temporal Web UI', 'KILN_TEMPORAL_UI_PORT']);
+  if (!process.env.KUBECONFIG) for (let i = 0; i < 4; i++) claims.push([ports.gpuCluster + i, 'the local GPU cluster', `KILN_GPU_CLUSTER_PORT (it takes 4 ports from ${ports.gpuCluster})`]);
+  if (!config.stripe) claims.push([ports.stripeMock, 'stripe-mock', 'KILN_STRIPE_MOCK_PORT'], [ports.stripeMock + 1, 'stripe-mock (HTTPS)', 'KILN_STRIPE_MOCK_PORT (HTTPS takes the next port)']);
+  if (config.port !== 0) claims.push([config.port, 'the API', 'PORT']);
+  if (!process.env.PROMETHEUS_URL) claims.push([ports.prometheus, 'Prometheus', 'KILN_PROMETHEUS_PORT']);
+  return claims;
 }
 
 async function main(): Promise<void> {

@@ -42,7 +42,6 @@ const CAPACITY_TIMEOUT_MS = 5_000;
 export interface ClusterCapacity {
   readonly clusterId: string;
   readonly name: string;
-  readonly gpuType: string;
   readonly gpusFree: number;
   readonly replicasFit: number;
   /** `nodes`: read from the cluster now; `records`: what it offers less what Kiln's deployments hold. */
@@ -187,7 +186,7 @@ export function createClusterService(deps: ClusterServiceDeps) {
       const offering = await offeringInPlacementOrder(em, organizationId, gpuType);
       const inUse = await gpusInUse(em, offering.map((c) => c.id));
       return Promise.all(offering.map(async (cluster): Promise<ClusterCapacity> => {
-        const base = { clusterId: cluster.id, name: cluster.name, gpuType };
+        const base = { clusterId: cluster.id, name: cluster.name };
         let note: string;
         try {
           const kubeconfig = kubeconfigOf(cluster);

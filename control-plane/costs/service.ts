@@ -4,7 +4,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { billableReplicas } from '../../catalog/billing.ts';
 import { GPUS_PER_REPLICA_CHOICES, type Dtype } from '../../catalog/deployment-rules.ts';
-import { findGpuType, GPU_TYPES, hourlyCents, projectedCents, spentCents, type GpuType } from '../../catalog/gpu-types.ts';
+import { exactHourlyCents, findGpuType, GPU_TYPES, hourlyCents, projectedCents, spentCents, type GpuType } from '../../catalog/gpu-types.ts';
 import { choosePlacement } from '../../catalog/model-fit.ts';
 import type { CatalogModel } from '../../catalog/models.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -94,7 +94,7 @@ export function createCostService(deps: { prometheus: PrometheusClient; models: 
       const spent = spentCents(deployment, replicaHours);
       const windowTokens = tokens[0] && Number.isFinite(tokens[0].value) ? Math.round(tokens[0].value) : 0;
       // The window's measured cost over its measured tokens; too few tokens say more about idle time than cost.
-      const windowCents = (findGpuType(deployment.gpu)!.hourlyPriceUsd * 100) * deployment.gpusPerReplica * (windowHours.get(deployment.name) ?? 0);
+      const windowCents = exactHourlyCents({ gpu: deployment.gpu, gpusPerReplica: deployment.gpusPerReplica, replicas: windowHours.get(deployment.name) ?? 0 });
       const enough = windowTokens >= TOKEN_COST_MIN_TOKENS;
 
       const { alternatives } = await alternativesOf(em, principal, deployment, Math.max(holding, deployment.replicas), now);

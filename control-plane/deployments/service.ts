@@ -272,7 +272,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
           name: input.name, model: input.model, runtime: input.runtime, gpu: input.gpu, ...(scaling ?? {}), ...(serving ?? {}),
           cluster: cluster ? { id: cluster.id, name: cluster.name } : null,
         },
-        capacity: clusters.map(({ gpuType: _type, ...c }) => c),
+        capacity: clusters,
         cost: {
           hourlyCents: hourly, dailyCents: hourly * 24, monthlyCents: hourly * 24 * 30, balanceCents: organization.creditsCents,
           hoursCovered: hourly > 0 ? Math.floor((organization.creditsCents / hourly) * 10) / 10 : null,

@@ -132,7 +132,7 @@ export function rateLimit(deps: RateLimitDeps): Middleware<AppState> {
       'X-RateLimit-Reset': String(Math.ceil(Date.now() / 1000) + resetSeconds),
     });
     if (counts.some((c) => !c.allowed)) {
-      throw new RateLimitedError(`Rate limit exceeded for ${lane === 'inference' ? 'inference' : 'management'} requests`, { retry_after: resetSeconds, lane }, { 'Retry-After': String(resetSeconds) });
+      throw new RateLimitedError(`Rate limit exceeded for ${lane} requests`, { retry_after: resetSeconds, lane }, { 'Retry-After': String(resetSeconds) });
     }
     await next();
   };
