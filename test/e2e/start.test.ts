@@ -8,28 +8,30 @@ import { chmod, mkdtemp, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../infra/servers/process.ts';
 import { eventually } from '../support/eventually.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
 /** Every port npm start takes, free ones; the cluster's four in a row (the kernel hands out scattered ones). */
 async function freePorts(): Promise<NodeJS.ProcessEnv> {
-  let cluster = 0;
-  for (let attempt = 0; attempt < 20 && !cluster; attempt++) {
-    const first = await freePort();
-    const held: Server[] = [];
-    try {
-      for (let i = 0; i < 4; i++) held.push(await listen(first + i));
-      cluster = first;
-    } catch {
-      // one of the next three was taken: try another
-    } finally {
-      await Promise.all(held.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+  // Taken below the kernel's ephemeral range (32768 and up), where every other test's servers get their ports:
+  // a port found free there is not handed to another process before npm start claims it.
+  const block = async (size: number): Promise<number> => {
+    for (;;) {
+      const first = 20_000 + Math.floor(Math.random() * 12_000);
+      const held: Server[] = [];
+      try {
+        for (let i = 0; i < size; i++) held.push(await listen(first + i));
+        return first;
+      } catch {
+        // one of them is taken: try another
+      } finally {
+        await Promise.all(held.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+      }
     }
-  }
-  let stripe = await freePort();
-  while (!(await isFree(stripe + 1))) stripe = await freePort();
+  };
+  const cluster = await block(4);
+  const stripe = await block(2);
   // The cluster's pod range: one no other local cluster holds (each holds 127.N.0.0:16439 while it runs).
   let podNetwork = 0;
   for (let n = 65 + Math.floor(Math.random() * 60); !podNetwork; n = n === 127 ? 65 : n + 1) {
@@ -41,9 +43,9 @@ async function freePorts(): Promise<NodeJS.ProcessEnv> {
   }
   return {
     KILN_GPU_CLUSTER_POD_NETWORK: String(podNetwork),
-    KILN_POSTGRES_PORT: String(await freePort()), KILN_TEMPORAL_PORT: String(await freePort()), KILN_TEMPORAL_UI_PORT: String(await freePort()),
-    KILN_PROMETHEUS_PORT: String(await freePort()), KILN_STRIPE_MOCK_PORT: String(stripe), KILN_GPU_CLUSTER_PORT: String(cluster),
-    PORT: String(await freePort()), KILN_WORKER_METRICS_PORT: String(await freePort()),
+    KILN_POSTGRES_PORT: String(await block(1)), KILN_TEMPORAL_PORT: String(await block(1)), KILN_TEMPORAL_UI_PORT: String(await block(1)),
+    KILN_PROMETHEUS_PORT: String(await block(1)), KILN_STRIPE_MOCK_PORT: String(stripe), KILN_GPU_CLUSTER_PORT: String(cluster),
+    PORT: String(await block(1)), KILN_WORKER_METRICS_PORT: String(await block(1)),
   };
 }
 
@@ -55,7 +57,6 @@ function listenOn(host: string, port: number): Promise<Server> {
     server.listen(port, host, () => resolve(server));
   });
 }
-const isFree = (port: number) => listen(port).then((s) => new Promise<boolean>((resolve) => s.close(() => resolve(true))), () => false);
 
 /** `npm start` as the README says, with its own data folder and the given ports; its output collected. */
 async function npmStart(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | null> }> {
