@@ -30,6 +30,12 @@ export interface KilnClientOptions {
   backoffSeconds?: readonly number[];
   /** A new Idempotency-Key for one logical call (default: a random UUID). */
   newIdempotencyKey?: () => string;
+  /**
+   * The longest wait the client makes before a retry; an answer that asks for longer (Retry-After) is returned
+   * at once instead, for the caller to show. Default: any wait, up to 60 s. The dashboard sets a few seconds,
+   * so a person is told how long to wait rather than shown a page that keeps loading.
+   */
+  longestWaitSeconds?: number;
   /** Told before each retry: what failed and how long the client waits. */
   onRetry?: (info: { attempt: number; status: number; waitMs: number; method: string; url: string }) => void;
   userAgent?: string;
@@ -42,28 +48,32 @@ export class KilnError extends Error {
   readonly code: string;
   readonly details: Record<string, unknown>;
   readonly requestId: string | undefined;
-  constructor(statusCode: number, code: string, message: string, details: Record<string, unknown> = {}, requestId?: string) {
+  /** How long the answer asked the caller to wait before trying again (its Retry-After), when it said. */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(statusCode: number, code: string, message: string, details: Record<string, unknown> = {}, requestId?: string, retryAfterSeconds?: number) {
     super(message);
     this.statusCode = statusCode;
     this.code = code;
     this.details = details;
     this.requestId = requestId;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
 /** Reads either surface's error body: /v1's {error, message, code, statusCode}, /api's {success:false, error:{code, message, details}}. */
-export function errorFrom(status: number, body: unknown, requestId?: string | null): KilnError {
-  const rid = requestId ?? undefined;
+export function errorFrom(status: number, body: unknown, headers?: Headers): KilnError {
+  const rid = headers?.get('X-Request-Id') ?? undefined;
+  const wait = retryAfterSeconds(headers?.get('Retry-After') ?? null);
   if (body && typeof body === 'object') {
     const b = body as Record<string, unknown>;
-    if (typeof b.code === 'string') return new KilnError(status, b.code, String(b.message ?? b.error ?? ''), {}, rid);
+    if (typeof b.code === 'string') return new KilnError(status, b.code, String(b.message ?? b.error ?? ''), {}, rid, wait);
     const nested = b.error as Record<string, unknown> | null | undefined;
     if (nested && typeof nested === 'object' && typeof nested.code === 'string') {
-      return new KilnError(status, nested.code, String(nested.message ?? ''), (nested.details as Record<string, unknown>) ?? {}, rid);
+      return new KilnError(status, nested.code, String(nested.message ?? ''), (nested.details as Record<string, unknown>) ?? {}, rid, wait);
     }
   }
   const text = typeof body === 'string' && body.trim() ? body.trim().slice(0, 200) : `HTTP ${status}`;
-  return new KilnError(status, `HTTP_${status}`, text, {}, rid);
+  return new KilnError(status, `HTTP_${status}`, text, {}, rid, wait);
 }
 
 /** Seconds from a Retry-After header (delta-seconds or an HTTP date), or undefined when absent or unreadable. */
@@ -82,7 +92,7 @@ const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, 
  * the first try), so every retry of a POST carries the same key and the server answers a retry of a
  * creation that already happened with the stored answer.
  */
-export function retryingFetch(options: Pick<KilnClientOptions, 'fetch' | 'sleep' | 'backoffSeconds' | 'newIdempotencyKey' | 'onRetry'> = {}): typeof fetch {
+export function retryingFetch(options: Pick<KilnClientOptions, 'fetch' | 'sleep' | 'backoffSeconds' | 'longestWaitSeconds' | 'newIdempotencyKey' | 'onRetry'> = {}): typeof fetch {
   const send = options.fetch ?? globalThis.fetch;
   const sleep = options.sleep ?? wait;
   const backoff = options.backoffSeconds ?? BACKOFF_SECONDS;
@@ -95,6 +105,7 @@ export function retryingFetch(options: Pick<KilnClientOptions, 'fetch' | 'sleep'
       const response = await send(attempt < backoff.length ? first.clone() : first);
       if (!RETRIED_STATUSES.includes(response.status) || attempt >= backoff.length) return response;
       const waitMs = (retryAfterSeconds(response.headers.get('Retry-After')) ?? backoff[attempt]!) * 1000;
+      if (options.longestWaitSeconds !== undefined && waitMs > options.longestWaitSeconds * 1000) return response;
       options.onRetry?.({ attempt: attempt + 1, status: response.status, waitMs, method: first.method, url: first.url });
       await response.body?.cancel();
       await sleep(waitMs);
@@ -123,7 +134,7 @@ export function createKilnClient(options: KilnClientOptions): KilnClient {
       } catch {
         // not JSON: the text is the message
       }
-      throw errorFrom(response.status, body, response.headers.get('X-Request-Id'));
+      throw errorFrom(response.status, body, response.headers);
     },
   });
   return client;
@@ -132,7 +143,7 @@ export function createKilnClient(options: KilnClientOptions): KilnClient {
 /** The success body of a call (the client throws on any other answer, so its absence is a 204). */
 export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await call;
-  if (error !== undefined && !response.ok) throw errorFrom(response.status, error, response.headers.get('X-Request-Id'));
+  if (error !== undefined && !response.ok) throw errorFrom(response.status, error, response.headers);
   return data as T;
 }
 

@@ -4037,6 +4037,8 @@ export interface components {
             metric: "latency" | "time_to_first_token" | "error_rate" | "queue" | "replicas_at_max" | "deployment_failed" | "spend";
             /** @description The deployment watched; absent: the whole organization. */
             deploymentId?: string;
+            /** @description That deployment's name, so a list needs no second call. */
+            deploymentName?: string;
             threshold: number | null;
             /** @enum {string} */
             comparison: "above" | "below";
@@ -4074,6 +4076,8 @@ export interface components {
             basis: "actual" | "forecast";
             /** @description The deployment whose spend counts; absent: the organization's. */
             deploymentId?: string;
+            /** @description That deployment's name, so a list needs no second call. */
+            deploymentName?: string;
             /** @enum {string} */
             action: "notify" | "refuse" | "stop";
             enabled: boolean;

@@ -29,10 +29,21 @@ function assertCoherent(rule: RuleFields & { thresholdGiven: boolean }, asked: P
   if (!spend && rule.action !== 'notify') throw invalidField('action', 'only spend rules (budgets) refuse or stop deployments');
 }
 
-export function ruleView(r: AlertRule) {
+/** The names of the deployments the rules watch, in one query (deleted ones keep their name), so lists need no second call. */
+async function watchedNames(em: EntityManager, rules: readonly AlertRule[]): Promise<ReadonlyMap<string, string>> {
+  const ids = [...new Set(rules.map((r) => r.deploymentId).filter((id): id is string => !!id))];
+  if (!ids.length) return new Map();
+  const deployments = await em.find(DeploymentSchema, { id: { $in: ids } }, { fields: ['id', 'name'] });
+  return new Map(deployments.map((d) => [d.id, d.name]));
+}
+
+const watched = (r: AlertRule, names: ReadonlyMap<string, string>) =>
+  (r.deploymentId ? { deploymentId: r.deploymentId, deploymentName: names.get(r.deploymentId) ?? r.deploymentId } : {});
+
+export function ruleView(r: AlertRule, names: ReadonlyMap<string, string>) {
   const spend = r.metric === 'spend';
   return {
-    id: r.id, name: r.name, metric: r.metric, ...(r.deploymentId ? { deploymentId: r.deploymentId } : {}),
+    id: r.id, name: r.name, metric: r.metric, ...watched(r, names),
     threshold: YES_NO_METRICS.has(r.metric) ? null : Number(r.threshold), comparison: r.comparison,
     quantile: r.metric === 'latency' || r.metric === 'time_to_first_token' ? r.quantile : null, forSeconds: r.forSeconds,
     period: spend ? r.period : null, basis: spend ? r.basis : null, action: r.action, enabled: r.enabled, state: r.state,
@@ -41,9 +52,9 @@ export function ruleView(r: AlertRule) {
   };
 }
 
-export function budgetView(r: AlertRule) {
+export function budgetView(r: AlertRule, names: ReadonlyMap<string, string>) {
   return {
-    id: r.id, name: r.name, limitCents: Number(r.threshold), period: r.period, basis: r.basis, ...(r.deploymentId ? { deploymentId: r.deploymentId } : {}),
+    id: r.id, name: r.name, limitCents: Number(r.threshold), period: r.period, basis: r.basis, ...watched(r, names),
     action: r.action, enabled: r.enabled, state: r.state, spentCents: r.lastValue === null || r.lastValue === undefined ? null : Number(r.lastValue),
     evaluatedAt: r.evaluatedAt?.toISOString() ?? null, createdAt: r.createdAt.toISOString(),
   };
@@ -77,23 +88,27 @@ export function createAlertRuleService() {
   return {
     async create(em: EntityManager, principal: Principal, input: CreateAlertRuleInput) {
       const fields: RuleFields = { ...DEFAULTS, ...definedOnly(input), deploymentId: input.deploymentId ?? null, threshold: input.threshold ?? 0, name: input.name, metric: input.metric };
-      return ruleView(await insert(em, principal, fields, input, input.threshold !== undefined));
+      const rule = await insert(em, principal, fields, input, input.threshold !== undefined);
+      return ruleView(rule, await watchedNames(em, [rule]));
     },
 
     async createBudget(em: EntityManager, principal: Principal, input: CreateBudgetInput) {
       const { limitCents, ...rest } = input;
       const fields: RuleFields = { ...DEFAULTS, action: 'refuse', ...definedOnly(rest), name: input.name, deploymentId: input.deploymentId ?? null, metric: 'spend', threshold: limitCents };
-      return budgetView(await insert(em, principal, fields, {}, true));
+      const rule = await insert(em, principal, fields, {}, true);
+      return budgetView(rule, await watchedNames(em, [rule]));
     },
 
     async list(em: EntityManager, principal: Principal) {
       const rules = await em.find(AlertRuleSchema, { organization: principal.organizationId, deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-      return rules.map(ruleView);
+      const names = await watchedNames(em, rules);
+      return rules.map((r) => ruleView(r, names));
     },
 
     async listBudgets(em: EntityManager, principal: Principal) {
       const rules = await em.find(AlertRuleSchema, { organization: principal.organizationId, metric: 'spend', deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-      return rules.map(budgetView);
+      const names = await watchedNames(em, rules);
+      return rules.map((r) => budgetView(r, names));
     },
 
     async update(em: EntityManager, principal: Principal, id: string, input: UpdateAlertRuleInput) {
@@ -119,7 +134,7 @@ export function createAlertRuleService() {
       Object.assign(rule, next);
       if ((watched && !stillReached) || !next.enabled) await restart(em, rule);
       await em.flush();
-      return ruleView(rule);
+      return ruleView(rule, await watchedNames(em, [rule]));
     },
 
     async remove(em: EntityManager, principal: Principal, id: string) {

@@ -76,6 +76,24 @@ test('without Retry-After the waits are 1, 2, 4, 8 and 16 seconds, then the last
   t.is(error.code, 'BAD_GATEWAY');
 });
 
+test('a client with a longest wait retries a short Retry-After and hands a longer one straight back', async (t) => {
+  const retryAfter = ['2', '30'];
+  let calls = 0;
+  const server = await listen((_req, res) => {
+    calls += 1;
+    res.writeHead(429, { 'content-type': 'application/json', 'Retry-After': retryAfter.shift() ?? '30' })
+      .end(JSON.stringify({ error: 'Too Many Requests', message: 'slow down', code: 'RATE_LIMIT_EXCEEDED', statusCode: 429, details: { retry_after: 30 } }));
+  });
+  t.teardown(() => server.server.close());
+  const waits: number[] = [];
+  const kiln = createKilnClient({ baseUrl: server.url, token: 'sk_test_x', longestWaitSeconds: 4, sleep: async (ms) => { waits.push(ms); } });
+  const error = await t.throwsAsync(kiln.GET('/v1/deployments', { params: { query: { orgId: 'org_x' } } }), { instanceOf: KilnError });
+  t.deepEqual(waits, [2000], 'waited the 2 s asked, not the 30 s');
+  t.is(calls, 2);
+  t.is(error.code, 'RATE_LIMIT_EXCEEDED');
+  t.is(error.retryAfterSeconds, 30, 'the wait asked is on the error, for the caller to show');
+});
+
 for (const status of [400, 401, 403, 404]) {
   test(`${status} is never retried`, async (t) => {
     let calls = 0;

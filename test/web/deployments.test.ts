@@ -32,16 +32,7 @@ async function userWithDeployments(api: TestApi, rows: number, status = 'running
 }
 
 /** A page signed in as `user`, acting in `organizationId`. */
-async function signedIn(user: Awaited<ReturnType<typeof signup>>, organizationId: string, options = LAPTOP) {
-  const page = await web.page(options);
-  await page.goto('/sign-in');
-  // The session sign-up keeps (web/src/session.ts); the access token lasts an hour.
-  await page.evaluate((session) => localStorage.setItem('kiln.session', session), JSON.stringify({
-    accessToken: user.token, refreshToken: user.refreshToken, expiresAt: Date.now() + 3_600_000,
-    userId: user.userId, email: user.email, organizationId,
-  }));
-  return page;
-}
+const signedIn = (user: Awaited<ReturnType<typeof signup>>, organizationId: string, options = LAPTOP) => web.withSession(user, organizationId, options);
 
 /** The id of the organization's one deployment. */
 async function onlyDeployment(api: TestApi, organizationId: string): Promise<string> {

@@ -2,7 +2,8 @@
 // user, and the page.
 import { Suspense, useEffect, useState, type ReactNode } from 'react';
 import { NavLink, useLocation } from 'react-router';
-import { api, currentOrgId, ok, signOut } from './api.ts';
+import { signOut } from './api.ts';
+import { myOrganization, myProfile } from './profile.ts';
 import { usePlatformAdmin } from './platformAdmin.ts';
 import { NotificationBell } from './NotificationBell.tsx';
 import { unreadChanged } from './notifications.ts';
@@ -33,10 +34,12 @@ export function Shell({ children }: { children: ReactNode }) {
     onResync: unreadChanged,
   });
   const who = useApi(async () => {
-    const query = { orgId: currentOrgId() };
-    const [profile, organization] = await Promise.all([ok(api.GET('/v1/settings/profile', { params: { query } })), ok(api.GET('/v1/settings/organization', { params: { query } }))]);
+    const [profile, organization] = await Promise.all([myProfile.get(), myOrganization.get()]);
     return { profile, organization };
   }, []);
+  // Not answered (Kiln unreachable, rate limited): asked again on the next page rather than a skeleton for good.
+  const { error: whoError, reload: askWhoAgain } = who;
+  useEffect(() => { if (whoError) askWhoAgain(); }, [location.pathname]);
   const platformAdmin = usePlatformAdmin();
 
   return (
@@ -58,9 +61,9 @@ export function Shell({ children }: { children: ReactNode }) {
           </span>
           <NotificationBell />
           <span className="header-org" title="Organization">
-            {who.data ? who.data.organization.name : <Skeleton width="8em" />}
+            {who.data ? who.data.organization.name : who.error ? '—' : <Skeleton width="8em" />}
           </span>
-          <span className="header-user muted">{who.data ? who.data.profile.email : <Skeleton width="10em" />}</span>
+          <span className="header-user muted">{who.data ? who.data.profile.email : who.error ? '' : <Skeleton width="10em" />}</span>
           <button type="button" className="button button-quiet" onClick={signOut}>
             Sign out
           </button>

@@ -28,7 +28,7 @@ export function isBuiltInRole(role: string): role is BuiltInRole {
  * the role table.
  */
 export function useMyRole() {
-  const me = useApi(() => myProfile(), []);
+  const me = useApi(() => myProfile.get(), []);
   const granted = new Set<string>(me.data?.permissions ?? []);
   return { role: me.data?.role, loading: me.loading, can: (permission: Permission) => !me.loading && granted.has(permission) };
 }

@@ -7,7 +7,7 @@ export function usePlatformAdmin(): boolean | undefined {
   const [admin, setAdmin] = useState<boolean>();
   useEffect(() => {
     let current = true;
-    void myProfile().then((profile) => profile.platformAdmin, () => false).then((answer) => { if (current) setAdmin(answer); });
+    void myProfile.get().then((profile) => profile.platformAdmin, () => false).then((answer) => { if (current) setAdmin(answer); });
     return () => { current = false; };
   }, []);
   return admin;

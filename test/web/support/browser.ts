@@ -9,7 +9,9 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { WEB_DIST } from '../../../control-plane/config.ts';
 import { buildWeb, webBuildReason } from '../../../infra/web-build.ts';
-import { startTestApi, TEST_PASSWORD, type TestApi, type TestApiOverrides } from '../../support/control-plane.ts';
+import { startTestApi, TEST_PASSWORD, type signup, type TestApi, type TestApiOverrides } from '../../support/control-plane.ts';
+
+type TestUser = Awaited<ReturnType<typeof signup>>;
 
 /** Where screenshots go: DATA_DIR/test/screenshots (.data/test/screenshots by default). */
 export const SCREENSHOT_DIR = join(process.env.KILN_TEST_DATA_DIR ?? resolve(import.meta.dirname, '../../../.data/test'), 'screenshots');
@@ -35,6 +37,11 @@ export interface WebTestEnvironment {
   page(options?: BrowserContextOptions): Promise<Page>;
   /** A new page signed in through the sign-in form as `email` (a test user, whose password all share), landed on `path`. */
   signIn(path: string, email: string, options?: BrowserContextOptions): Promise<Page>;
+  /**
+   * A new page holding `user`'s session (as sign-up keeps it: web/src/session.ts), acting in `organizationId`
+   * (theirs unless told), without going through the form: it has made no call yet. The access token lasts an hour.
+   */
+  withSession(user: TestUser, organizationId?: string, options?: BrowserContextOptions): Promise<Page>;
   close(): Promise<void>;
 }
 
@@ -56,6 +63,15 @@ export async function startWebTest(testFile: string, overrides: TestApiOverrides
       await page.getByLabel('Password').fill(TEST_PASSWORD);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.waitForURL((url) => url.pathname === path.split('?')[0]);
+      return page;
+    },
+    async withSession(user, organizationId = user.organizationId, options) {
+      const page = await launched.page(options);
+      await page.goto('/sign-in');
+      await page.evaluate((session) => localStorage.setItem('kiln.session', session), JSON.stringify({
+        accessToken: user.token, refreshToken: user.refreshToken, expiresAt: Date.now() + 3_600_000,
+        userId: user.userId, email: user.email, organizationId,
+      }));
       return page;
     },
     async close() {

@@ -37,12 +37,10 @@ export default function Alerts() {
   const rules = useApi(async () => (await ok(api.GET('/v1/alerts', { params: { query: { orgId } } }))).filter((r) => r.metric !== 'spend'), []);
   const alerts = useApi(() => ok(api.GET('/v1/monitoring/alerts', { params: { query: { orgId } } })), []);
   const channels = useApi(() => ok(api.GET('/v1/monitoring/webhooks', { params: { query: { orgId } } })), []);
-  const deployments = useApi(deploymentChoices, []);
   const [editing, setEditing] = useState<Rule | 'new'>();
   const [deleting, setDeleting] = useState<Rule>();
   const [removingChannel, setRemovingChannel] = useState<Channel>();
   const alertAction = useSubmit();
-  const deploymentName = (id?: string) => (id ? deployments.data?.find((d) => d.value === id)?.label ?? id : 'Any deployment');
 
   const act = (alert: Alert, action: 'acknowledge' | 'silence' | 'unsilence' | 'resolve') => alertAction.run(async () => {
     const until = action === 'silence' ? { until: new Date(Date.now() + 3_600_000).toISOString() } : {};
@@ -55,7 +53,7 @@ export default function Alerts() {
     { header: 'Name', cell: (r) => <strong>{r.name}</strong> },
     { header: 'Metric', cell: (r) => metricLabel(r.metric) },
     { header: 'Fires', cell: condition },
-    { header: 'Watches', cell: (r) => deploymentName(r.deploymentId) },
+    { header: 'Watches', cell: (r) => r.deploymentName ?? 'Any deployment' },
     { header: 'State', cell: (r) => <span className={`badge badge-${r.state}`}>{r.enabled ? r.state : 'disabled'}</span> },
     {
       header: 'Actions',
@@ -105,7 +103,6 @@ export default function Alerts() {
         <RuleForm
           key={editing === 'new' ? 'new' : editing.id}
           rule={editing === 'new' ? undefined : editing}
-          deployments={deployments.data ?? []}
           onClose={() => setEditing(undefined)}
           onSaved={(r) => { toast(`Alert rule “${r.name}” saved`); setEditing(undefined); rules.reload(); }}
         />
@@ -165,7 +162,12 @@ export default function Alerts() {
   );
 }
 
-function RuleForm({ rule, deployments, onClose, onSaved }: { rule?: Rule; deployments: { value: string; label: string }[]; onClose(): void; onSaved(r: Rule): void }) {
+function RuleForm({ rule, onClose, onSaved }: { rule?: Rule; onClose(): void; onSaved(r: Rule): void }) {
+  // Asked when the form opens, not with the page (the rules list carries the names it shows). The rule's own
+  // deployment is a choice from the start, so the select keeps it while the list loads or if it was deleted since.
+  const choices = useApi(deploymentChoices, []).data ?? [];
+  const own = rule?.deploymentId && !choices.some((d) => d.value === rule.deploymentId) ? [{ value: rule.deploymentId, label: rule.deploymentName ?? rule.deploymentId }] : [];
+  const deployments = [...choices, ...own];
   const [metric, setMetric] = useState<string>(rule?.metric ?? 'latency');
   const { busy, error, fields, onSubmit } = useSubmit();
   const unit = METRICS.find((m) => m.value === metric)?.unit;

@@ -4,6 +4,7 @@
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { api, currentOrgId, KilnError, ok, type Schemas } from '../api.ts';
+import { myOrganization } from '../profile.ts';
 import { useMyRole } from '../permissions.ts';
 import {
   ConfirmDialog, DataTable, EmptyState, ErrorBanner, Field, LoadingBlock, PageHeader, saveFile, Stat, SubmitButton, useApi, useSubmit, useToast, type Column,
@@ -60,7 +61,7 @@ function BillingPages() {
   const usage = useApi(async () => (await ok(api.GET('/api/billing/usage'))).data, []);
   const credits = useApi(() => ok(api.GET('/v1/credits', { params: { query: { ...query, limit: 20 } } })), []);
   const invoices = useApi(async () => (await ok(api.GET('/v1/billing/invoices', { params: { query } }))).data, []);
-  const organization = useApi(() => ok(api.GET('/v1/settings/organization', { params: { query } })), []);
+  const organization = useApi(() => myOrganization.get(), []);
   const [planChoice, setPlanChoice] = useState<Plan>();
   const [downloadError, setDownloadError] = useState<unknown>();
   const { busy: buying, error: buyError, fields, onSubmit } = useSubmit();
@@ -220,7 +221,7 @@ function BillingPages() {
           toast(change.effectiveAt && new Date(change.effectiveAt) > new Date()
             ? `The plan becomes ${planLabel(change.plan)} on ${day(change.effectiveAt)}`
             : `The plan is now ${planLabel(change.plan)}`);
-          organization.reload();
+          organization.setData(await myOrganization.get(true));
         }}
       >
         <p>

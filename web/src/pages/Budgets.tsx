@@ -21,13 +21,12 @@ export default function Budgets() {
   const deployments = useApi(deploymentChoices, []);
   const [editing, setEditing] = useState<Budget>();
   const [deleting, setDeleting] = useState<Budget>();
-  const deploymentName = (id?: string) => (id ? deployments.data?.find((d) => d.value === id)?.label ?? id : 'The whole organization');
 
   const columns: Column<Budget>[] = [
     { header: 'Name', cell: (b) => <strong>{b.name}</strong> },
     { header: 'Limit', numeric: true, cell: (b) => `${usd(b.limitCents)} a ${b.period}` },
     { header: 'Spent', numeric: true, cell: (b) => (b.spentCents === null ? <span className="muted">Not yet measured</span> : `${usd(b.spentCents)}${b.basis === 'forecast' ? ' (forecast)' : ''}`) },
-    { header: 'Covers', cell: (b) => deploymentName(b.deploymentId) },
+    { header: 'Covers', cell: (b) => b.deploymentName ?? 'The whole organization' },
     { header: 'When reached', cell: (b) => actionLabel(b.action) },
     { header: 'State', cell: (b) => <span className={`badge badge-${b.state}`}>{b.state === 'firing' ? 'reached' : b.state}</span> },
     {
@@ -85,7 +84,7 @@ function BudgetForm({ budget, deployments, onCancel, onSaved }: {
 }) {
   const { busy, error, fields, onSubmit } = useSubmit();
   // The budget's own deployment stays a choice even when the list lacks it (deleted since, or not loaded yet).
-  const covered = budget?.deploymentId && !deployments.some((d) => d.value === budget.deploymentId) ? [{ value: budget.deploymentId, label: budget.deploymentId }] : [];
+  const covered = budget?.deploymentId && !deployments.some((d) => d.value === budget.deploymentId) ? [{ value: budget.deploymentId, label: budget.deploymentName ?? budget.deploymentId }] : [];
 
   const save = onSubmit(async (form, formElement) => {
     const text = (name: string) => String(form.get(name) ?? '').trim();

@@ -188,11 +188,13 @@ export default function DeploymentNew() {
         <form id="deployment-form" onSubmit={(e) => void check(e)} noValidate className="stack">
           <Field label="Name" name="name" value={name} onChange={(e) => { setName(e.target.value); setNameTyped(e.target.value !== ''); }} required maxLength={63}
             hint="Lower-case letters, digits and hyphens; it becomes part of the endpoint." error={fields.name} />
+          <ErrorBanner error={gpuTypes.error} onRetry={gpuTypes.reload} />
           <div className="form-row">
+            {/* Until the GPU types answer, the choice is shown without a price rather than a made-up one. */}
             <SelectField label="GPU type" value={gpu} onChange={(e) => setGpu(e.target.value)}
-              options={(gpuTypes.data ?? [{ id: gpu, name: gpu, hourlyPriceUsd: 0, available: true }]).map((g) => ({
-                value: g.id, label: `${g.name} · ${money(Math.round(g.hourlyPriceUsd * 100))}/h${g.available ? '' : ' · none free now'}`,
-              }))} />
+              options={gpuTypes.data
+                ? gpuTypes.data.map((g) => ({ value: g.id, label: `${g.name} · ${money(Math.round(g.hourlyPriceUsd * 100))}/h${g.available ? '' : ' · none free now'}` }))
+                : [{ value: gpu, label: `${gpu} · ${gpuTypes.error ? 'price unavailable' : 'price loading…'}` }]} />
             <Field label="Replicas" type="number" min={0} max={100} value={replicas} onChange={(e) => setReplicas(Number(e.target.value))} error={fields.replicas} />
             <Field label="Minimum" type="number" min={0} max={100} value={minReplicas} onChange={(e) => setMinReplicas(Number(e.target.value))} hint="0 lets it sleep when idle." error={fields.minReplicas} />
             <Field label="Maximum" type="number" min={1} max={100} value={maxReplicas} onChange={(e) => setMaxReplicas(Number(e.target.value))} error={fields.maxReplicas} />

@@ -3,8 +3,9 @@
 // the organization (name, slug, contact, default region; the plan shown, changed under Billing). Who may not
 // change the organization sees its fields disabled, with the reason.
 import { Link } from 'react-router';
-import { api, currentOrgId, ok, type Schemas } from '../api.ts';
+import { api, ok, type Schemas } from '../api.ts';
 import { useMyRole } from '../permissions.ts';
+import { myOrganization, myProfile } from '../profile.ts';
 import { readSession, saveSession, sessionFrom } from '../session.ts';
 import { ErrorBanner, Field, LoadingBlock, PageHeader, SelectField, SubmitButton, useApi, useSubmit, useToast } from '../ui/index.ts';
 
@@ -81,9 +82,8 @@ function PasswordForm() {
 export default function Settings() {
   const toast = useToast();
   const me = useMyRole();
-  const query = { orgId: currentOrgId() };
-  const profile = useApi(() => ok(api.GET('/v1/settings/profile', { params: { query } })), []);
-  const organization = useApi(() => ok(api.GET('/v1/settings/organization', { params: { query } })), []);
+  const profile = useApi(() => myProfile.get(), []);
+  const organization = useApi(() => myOrganization.get(), []);
   const canEditOrganization = me.can('organization:write');
 
   const saveProfile = useSubmit();
@@ -94,6 +94,7 @@ export default function Settings() {
     const body = { ...(name !== current.name ? { name } : {}), ...(email !== current.email && email !== current.pendingEmail ? { email } : {}) };
     const saved = await ok(api.POST('/v1/settings/profile', { body }));
     profile.setData(saved);
+    myProfile.remember(saved);
     toast(body.email ? `Profile saved: confirm ${body.email} with the link mailed to it` : 'Profile saved');
   });
 
@@ -104,6 +105,7 @@ export default function Settings() {
       body: { name: value('name'), slug: value('slug'), contactEmail: value('contactEmail') || null, defaultRegion: value('defaultRegion') as Region },
     }));
     organization.setData(saved);
+    myOrganization.remember(saved);
     toast('Organization saved');
   });
 

@@ -56,8 +56,8 @@ export function explain(error: unknown): Explained {
         advice: `Correct the highlighted field and send it again (${named}).`, code: error.code, requestId: error.requestId, fields,
       };
     }
-    if (error.code === 'RATE_LIMIT_EXCEEDED' && typeof error.details.retry_after === 'number') {
-      const wait = error.details.retry_after;
+    const wait = error.retryAfterSeconds ?? (typeof error.details.retry_after === 'number' ? error.details.retry_after : undefined);
+    if (error.code === 'RATE_LIMIT_EXCEEDED' && wait !== undefined) {
       return { title: error.message, advice: `Too many requests from this sign-in: try again in ${wait} second${wait === 1 ? '' : 's'}.`, code: error.code, requestId: error.requestId, fields };
     }
     return { title: error.message || `Request failed (${error.statusCode})`, advice: ADVICE[error.code] ?? fallback, code: error.code, requestId: error.requestId, fields };
