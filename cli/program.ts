@@ -193,7 +193,12 @@ const livePollMs = () => Number(process.env.KILN_CLI_LIVE_POLL_MS ?? 15_000);
  * the end. Each change arrives on the live-update socket (GET /v1/ws) where the server has one, and is then
  * read whole; without a socket the deployment is read every KILN_CLI_POLL_MS.
  */
-async function waitForDeployment(session: Session, id: string, timeoutSeconds: number): Promise<Deployment> {
+/**
+ * Follows a deployment until it runs, fails or stops. With `changedAfter` (the answer to a request that restarts
+ * its rollout, e.g. a retry of a failed one), a status the deployment had before the workflow took the request
+ * up is not its outcome: it counts once the deployment has changed since.
+ */
+async function waitForDeployment(session: Session, id: string, timeoutSeconds: number, changedAfter?: string): Promise<Deployment> {
   const describe = (d: Deployment) => `${d.name}: ${d.status} (${d.state}, ${d.currentReplicas}/${d.maxReplicas} replicas)`;
   let wake: (() => void) | undefined;
   // Opened before the first read, so no change between the two is missed.
@@ -206,7 +211,9 @@ async function waitForDeployment(session: Session, id: string, timeoutSeconds: n
     let current = await session.deployment(id);
     const shown = progress(describe(current));
     const deadline = Date.now() + timeoutSeconds * 1000;
-    while (!['running', 'failed', 'stopped', 'deleted', 'scaled_to_zero'].includes(current.status)) {
+    const settled = (d: Deployment) => ['running', 'failed', 'stopped', 'deleted', 'scaled_to_zero'].includes(d.status)
+      && (changedAfter === undefined || Date.parse(d.updatedAt) > Date.parse(changedAfter));
+    while (!settled(current)) {
       const left = deadline - Date.now();
       if (left <= 0) {
         shown.fail(`${describe(current)}: still not running after ${timeoutSeconds} s`);
@@ -405,7 +412,7 @@ export function buildProgram(): Command {
     .option('--vllm-arg <arg>', 'a further vLLM flag (repeatable)', repeat)
     .option('-d, --detach', 'do not wait for it to run')
     .option('--timeout <seconds>', 'how long to wait for it to run', integer(1), 1800)
-    .addHelpText('after', EXAMPLES(['kiln deploy chat --model meta-llama/Llama-3.1-8B-Instruct --gpu nvidia-l4', 'kiln deploy chat --template tpl_... ', 'kiln deploy chat -m Qwen/Qwen2.5-0.5B-Instruct -g nvidia-l4 --min-replicas 0 --detach']))
+    .addHelpText('after', EXAMPLES(['kiln deploy chat --model meta-llama/Llama-3.1-8B-Instruct --gpu nvidia-l4', 'kiln deploy chat --template tpl_...', 'kiln deploy chat -m Qwen/Qwen2.5-0.5B-Instruct -g nvidia-l4 --min-replicas 0 --detach']))
     .action(async (name: string, o: { model?: string; gpu?: string; template?: string; templateVersion?: number; replicas?: number; minReplicas?: number; maxReplicas?: number; gpusPerReplica?: number; contextLength?: number; vllmArg?: string[]; detach?: boolean; timeout: number }, command: Command) => {
       const s = await session(command);
       let id: string;
@@ -660,7 +667,7 @@ export function buildProgram(): Command {
       const d = await ok(s.client.POST('/v1/recovery/deployments/{id}', { params: { path: { id } }, body: { action: o.action } }));
       note(`${d.name}: ${o.action} requested (${d.status}).`);
       if (o.detach || o.action === 'force_delete') return;
-      printReady(s, await waitForDeployment(s, id, o.timeout));
+      printReady(s, await waitForDeployment(s, id, o.timeout, d.updatedAt));
     });
 
   program.command('completion').argument('[shell]', `one of ${SHELLS.join(', ')}`, 'bash')
