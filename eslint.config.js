@@ -18,7 +18,7 @@ const WORKFLOWS = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', 'web/dist/'] },
+  { ignores: ['node_modules/', '.data/', 'web/dist/', 'client/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -77,20 +77,20 @@ export default tseslint.config(
   },
   {
     // The SDK is what programs outside Kiln use: its client and the types generated from the OpenAPI document.
-    files: ['sdk/**/*.ts'],
+    files: ['client/sdk/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict({
         group: ['**/control-plane/**', '**/workflows/**', '**/stacks/**', '**/infra/**', '**/lib/**', '**/catalog/**', '**/test/**', '**/cli/**'],
-        message: 'sdk/ imports nothing of Kiln but its generated types: it reaches Kiln over HTTP (ARCHITECTURE.md).',
+        message: 'client/sdk/ imports nothing of Kiln but its generated types: it reaches Kiln over HTTP (ARCHITECTURE.md).',
       }),
     },
   },
   {
-    files: ['cli/**/*.ts'],
+    files: ['client/cli/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict({
         group: ['**/control-plane/**', '**/workflows/**', '**/stacks/**', '**/infra/**', '**/lib/**', '**/catalog/**', '**/test/**'],
-        message: 'cli/ uses Kiln through sdk/ only, as any client would (ARCHITECTURE.md).',
+        message: 'client/cli/ uses Kiln through client/sdk/ only, as any client would (ARCHITECTURE.md).',
       }),
     },
   },
@@ -103,7 +103,7 @@ export default tseslint.config(
       'no-restricted-imports': restrict(
         {
           group: ['**/control-plane/**', '**/workflows/**', '**/stacks/**', '**/infra/**', '**/lib/**', '**/catalog/**', '**/test/**', '**/cli/**', 'node:*'],
-          message: 'web/ imports only sdk/ and its own files: it uses Kiln over HTTP, in a browser (ARCHITECTURE.md).',
+          message: 'web/ imports only client/sdk/ and its own files: it uses Kiln over HTTP, in a browser (ARCHITECTURE.md).',
         },
         // The live socket of sdk/live.ts is Node's (the ws library); the browser has its own (web/src/live.ts).
         { group: ['**/sdk/live.ts'], message: 'sdk/live.ts is for Node: the dashboard uses web/src/live.ts (the browser\'s WebSocket with a ticket).' },

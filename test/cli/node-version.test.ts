@@ -1,7 +1,7 @@
 // The `kiln` entry point runs on any Node far enough to say it needs Node 24, rather than crashing on TypeScript.
 import test from 'ava';
 import { spawn } from 'node:child_process';
-import { nodeVersionProblem } from '../../cli/node-version.js';
+import { nodeVersionProblem } from '../../client/cli/node-version.js';
 
 test('a Node older than 24 is told, in one line, what to install; 24 and later run the CLI', (t) => {
   t.is(nodeVersionProblem('20.19.0'), 'needs Node.js 24 or later (this is 20.19.0): install it (e.g. `nvm install 24`), or run it as `npx kiln` in a Kiln checkout, which brings its own');
@@ -11,7 +11,7 @@ test('a Node older than 24 is told, in one line, what to install; 24 and later r
 });
 
 test('the installed entry point (package.json bin) runs the CLI on this Node', async (t) => {
-  const child = spawn(process.execPath, [new URL('../../cli/kiln.js', import.meta.url).pathname, '--version'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [new URL('../../client/cli/kiln.js', import.meta.url).pathname, '--version'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => { out += String(chunk); });
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));

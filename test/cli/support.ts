@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const NODE = join(ROOT, 'node_modules/node/bin/node');
-const KILN = join(ROOT, 'cli/kiln.js');
+const KILN = join(ROOT, 'client/cli/kiln.js');
 
 export interface CliRun { code: number; stdout: string; stderr: string }
 

@@ -16,7 +16,7 @@ import { startKiln, type Kiln } from '../support/kiln.ts';
 
 const exec = promisify(execFile);
 const ROOT = new URL('../..', import.meta.url).pathname;
-const KILN = `${join(ROOT, 'node_modules/node/bin/node')} ${join(ROOT, 'cli/kiln.js')}`;
+const KILN = `${join(ROOT, 'node_modules/node/bin/node')} ${join(ROOT, 'client/cli/kiln.js')}`;
 const EMAIL = 'ada@example.com';
 const PASSWORD = 'correct horse battery';
 const COMMANDS = ['', 'login', 'logout', 'whoami', 'ls', 'get', 'deploy', 'apply', 'scale', 'stop', 'start', 'restart', 'delete', 'logs', 'chat',

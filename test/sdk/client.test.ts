@@ -4,7 +4,7 @@
 import test from 'ava';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BACKOFF_SECONDS, createKilnClient, KilnError, ok } from '../../sdk/client.ts';
+import { BACKOFF_SECONDS, createKilnClient, KilnError, ok } from '../../client/sdk/client.ts';
 import { signup, startTestApi, validDeployment, type TestApi } from '../support/control-plane.ts';
 
 let api: TestApi;

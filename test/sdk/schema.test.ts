@@ -1,5 +1,5 @@
 // The SDK's generated types are those of the document Kiln serves: a route added or changed without
-// regenerating sdk/schema.ts fails here, naming the command that brings it up to date.
+// regenerating client/sdk/schema.ts fails here, naming the command that brings it up to date.
 import test from 'ava';
 import { readFile } from 'node:fs/promises';
 import type { OpenAPI3 } from 'openapi-typescript';
@@ -12,9 +12,9 @@ test.before(async () => {
 });
 test.after.always(() => api?.close());
 
-test('sdk/schema.ts is what the served OpenAPI document generates', async (t) => {
+test('client/sdk/schema.ts is what the served OpenAPI document generates', async (t) => {
   const served = (await api.request('GET', '/api/openapi.json')).body as OpenAPI3;
   const expected = await generateSchema(served);
   const checkedIn = await readFile(SCHEMA_FILE, 'utf8');
-  t.true(checkedIn === expected, `sdk/schema.ts is out of date with the OpenAPI document Kiln serves: run \`${REGENERATE_COMMAND}\` and commit sdk/schema.ts`);
+  t.true(checkedIn === expected, `client/sdk/schema.ts is out of date with the OpenAPI document Kiln serves: run \`${REGENERATE_COMMAND}\` and commit client/sdk/schema.ts`);
 });

@@ -1,7 +1,7 @@
-// The dashboard's one way to Kiln: the project's SDK (sdk/client.ts, openapi-fetch typed by sdk/schema.ts),
+// The dashboard's one way to Kiln: the project's SDK (client/sdk/client.ts, openapi-fetch typed by client/sdk/schema.ts),
 // with the session's access token as the bearer. An expired token is refreshed once and the call retried;
 // a 401 that refreshing cannot mend ends the session, and the app shows sign-in.
-import { createKilnClient, KilnError, ok, type components, type KilnClient } from '../../sdk/client.ts';
+import { createKilnClient, KilnError, ok, type components, type KilnClient } from '../../client/sdk/client.ts';
 import { exclusively, readSession, saveSession, sessionFrom, type Session } from './session.ts';
 
 export { KilnError, ok };

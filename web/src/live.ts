@@ -3,10 +3,10 @@
 // new ticket, replaying what it missed after the last event id; `ws.resync` (too much missed) calls
 // onResync so the page refetches.
 import { useEffect, useRef, useState } from 'react';
-import { liveEventsUrl, type LiveEvent } from '../../sdk/liveEvents.ts';
+import { liveEventsUrl, type LiveEvent } from '../../client/sdk/liveEvents.ts';
 import { api, ok } from './api.ts';
 
-export type { LiveEvent } from '../../sdk/liveEvents.ts';
+export type { LiveEvent } from '../../client/sdk/liveEvents.ts';
 
 export interface LiveOptions {
   /** Event types or categories (deployment, alert, notification); all when absent. */

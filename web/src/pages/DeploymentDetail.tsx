@@ -4,7 +4,7 @@
 // settles), and when it failed, why and what recovery can do. Viewers see no control they cannot use.
 import { lazy, Suspense, useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { serverSentEvents } from '../../../sdk/client.ts';
+import { serverSentEvents } from '../../../client/sdk/client.ts';
 import { api, currentOrgId, ok, type Schemas } from '../api.ts';
 import { useLiveEvents, type LiveEvent } from '../live.ts';
 import { useMyRole } from '../permissions.ts';
