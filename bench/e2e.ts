@@ -1,7 +1,8 @@
 // `npm run bench:e2e`: the main job end to end on the local cluster, in DATA_DIR/bench-e2e (emptied first):
 //  1. 20 deployments created at once, POST -> running: median and worst, split into Temporal (POST to the
 //     first Pulumi step), Pulumi (the applyStack activity) and pod start (waitUntilReady), from each
-//     workflow's history;
+//     workflow's history, and the CPU-seconds per `pulumi up`; twice in the same run: with a fresh operation
+//     process per operation, all at once (the baseline, as before the operation pool), then pooled;
 //  2. where one `pulumi up` spends its time: CLI start, Kubernetes plugin start, engine, state write; and the
 //     Kubernetes provider plugin's memory (its largest RSS, sampled during step 1, and at start);
 //  3. inference through Kiln against the same requests sent straight to the simulated model server, in one
@@ -19,13 +20,14 @@ import { deploymentProgram, ensureNamespace } from '../workflows/deployment/prog
 import { startBenchStack } from './support/bench-stack.ts';
 import { percentile, streamedCompletion } from './support/streamed-completion.ts';
 import { namespaceOf } from '../workflows/contract/deployment.ts';
+import { workerMetrics } from '../workflows/metrics.ts';
 
 const DEPLOYMENTS = Number(process.env.BENCH_DEPLOYMENTS ?? 20);
 const PULUMI_SAMPLES = Number(process.env.BENCH_PULUMI_SAMPLES ?? 3);
 const INFERENCE_REQUESTS = Number(process.env.BENCH_INFERENCE_REQUESTS ?? 100);
 const MAX_TOKENS = 64;
 
-const stack = await startBenchStack('bench-e2e', [{ gpuType: 'nvidia-l4', nodes: DEPLOYMENTS + PULUMI_SAMPLES + 2, gpusPerNode: 1 }]);
+const stack = await startBenchStack('bench-e2e', [{ gpuType: 'nvidia-l4', nodes: 2 * DEPLOYMENTS + PULUMI_SAMPLES + 2, gpusPerNode: 1 }]);
 const { call, cluster, dataDir, newOrganization, temporal: temporalClient } = stack;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -68,15 +70,23 @@ async function statusOf(token: string, id: string) {
   return (await call('GET', `/api/deployments/${id}`, token)).body.data as { status: string; failureReason: string | null };
 }
 
-try {
-  // 1. POST -> running for a batch created at once.
-  const tenant = await newOrganization('tenant');
+/** How the worker ran its Pulumi operations before warm operation processes: a fresh one each, all at once. */
+const FRESH_PROCESS_EACH = { KILN_PULUMI_OPERATIONS_PER_PROCESS: '1', KILN_PULUMI_CONCURRENCY: '256' };
+
+/**
+ * Creates DEPLOYMENTS at once in a new organization and follows them to running: POST -> running per
+ * deployment, split by their workflows' histories, and the CPU each `up` cost (kiln_pulumi_operation_cpu_seconds,
+ * which the operation processes measure from their own accounting and their children's).
+ */
+async function batch(label: string) {
+  const tenant = await newOrganization(label);
   await postgresPlan(tenant.organizationId);
+  workerMetrics().pulumiCpu.reset();
   const sent = new Map<string, number>();
   const runningAt = new Map<string, number>();
   const ids = await Promise.all(Array.from({ length: DEPLOYMENTS }, async (_, i) => {
     const at = Date.now();
-    const res = await call('POST', '/api/deployments', tenant.token, { name: `bench-${i}`, model: 'Qwen/Qwen2.5-0.5B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4' });
+    const res = await call('POST', '/api/deployments', tenant.token, { name: `${label}-${i}`, model: 'Qwen/Qwen2.5-0.5B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4' });
     if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
     sent.set(res.body.data.id, at);
     return res.body.data.id as string;
@@ -104,11 +114,34 @@ try {
     parts.pulumi.push(apply.ended - apply.started);
     parts.pods.push(ready.ended - ready.started);
   }
-  console.log(`\n1. POST /api/deployments -> running, ${DEPLOYMENTS} deployments created at once, one worker`);
+  const cpu = (await workerMetrics().pulumiCpu.get()).values.filter((v) => v.labels.operation === 'up');
+  const sum = cpu.find((v) => v.metricName?.endsWith('_sum'))?.value ?? 0;
+  const count = cpu.find((v) => v.metricName?.endsWith('_count'))?.value ?? 0;
+  return { tenant, ids, totals, parts, providers, cpuPerUp: count ? sum / count : 0, ups: count };
+}
+
+function printBatch(title: string, result: Awaited<ReturnType<typeof batch>>) {
+  const { totals, parts } = result;
+  console.log(`\n1${title}. POST /api/deployments -> running, ${DEPLOYMENTS} deployments created at once, one worker`);
   console.log(`  total:     median ${seconds(median(totals))}, worst ${seconds(Math.max(...totals))}`);
   console.log(`  Temporal:  median ${seconds(median(parts.temporal))}, worst ${seconds(Math.max(...parts.temporal))}  (POST to the start of the first Pulumi step)`);
-  console.log(`  Pulumi:    median ${seconds(median(parts.pulumi))}, worst ${seconds(Math.max(...parts.pulumi))}  (applyStack: \`pulumi up\` in a process of its own)`);
+  console.log(`  Pulumi:    median ${seconds(median(parts.pulumi))}, worst ${seconds(Math.max(...parts.pulumi))}  (applyStack, waiting its turn included)`);
   console.log(`  pod start: median ${seconds(median(parts.pods))}, worst ${seconds(Math.max(...parts.pods))}  (waitUntilReady: scheduling, kwok's 300 ms, readiness polling)`);
+  console.log(`  CPU per \`pulumi up\`: ${result.cpuPerUp.toFixed(2)} CPU-seconds (mean of ${result.ups}: operation process, Pulumi CLI and plugin, user + system)`);
+}
+
+try {
+  // 1. POST -> running for a batch created at once: first as the worker ran Pulumi before its operation pool
+  //    (a fresh process per operation, all at once), then as it runs now; the same machine, one run.
+  await stack.restartWorker(FRESH_PROCESS_EACH);
+  const before = await batch('fresh');
+  await stack.restartWorker({});
+  const now = await batch('pooled');
+  printBatch('a', before);
+  console.log('  (baseline: KILN_PULUMI_OPERATIONS_PER_PROCESS=1, KILN_PULUMI_CONCURRENCY=256, as before warm operation processes)');
+  printBatch('b', now);
+  console.log(`  ratio, pooled / fresh: total median ${(median(now.totals) / median(before.totals)).toFixed(2)}, CPU per up ${(now.cpuPerUp / before.cpuPerUp).toFixed(2)}`);
+  const { tenant, ids, providers } = now;
 
   // 2. One `pulumi up` taken apart, on an idle worker.
   const split = await pulumiSplit(tenant.organizationId);
@@ -126,7 +159,7 @@ try {
 
   // 3. Streamed inference through Kiln and straight to the pod, interleaved so both see the same machine.
   const target = ids[0]!;
-  const podIp = await readyPodIp(tenant.organizationId, 'bench-0');
+  const podIp = await readyPodIp(tenant.organizationId, 'pooled-0');
   const viaKiln = { ttft: [] as number[], rate: [] as number[] };
   const direct = { ttft: [] as number[], rate: [] as number[] };
   for (let i = 0; i < INFERENCE_REQUESTS; i++) {

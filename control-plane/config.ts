@@ -98,6 +98,11 @@ const Sections = {
     PULUMI_HOME: z.string().min(1).optional(),
     // The folder the Pulumi CLI is installed in (holding bin/pulumi); the pulumi on PATH when unset.
     KILN_PULUMI_CLI_ROOT: z.string().min(1).optional(),
+    // How many Pulumi operations a worker runs at once (the rest wait their turn); unset: one per core, at least 2.
+    KILN_PULUMI_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
+    // How many operations one warm operation process runs before it is replaced (1: a fresh process for each);
+    // unset: the operation pool's default (workflows/pulumi/operation-pool.ts).
+    KILN_PULUMI_OPERATIONS_PER_PROCESS: z.coerce.number().int().min(1).max(10_000).optional(),
     // The worker's own /metrics/internal listener (with KILN_METRICS_TOKEN); 0 takes a free port.
     KILN_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
     // How often the autoscaler reads each autoscaled deployment's load from Prometheus.
@@ -208,6 +213,10 @@ export interface WorkerConfig extends SharedConfig {
   readonly pulumiHome: string | undefined;
   /** Folder of the Pulumi CLI; the one on PATH when unset. */
   readonly pulumiCliRoot: string | undefined;
+  /** Pulumi operations a worker runs at once; the operation pool's default when unset. */
+  readonly pulumiConcurrency: number | undefined;
+  /** Operations one operation process runs before it is replaced; the operation pool's default when unset. */
+  readonly pulumiOperationsPerProcess: number | undefined;
   /** Development delivers webhooks to loopback and private addresses; production refuses them. */
   readonly allowPrivateWebhookUrls: boolean;
   /** Port of the worker's /metrics/internal listener (only with metricsToken); 0: a free one. */
@@ -319,6 +328,8 @@ async function workerConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.
     pulumiPassphrase: e.PULUMI_CONFIG_PASSPHRASE ?? (await developmentSecret(common.dataDir, 'pulumi-passphrase')),
     pulumiHome: e.PULUMI_HOME,
     pulumiCliRoot: e.KILN_PULUMI_CLI_ROOT,
+    pulumiConcurrency: e.KILN_PULUMI_CONCURRENCY,
+    pulumiOperationsPerProcess: e.KILN_PULUMI_OPERATIONS_PER_PROCESS,
     allowPrivateWebhookUrls: common.env !== 'production',
     metricsPort: e.KILN_WORKER_METRICS_PORT,
     autoscaleIntervalMs: e.KILN_AUTOSCALE_INTERVAL_SECONDS * 1000,

@@ -29,6 +29,10 @@ function createWorkerMetrics() {
       name: 'kiln_pulumi_operation_duration_seconds', help: 'Pulumi operations (up, refresh, preview, destroy) run by this worker, by operation and outcome.',
       labelNames: ['operation', 'outcome'] as const, buckets: PULUMI_BUCKETS, registers,
     }),
+    pulumiCpu: new Histogram({
+      name: 'kiln_pulumi_operation_cpu_seconds', help: 'CPU-seconds (user and system) each Pulumi operation cost: its operation process since the one before, with the Pulumi CLI and plugin processes it ran.',
+      labelNames: ['operation'] as const, buckets: [0.25, 0.5, 1, 2, 4, 8, 16, 60], registers,
+    }),
     webhookDeliveries: new Counter({
       name: 'kiln_webhook_deliveries_total', help: 'Webhook delivery attempts, by outcome (delivered, refused, failed, blocked, gone).',
       labelNames: ['outcome'] as const, registers,

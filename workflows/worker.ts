@@ -22,6 +22,7 @@ import { ALERT_EVALUATION_WORKFLOW, ALERT_EVALUATION_WORKFLOW_ID, ALERTS_TASK_QU
 import { OPTIMIZATION_TASK_QUEUE, OPTIMIZATION_WORKFLOW, OPTIMIZATION_WORKFLOW_ID } from './contract/optimization.ts';
 import { METERING_SCHEDULE_ID, METERING_TASK_QUEUE, METERING_WORKFLOW } from './contract/metering.ts';
 import { INVOICING_CRON, INVOICING_SCHEDULE_ID, INVOICING_TASK_QUEUE, INVOICING_WORKFLOW } from './contract/invoicing.ts';
+import { closePulumiOperations } from './pulumi/automation.ts';
 
 /** Every task queue one worker process polls. */
 export const QUEUES: readonly QueueModule[] = [deploymentsQueue, webhooksQueue, reportsQueue, alertsQueue, optimizationQueue, meteringQueue, invoicingQueue];
@@ -67,6 +68,7 @@ export async function startWorker(config: WorkerConfig, log: Logger = pino({ lev
     pulumi: {
       backendUrl: config.pulumiBackendUrl, passphrase: config.pulumiPassphrase, workspacesDir: join(config.dataDir, 'pulumi-workspaces'),
       home: config.pulumiHome, cliRoot: config.pulumiCliRoot,
+      concurrency: config.pulumiConcurrency, operationsPerProcess: config.pulumiOperationsPerProcess,
     },
   };
   const bundleDir = join(config.dataDir, 'workflow-bundles');
@@ -110,6 +112,7 @@ export async function startWorker(config: WorkerConfig, log: Logger = pino({ lev
       // On Ctrl-C the SDK has already begun shutting the workers down (it handles SIGINT itself).
       for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
+      closePulumiOperations();
       await client.connection.close();
       await connection.close();
       await orm.close();

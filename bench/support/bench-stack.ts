@@ -23,6 +23,8 @@ export interface BenchStack {
   call(method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; body: Record<string, any> }>;
   /** Signs up a user with an organization of its own. */
   newOrganization(label: string): Promise<{ token: string; organizationId: string }>;
+  /** Stops the worker and starts another with these variables on top of its configuration (e.g. to compare settings). */
+  restartWorker(env: Record<string, string>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -39,9 +41,10 @@ export async function startBenchStack(name: string, nodePools: readonly GpuNodeP
   const api = await startApi({
     config: await loadConfig('api', { ...process.env, DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporalServer.address, DATA_DIR: dataDir, PORT: '0' }) as ApiConfig & { databaseUrl: string },
   });
-  const worker = await startWorker(await loadConfig('worker', {
-    ...pulumiToolsEnv(), ...process.env, TEMPORAL_ADDRESS: temporalServer.address, DATABASE_URL: postgres.url, DATA_DIR: dataDir, PULUMI_CONFIG_PASSPHRASE: 'bench-passphrase',
+  const workerWith = async (env: Record<string, string>) => startWorker(await loadConfig('worker', {
+    ...pulumiToolsEnv(), ...process.env, TEMPORAL_ADDRESS: temporalServer.address, DATABASE_URL: postgres.url, DATA_DIR: dataDir, PULUMI_CONFIG_PASSPHRASE: 'bench-passphrase', ...env,
   }));
+  let worker = await workerWith({});
   const temporal = new Client({ connection: await Connection.connect({ address: temporalServer.address }) });
 
   const call: BenchStack['call'] = async (method, path, token, body) => {
@@ -64,6 +67,10 @@ export async function startBenchStack(name: string, nodePools: readonly GpuNodeP
 
   return {
     dataDir, databaseUrl: postgres.url, apiUrl: api.url, cluster, temporal, call, newOrganization,
+    async restartWorker(env) {
+      await worker.stop();
+      worker = await workerWith(env);
+    },
     async stop() {
       await temporal.connection.close();
       await api.close();

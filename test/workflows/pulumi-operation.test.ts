@@ -92,6 +92,23 @@ test('a rejection left unhandled during an operation does not hide the failure t
   t.regex(failed.message, /the API server refused the Deployment/);
 });
 
+// Serial: the file's other operations would borrow the warm process between two of these.
+test.serial('an operation process that ended cleanly runs the next operation; one that failed or was aborted is replaced', async (t) => {
+  const settings = await world();
+  const pidOf = async (stack: string) => (await runStackOperation(settings, request(stack), 'up')).operationPid?.value as number;
+  const first = await pidOf('dep_warm_a');
+  t.is(await pidOf('dep_warm_b'), first, 'the warm process ran the second operation');
+  // The next operation is lent the same warm process, and fails.
+  await t.throwsAsync(runStackOperation(settings, request('dep_warm_c', { failWith: 'refused' }), 'up'));
+  const afterFailure = await pidOf('dep_warm_d');
+  t.not(afterFailure, first, 'the process that failed was not used again');
+  const abort = new AbortController();
+  await t.throwsAsync(runStackOperation(settings, request('dep_warm_e', { delayMs: 20_000 }), 'up', {
+    signal: abort.signal, onProgress: (line) => { if (line.includes('Updating')) abort.abort(); },
+  }));
+  t.not(await pidOf('dep_warm_f'), afterFailure, 'the process whose operation was aborted was not used again');
+});
+
 test('a failed operation is summarised by the engine\'s own error lines, once each', (t) => {
   const output = [
     'code: -2', ' stderr: Command failed with exit code 1: pulumi up --yes', 'Updating (dep_x):',

@@ -1,11 +1,11 @@
 // Kiln's door to the Pulumi Automation API: one stack and one workspace folder per deployment or cluster,
 // inline programs from stacks/, the Pulumi CLI the settings name (or the one on PATH), a file or cloud state backend.
-import { fork } from 'node:child_process';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConcurrentUpdateError, LocalWorkspace, PulumiCommand, Stack, StackNotFoundError, type EngineEvent, type OutputMap, type PulumiFn } from '@pulumi/pulumi/automation/index.js';
 import { workerMetrics, type PulumiOutcome } from '../metrics.ts';
 import { driftOf, type Drift } from './drift.ts';
+import { createOperationPool, type OperationPool } from './operation-pool.ts';
 
 export interface PulumiSettings {
   /** State backend, e.g. `file:///var/lib/kiln/pulumi-state` or `s3://bucket`. */
@@ -18,6 +18,10 @@ export interface PulumiSettings {
   readonly cliRoot?: string;
   /** PULUMI_HOME, where plugins are installed; Pulumi's own default (~/.pulumi) when absent. */
   readonly home?: string;
+  /** Operations run at once by this process's operation pool (the first settings used decide); the pool's default when absent. */
+  readonly concurrency?: number;
+  /** How many operations one operation process runs before it is replaced (1: a fresh process each); the pool's default when absent. */
+  readonly operationsPerProcess?: number;
 }
 
 /** What every Pulumi process Kiln starts runs with: plugins are installed ahead, never downloaded mid-operation. */
@@ -108,14 +112,21 @@ export type OperationMessage =
   | { type: 'progress'; line: string }
   | { type: 'step'; step: PlannedStep }
   | { type: 'drift'; drift: Drift }
-  | { type: 'done'; outputs: OutputMap }
-  | { type: 'failed'; message: string; aborted: boolean };
+  /** `reusable`: it ended cleanly (nothing left unhandled), so the process may run the next operation. */
+  | { type: 'done'; outputs: OutputMap; reusable: boolean; cpuSeconds: number }
+  | { type: 'failed'; message: string; aborted: boolean; cpuSeconds: number };
 
-const OPERATION_PROCESS = new URL('./operation-process.ts', import.meta.url).pathname;
+let pool: OperationPool | undefined;
+/** The worker's operation processes, made on first use; closePulumiOperations ends the idle ones. */
+const operationPool = (settings: PulumiSettings) => (pool ??= createOperationPool(settings));
+export function closePulumiOperations(): void {
+  pool?.close();
+  pool = undefined;
+}
 
 /**
- * Runs `up`, `refresh`, `preview` or `destroy` (which also removes the stack) in a child process of its own
- * (see operation-process.ts) and answers with the stack's outputs (none for a preview: its steps go to onStep).
+ * Runs `up`, `refresh`, `preview` or `destroy` (which also removes the stack) in an operation process (see
+ * operation-process.ts, kept warm by operation-pool.ts) and answers with the stack's outputs (none for a preview: its steps go to onStep).
  * Its duration and outcome go to the worker's metrics (kiln_pulumi_operation_duration_seconds).
  */
 export async function runStackOperation(settings: PulumiSettings, request: IsolatedStackRequest, operation: StackOperation, hooks: OperationHooks = {}): Promise<OutputMap> {
@@ -130,28 +141,39 @@ export async function runStackOperation(settings: PulumiSettings, request: Isola
   }
 }
 
-function runInProcess(settings: PulumiSettings, request: IsolatedStackRequest, operation: StackOperation, hooks: OperationHooks): Promise<OutputMap> {
-  return new Promise((resolve, reject) => {
-    const child = fork(OPERATION_PROCESS, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
-    let stderr = '';
-    let answered = false;
-    child.stderr?.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
-    const onAbort = () => child.send('abort');
-    hooks.signal?.addEventListener('abort', onAbort, { once: true });
-    child.on('message', (message: OperationMessage) => {
-      if (message.type === 'progress') return hooks.onProgress?.(message.line);
-      if (message.type === 'step') return hooks.onStep?.(message.step);
-      if (message.type === 'drift') return hooks.onDrift?.(message.drift);
-      answered = true;
-      if (message.type === 'done') resolve(message.outputs);
-      else reject(new Error(pulumiErrorSummary(message.message)));
+async function runInProcess(settings: PulumiSettings, request: IsolatedStackRequest, operation: StackOperation, hooks: OperationHooks): Promise<OutputMap> {
+  const lent = await operationPool(settings).acquire();
+  const { child } = lent;
+  let reusable = false;
+  try {
+    return await new Promise<OutputMap>((resolve, reject) => {
+      // Settled, this operation stops listening: the process may go on to serve the next one.
+      const settle = (finish: () => void) => {
+        hooks.signal?.removeEventListener('abort', onAbort);
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        finish();
+      };
+      const onAbort = () => child.send('abort');
+      const onMessage = (message: OperationMessage) => {
+        if (message.type === 'progress') return hooks.onProgress?.(message.line);
+        if (message.type === 'step') return hooks.onStep?.(message.step);
+        if (message.type === 'drift') return hooks.onDrift?.(message.drift);
+        workerMetrics().pulumiCpu.observe({ operation }, message.cpuSeconds);
+        if (message.type === 'failed') return settle(() => reject(new Error(pulumiErrorSummary(message.message))));
+        reusable = message.reusable && !hooks.signal?.aborted;
+        settle(() => resolve(message.outputs));
+      };
+      const onExit = (code: number | null, signal: string | null) =>
+        settle(() => reject(new Error(`the Pulumi operation process exited (${code ?? signal}) without an answer: ${lent.stderr().trim()}`)));
+      hooks.signal?.addEventListener('abort', onAbort, { once: true });
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+      child.send({ settings, request, operation } satisfies OperationRequest);
     });
-    child.on('exit', (code, signal) => {
-      hooks.signal?.removeEventListener('abort', onAbort);
-      if (!answered) reject(new Error(`the Pulumi operation process exited (${code ?? signal}) without an answer: ${stderr.trim()}`));
-    });
-    child.send({ settings, request, operation } satisfies OperationRequest);
-  });
+  } finally {
+    operationPool(settings).release(lent, reusable);
+  }
 }
 
 /**

@@ -1,8 +1,12 @@
-// One Pulumi operation in a child process of its own. Pulumi's Node.js runtime keeps process-wide state: two
-// inline programs in one process see each other's errors, and an aborted operation leaves unhandled
-// rejections behind. A process per operation keeps the worker untouched by either.
+// Pulumi operations in a child process of the worker's, one at a time. Pulumi's Node.js runtime keeps
+// process-wide state: two inline programs at once in one process see each other's errors, and an aborted or
+// failed operation leaves unhandled rejections behind. So a process runs one operation at a time, and after one
+// that failed, was aborted or left anything unhandled it exits; the worker is untouched by either. After a
+// clean one it waits for the next (operation-pool.ts keeps it warm: its SDKs are loaded already).
 // Protocol (IPC): receives { settings, request, operation }, then optionally 'abort'; sends
-// { type: 'progress', line }, { type: 'step', step } and { type: 'drift', drift }, then { type: 'done', outputs } or { type: 'failed', message, aborted }.
+// { type: 'progress', line }, { type: 'step', step } and { type: 'drift', drift }, then { type: 'done', outputs, reusable, cpuSeconds }
+// or { type: 'failed', message, aborted, cpuSeconds }; then waits for the next request, or exits when not reusable.
+import { readFileSync } from 'node:fs';
 import type { OutputMap, PulumiFn } from '@pulumi/pulumi/automation/index.js';
 import { runStackOperationHere, type OperationMessage, type OperationRequest } from './automation.ts';
 
@@ -10,52 +14,75 @@ const send = (message: OperationMessage) => new Promise<void>((resolve) => {
   if (!process.connected) return resolve(); // nobody is left to tell
   process.send!(message, () => resolve());
 });
-const abort = new AbortController();
-let finished = false;
+
+/**
+ * CPU-seconds this process and the processes it ran and reaped (the Pulumi CLI, which reaps its plugins) have
+ * used: /proc/self/stat's utime, stime, cutime and cstime, in clock ticks of 1/100 s.
+ */
+function cpuSecondsSoFar(): number {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+  return [11, 12, 13, 14].reduce((sum, at) => sum + Number(fields[at]), 0) / 100;
+}
+/** Each answer carries the CPU used since the previous one (the first: since the process started, its loading included). */
+let cpuAtLastAnswer = 0;
+function cpuSinceLastAnswer(): number {
+  const now = cpuSecondsSoFar();
+  const spent = now - cpuAtLastAnswer;
+  cpuAtLastAnswer = now;
+  return Math.round(spent * 100) / 100;
+}
+
+/** The operation running now, if any. */
+let current: { abort: AbortController; strayRejection: boolean; finished: boolean } | undefined;
 
 process.on('message', (message: OperationRequest | 'abort') => {
-  if (message === 'abort') return abort.abort();
+  if (message === 'abort') return current?.abort.abort();
   void run(message);
 });
 // The worker that asked died (a crash, an evicted pod): its activity will be retried elsewhere, so this
-// operation must not go on beside the retry. Aborting lets the engine leave the stack consistent.
+// operation must not go on beside the retry. Aborting lets the engine leave the stack consistent; an idle
+// process has nothing to finish.
 process.on('disconnect', () => {
-  abort.abort();
-  if (finished) process.exit(0);
+  if (!current || current.finished) process.exit(0);
+  current.abort.abort();
 });
 // A rejection nobody handled while the operation runs is usually a consequence, not the cause: once the engine
 // gives up on one resource, the program's other registrations are refused ("Resource monitor is terminating")
 // and Pulumi's runtime leaves those unhandled on purpose. The engine's own answer, which names the cause,
-// follows within moments, so the stray reason is only the answer if none comes. After the answer was sent,
-// whatever is left unhandled is of no interest to anyone.
+// follows within moments, so the stray reason is only the answer if none comes. Either way the process is not
+// used again.
 const STRAY_REJECTION_GRACE_MS = 60_000;
-let strayRejection = false;
 process.on('unhandledRejection', (reason) => {
-  if (finished || strayRejection) return;
-  strayRejection = true;
-  setTimeout(() => { if (!finished) void fail(reason); }, STRAY_REJECTION_GRACE_MS);
+  const operation = current;
+  if (!operation) return process.exit(1);
+  if (operation.finished || operation.strayRejection) return;
+  operation.strayRejection = true;
+  setTimeout(() => { if (!operation.finished) void fail(reason); }, STRAY_REJECTION_GRACE_MS);
 });
 
 async function run({ settings, request, operation }: OperationRequest): Promise<void> {
+  const state = { abort: new AbortController(), strayRejection: false, finished: false };
+  current = state;
   try {
     const { [request.programExport]: build } = (await import(request.programModule)) as Record<string, ((input: unknown) => PulumiFn) | undefined>;
     if (typeof build !== 'function') throw new Error(`${request.programModule} has no export ${request.programExport}`);
     const outputs: OutputMap = await runStackOperationHere(settings, { ...request, program: build(request.programInput) }, operation, {
-      signal: abort.signal,
+      signal: state.abort.signal,
       onProgress: (line) => void send({ type: 'progress', line }),
       onStep: (step) => void send({ type: 'step', step }),
       onDrift: (drift) => void send({ type: 'drift', drift }),
     });
-    finished = true;
-    await send({ type: 'done', outputs });
+    state.finished = true;
+    const reusable = !state.strayRejection && !state.abort.signal.aborted && process.connected;
+    await send({ type: 'done', outputs, reusable, cpuSeconds: cpuSinceLastAnswer() });
+    if (!reusable) process.exit(0);
   } catch (error) {
     await fail(error);
   }
-  process.exit(0);
 }
 
 async function fail(error: unknown): Promise<void> {
-  finished = true;
-  await send({ type: 'failed', message: error instanceof Error ? error.message : String(error), aborted: abort.signal.aborted });
+  if (current) current.finished = true;
+  await send({ type: 'failed', message: error instanceof Error ? error.message : String(error), aborted: current?.abort.signal.aborted ?? false, cpuSeconds: cpuSinceLastAnswer() });
   process.exit(0);
 }

@@ -1,0 +1,86 @@
+// The operation processes (operation-process.ts), kept warm: loading Pulumi's SDKs and the Kubernetes one costs
+// a process about two CPU-seconds, more than the engine spends on a deployment's `up`. A process runs one
+// operation at a time and is used again only after one that ended cleanly (no error, no abort, nothing left
+// unhandled), and at most `operationsPerProcess` times; otherwise it exits and a fresh one takes its place.
+// At most `concurrency` run at once, the rest wait their turn in order: twenty operations on two cores then
+// queue briefly instead of thrashing twenty fresh processes together.
+import { fork, type ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:net';
+import { availableParallelism } from 'node:os';
+
+/** By default a process answers this many operations, then is replaced: whatever Pulumi's runtime keeps per process stays bounded. */
+export const OPERATIONS_PER_PROCESS = 25;
+const OPERATION_PROCESS = new URL('./operation-process.ts', import.meta.url).pathname;
+
+/** One warm process, lent to one operation at a time. */
+export interface OperationProcess {
+  readonly child: ChildProcess;
+  /** What it wrote to stderr lately, to explain an exit without an answer. */
+  stderr(): string;
+}
+
+export interface OperationPool {
+  /** Waits for a free slot and lends a process (warm when one is idle); give it back with release. */
+  acquire(): Promise<OperationProcess>;
+  /** Returns the process: kept for the next operation when `reusable`, else ended. Frees the slot either way. */
+  release(process: OperationProcess, reusable: boolean): void;
+  /** Ends the idle processes (the busy ones end with their operation). */
+  close(): void;
+}
+
+export function createOperationPool({ concurrency = Math.max(2, availableParallelism()), operationsPerProcess = OPERATIONS_PER_PROCESS }: { concurrency?: number; operationsPerProcess?: number } = {}): OperationPool {
+  const idle: OperationProcess[] = [];
+  const operationsOf = new Map<OperationProcess, number>();
+  const waiting: (() => void)[] = [];
+  let running = 0;
+
+  function start(): OperationProcess {
+    const child = fork(OPERATION_PROCESS, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
+    const lent: OperationProcess = { child, stderr: () => stderr };
+    operationsOf.set(lent, 0);
+    // One that exits while idle (killed from outside) is forgotten.
+    child.once('exit', () => {
+      operationsOf.delete(lent);
+      const at = idle.indexOf(lent);
+      if (at >= 0) idle.splice(at, 1);
+    });
+    return lent;
+  }
+
+  /** Whether the process keeps the worker alive (its IPC channel and stderr pipe count too): an idle one does not. */
+  function held(lent: OperationProcess, yes: boolean): void {
+    const handles = [lent.child, lent.child.channel, lent.child.stderr as Socket | null];
+    for (const handle of handles) if (yes) handle?.ref(); else handle?.unref();
+  }
+
+  return {
+    async acquire() {
+      // A slot freed by release is handed straight to the longest waiting, so none is taken twice.
+      if (running < concurrency) running += 1;
+      else await new Promise<void>((resolve) => waiting.push(resolve));
+      const warm = idle.pop();
+      if (!warm) return start();
+      held(warm, true);
+      return warm;
+    },
+    release(lent, reusable) {
+      const operations = (operationsOf.get(lent) ?? 0) + 1;
+      const alive = lent.child.connected && lent.child.exitCode === null;
+      if (reusable && alive && operations < operationsPerProcess) {
+        operationsOf.set(lent, operations);
+        held(lent, false);
+        idle.push(lent);
+      } else if (alive) {
+        lent.child.kill();
+      }
+      const next = waiting.shift();
+      if (next) next();
+      else running -= 1;
+    },
+    close() {
+      for (const lent of idle.splice(0)) lent.child.kill();
+    },
+  };
+}
