@@ -2,7 +2,7 @@
 // inline programs from stacks/, the Pulumi CLI the settings name (or the one on PATH), a file or cloud state backend.
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConcurrentUpdateError, LocalWorkspace, PulumiCommand, Stack, StackNotFoundError, type EngineEvent, type OutputMap, type PulumiFn } from '@pulumi/pulumi/automation/index.js';
+import { ConcurrentUpdateError, LocalWorkspace, PulumiCommand, Stack, type EngineEvent, type OutputMap, type PulumiFn, type UpOptions } from '@pulumi/pulumi/automation/index.js';
 import { workerMetrics, type PulumiOutcome } from '../metrics.ts';
 import { driftOf, type Drift } from './drift.ts';
 import { createOperationPool, type OperationPool } from './operation-pool.ts';
@@ -53,12 +53,11 @@ function pulumiCommand(root: string | undefined): Promise<PulumiCommand> {
   return commands.get(root)!;
 }
 
+/**
+ * Opens the request's stack, making it when missing, with one CLI run (`pulumi stack select --create`) where
+ * the Automation API makes one to select and, for a new stack, a second to create it.
+ */
 export async function openStack(settings: PulumiSettings, request: StackRequest): Promise<Stack> {
-  return (await selectOrCreateStack(settings, request)).stack;
-}
-
-/** Opens the request's stack, making it when missing; `created`: it was made now, so it holds no resources yet. */
-async function selectOrCreateStack(settings: PulumiSettings, request: StackRequest): Promise<{ stack: Stack; created: boolean }> {
   if (settings.backendUrl.startsWith('file://')) await mkdir(new URL(settings.backendUrl).pathname, { recursive: true });
   const workDir = `${settings.workspacesDir}/${request.project}/${request.stackName}`;
   await mkdir(workDir, { recursive: true });
@@ -70,14 +69,42 @@ async function selectOrCreateStack(settings: PulumiSettings, request: StackReque
     projectSettings: { name: request.project, runtime: 'nodejs', backend: { url: settings.backendUrl } },
     envVars: pulumiEnv(settings),
   });
-  let created = false;
-  const stack = await Stack.select(request.stackName, workspace).catch((error: unknown) => {
-    if (!(error instanceof StackNotFoundError)) throw error;
-    created = true;
-    return Stack.create(request.stackName, workspace);
-  });
+  const cli = workspace as unknown as { runPulumiCmd(args: string[]): Promise<unknown> };
+  workspace.selectStack = async (name) => { await cli.runPulumiCmd(['stack', 'select', '--create', '--secrets-provider', 'passphrase', '--stack', name]); };
+  const stack = await Stack.select(request.stackName, workspace);
   if (request.config) await stack.setAllConfig({ ...request.config });
-  return { stack, created };
+  return stack;
+}
+
+/**
+ * The stack's outputs as its root resource registered them in this operation's events (an output map), or
+ * undefined when they did not pass by or hold a secret (which events show masked).
+ */
+function stackOutputsOf(event: EngineEvent): OutputMap | undefined {
+  const state = event.resOutputsEvent?.metadata.new;
+  if (state?.type !== 'pulumi:pulumi:Stack') return undefined;
+  const entries = Object.entries(state.outputs ?? {});
+  if (entries.some(([, value]) => JSON.stringify(value).includes('[secret]'))) return undefined;
+  return Object.fromEntries(entries.map(([key, value]) => [key, { value, secret: false }]));
+}
+
+/**
+ * `up` with its outputs read from its own events: the Automation API's `up` reads them, and the update's
+ * summary, with two more CLI runs after every update (about a CPU-second together), and Kiln uses no summary.
+ * Outputs that did not pass by in the events (or hold a secret) are read as the Automation API reads them.
+ */
+export async function upReadingEvents(stack: Stack, options: UpOptions): Promise<OutputMap> {
+  let fromEvents: OutputMap | undefined;
+  const readOutputs = stack.outputs.bind(stack);
+  Object.assign(stack, {
+    outputs: async () => fromEvents ?? readOutputs(),
+    info: async () => undefined,
+  });
+  const onEvent = (event: EngineEvent) => {
+    fromEvents = stackOutputsOf(event) ?? fromEvents;
+    options.onEvent?.(event);
+  };
+  return (await stack.up({ ...options, onEvent })).outputs;
 }
 
 export interface OperationHooks {
@@ -181,16 +208,16 @@ async function runInProcess(settings: PulumiSettings, request: IsolatedStackRequ
  * time, so a lock found when an operation starts was left by a worker that died mid-operation: it is
  * cleared and the operation tried once more.
  *
- * An `up` of a stack that holds resources refreshes first: the diff is then taken against what really runs, so a
- * field someone changed out of band is reported as drift and put back, and an object someone deleted is made again.
- * A stack made just now holds nothing to refresh, so its first up skips that pass.
+ * An `up` refreshes first: the diff is then taken against what really runs, so a field someone changed out of
+ * band is reported as drift and put back, and an object someone deleted is made again (a stack made just now
+ * holds nothing, so its refresh reads nothing).
  */
 export async function runStackOperationHere(settings: PulumiSettings, request: StackRequest, operation: StackOperation, hooks: OperationHooks = {}): Promise<OutputMap> {
-  const { stack, created } = await selectOrCreateStack(settings, request);
+  const stack = await openStack(settings, request);
   const onEvent = (event: EngineEvent) => { for (const drift of driftOf(event)) hooks.onDrift?.(drift); };
   const options = { onOutput: hooks.onProgress, signal: hooks.signal };
   const run = async () => {
-    if (operation === 'up') return (await stack.up({ ...options, refresh: !created, onEvent })).outputs;
+    if (operation === 'up') return upReadingEvents(stack, { ...options, refresh: true, onEvent });
     if (operation === 'preview') {
       try {
         await stack.preview({
