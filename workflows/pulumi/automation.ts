@@ -1,6 +1,6 @@
 // Kiln's door to the Pulumi Automation API: one stack and one workspace folder per deployment or cluster,
 // inline programs from stacks/, the Pulumi CLI the settings name (or the one on PATH), a file or cloud state backend.
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { access, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConcurrentUpdateError, LocalWorkspace, PulumiCommand, Stack, type EngineEvent, type OutputMap, type PulumiFn, type UpOptions } from '@pulumi/pulumi/automation/index.js';
 import { workerMetrics, type PulumiOutcome } from '../metrics.ts';
@@ -55,7 +55,8 @@ function pulumiCommand(root: string | undefined): Promise<PulumiCommand> {
 
 /**
  * Opens the request's stack, making it when missing, with one CLI run (`pulumi stack select --create`) where
- * the Automation API makes one to select and, for a new stack, a second to create it.
+ * the Automation API makes one to select and, for a new stack, a second to create it; with none when a file
+ * backend already holds the stack (every command names its stack, so selecting it only checked it exists).
  */
 export async function openStack(settings: PulumiSettings, request: StackRequest): Promise<Stack> {
   if (settings.backendUrl.startsWith('file://')) await mkdir(new URL(settings.backendUrl).pathname, { recursive: true });
@@ -70,10 +71,21 @@ export async function openStack(settings: PulumiSettings, request: StackRequest)
     envVars: pulumiEnv(settings),
   });
   const cli = workspace as unknown as { runPulumiCmd(args: string[]): Promise<unknown> };
-  workspace.selectStack = async (name) => { await cli.runPulumiCmd(['stack', 'select', '--create', '--secrets-provider', 'passphrase', '--stack', name]); };
+  workspace.selectStack = async (name) => {
+    if (await fileBackendHolds(settings, request.project, name)) return;
+    await cli.runPulumiCmd(['stack', 'select', '--create', '--secrets-provider', 'passphrase', '--stack', name]);
+  };
   const stack = await Stack.select(request.stackName, workspace);
   if (request.config) await stack.setAllConfig({ ...request.config });
   return stack;
+}
+
+/** Whether a file backend holds the stack's state (project-scoped, plain or gzipped); false for other backends. */
+async function fileBackendHolds(settings: PulumiSettings, project: string, stackName: string): Promise<boolean> {
+  if (!settings.backendUrl.startsWith('file://')) return false;
+  const base = join(new URL(settings.backendUrl).pathname, '.pulumi', 'stacks', project, `${stackName}.json`);
+  for (const path of [base, `${base}.gz`]) if (await access(path).then(() => true, () => false)) return true;
+  return false;
 }
 
 /**
