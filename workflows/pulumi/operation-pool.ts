@@ -24,7 +24,7 @@ export interface OperationPool {
   acquire(): Promise<OperationProcess>;
   /** Returns the process: kept for the next operation when `reusable`, else ended. Frees the slot either way. */
   release(process: OperationProcess, reusable: boolean): void;
-  /** Ends the idle processes (the busy ones end with their operation). */
+  /** Ends the idle processes; the busy ones end when their operation is released. */
   close(): void;
 }
 
@@ -33,6 +33,7 @@ export function createOperationPool({ concurrency = Math.max(2, availableParalle
   const operationsOf = new Map<OperationProcess, number>();
   const waiting: (() => void)[] = [];
   let running = 0;
+  let closed = false;
 
   function start(): OperationProcess {
     const child = fork(OPERATION_PROCESS, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
@@ -68,7 +69,7 @@ export function createOperationPool({ concurrency = Math.max(2, availableParalle
     release(lent, reusable) {
       const operations = (operationsOf.get(lent) ?? 0) + 1;
       const alive = lent.child.connected && lent.child.exitCode === null;
-      if (reusable && alive && operations < operationsPerProcess) {
+      if (reusable && alive && !closed && operations < operationsPerProcess) {
         operationsOf.set(lent, operations);
         held(lent, false);
         idle.push(lent);
@@ -80,6 +81,7 @@ export function createOperationPool({ concurrency = Math.max(2, availableParalle
       else running -= 1;
     },
     close() {
+      closed = true;
       for (const lent of idle.splice(0)) lent.child.kill();
     },
   };
