@@ -194,9 +194,10 @@ const livePollMs = () => Number(process.env.KILN_CLI_LIVE_POLL_MS ?? 15_000);
  * read whole; without a socket the deployment is read every KILN_CLI_POLL_MS.
  */
 /**
- * Follows a deployment until it runs, fails or stops. With `changedAfter` (the answer to a request that restarts
- * its rollout, e.g. a retry of a failed one), a status the deployment had before the workflow took the request
- * up is not its outcome: it counts once the deployment has changed since.
+ * Follows a deployment until it runs, fails or stops. With `changedAfter` (the `updatedAt` of the answer to a
+ * request that restarts its rollout, e.g. a retry of a failed one), a status the deployment had before the
+ * workflow took the request up is not its outcome: it counts once the deployment has changed since (a
+ * different stamp: the worker's clock may differ from the API's, so not a later one).
  */
 async function waitForDeployment(session: Session, id: string, timeoutSeconds: number, changedAfter?: string): Promise<Deployment> {
   const describe = (d: Deployment) => `${d.name}: ${d.status} (${d.state}, ${d.currentReplicas}/${d.maxReplicas} replicas)`;
@@ -212,7 +213,7 @@ async function waitForDeployment(session: Session, id: string, timeoutSeconds: n
     const shown = progress(describe(current));
     const deadline = Date.now() + timeoutSeconds * 1000;
     const settled = (d: Deployment) => ['running', 'failed', 'stopped', 'deleted', 'scaled_to_zero'].includes(d.status)
-      && (changedAfter === undefined || Date.parse(d.updatedAt) > Date.parse(changedAfter));
+      && (changedAfter === undefined || d.updatedAt !== changedAfter);
     while (!settled(current)) {
       const left = deadline - Date.now();
       if (left <= 0) {

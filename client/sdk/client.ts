@@ -31,8 +31,8 @@ export interface KilnClientOptions {
   /** A new Idempotency-Key for one logical call (default: a random UUID). */
   newIdempotencyKey?: () => string;
   /**
-   * The longest wait the client makes before a retry; an answer that asks for longer (Retry-After) is returned
-   * at once instead, for the caller to show. Default: any wait, up to 60 s. The dashboard sets a few seconds,
+   * The longest wait the client makes before retrying a 429; one that asks for longer (Retry-After) is returned
+   * at once instead, for the caller to show (other statuses are retried as the rule says). Default: any wait, up to 60 s. The dashboard sets a few seconds,
    * so a person is told how long to wait rather than shown a page that keeps loading.
    */
   longestWaitSeconds?: number;
@@ -105,7 +105,7 @@ export function retryingFetch(options: Pick<KilnClientOptions, 'fetch' | 'sleep'
       const response = await send(attempt < backoff.length ? first.clone() : first);
       if (!RETRIED_STATUSES.includes(response.status) || attempt >= backoff.length) return response;
       const waitMs = (retryAfterSeconds(response.headers.get('Retry-After')) ?? backoff[attempt]!) * 1000;
-      if (options.longestWaitSeconds !== undefined && waitMs > options.longestWaitSeconds * 1000) return response;
+      if (response.status === 429 && options.longestWaitSeconds !== undefined && waitMs > options.longestWaitSeconds * 1000) return response;
       options.onRetry?.({ attempt: attempt + 1, status: response.status, waitMs, method: first.method, url: first.url });
       await response.body?.cancel();
       await sleep(waitMs);

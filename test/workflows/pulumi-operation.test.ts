@@ -109,6 +109,20 @@ test.serial('an operation process that ended cleanly runs the next operation; on
   t.not(await pidOf('dep_warm_f'), afterFailure, 'the process whose operation was aborted was not used again');
 });
 
+// Serial: the file's other operations would take the slots this fills.
+test.serial('an operation cancelled while it waits for a free slot never runs', async (t) => {
+  const settings = await world();
+  // Two slow ups hold the pool's two slots (KILN_PULUMI_CONCURRENCY's default on 2 cores).
+  const busy = [runStackOperation(settings, request('dep_slot_a', { delayMs: 6_000 }), 'up'), runStackOperation(settings, request('dep_slot_b', { delayMs: 6_000 }), 'up')];
+  const cancel = new AbortController();
+  const waiting = runStackOperation(settings, request('dep_slot_c'), 'up', { signal: cancel.signal });
+  cancel.abort();
+  const refused = await t.throwsAsync(waiting);
+  t.regex(refused.message, /cancelled while it waited for its turn/);
+  await Promise.all(busy);
+  t.false((await stacksOf(settings)).includes('dep_slot_c.json'), 'its stack was never made');
+});
+
 test('a failed operation is summarised by the engine\'s own error lines, once each', (t) => {
   const output = [
     'code: -2', ' stderr: Command failed with exit code 1: pulumi up --yes', 'Updating (dep_x):',

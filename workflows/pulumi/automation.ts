@@ -113,7 +113,8 @@ export async function upReadingEvents(stack: Stack, options: UpOptions): Promise
     info: async () => undefined,
   });
   const onEvent = (event: EngineEvent) => {
-    fromEvents = stackOutputsOf(event) ?? fromEvents;
+    // The root stack's last outputs event has the final say, an unusable one (a secret) included.
+    if (event.resOutputsEvent?.metadata.new?.type === 'pulumi:pulumi:Stack') fromEvents = stackOutputsOf(event);
     options.onEvent?.(event);
   };
   return (await stack.up({ ...options, onEvent })).outputs;
@@ -181,10 +182,17 @@ export async function runStackOperation(settings: PulumiSettings, request: Isola
 }
 
 async function runInProcess(settings: PulumiSettings, request: IsolatedStackRequest, operation: StackOperation, hooks: OperationHooks): Promise<OutputMap> {
-  const lent = await operationPool(settings).acquire();
+  // The pool as it is now: released to the same one even if the worker closes it meanwhile.
+  const pool = operationPool(settings);
+  const lent = await pool.acquire();
   const { child } = lent;
   let reusable = false;
   try {
+    if (hooks.signal?.aborted) {
+      // Cancelled while it waited its turn: the process did nothing and serves the next one.
+      reusable = true;
+      throw new Error('the Pulumi operation was cancelled while it waited for its turn');
+    }
     return await new Promise<OutputMap>((resolve, reject) => {
       // Settled, this operation stops listening: the process may go on to serve the next one.
       const settle = (finish: () => void) => {
@@ -193,7 +201,7 @@ async function runInProcess(settings: PulumiSettings, request: IsolatedStackRequ
         child.off('exit', onExit);
         finish();
       };
-      const onAbort = () => child.send('abort');
+      const onAbort = () => { if (child.connected) child.send('abort', () => undefined); };
       const onMessage = (message: OperationMessage) => {
         if (message.type === 'progress') return hooks.onProgress?.(message.line);
         if (message.type === 'step') return hooks.onStep?.(message.step);
@@ -208,10 +216,12 @@ async function runInProcess(settings: PulumiSettings, request: IsolatedStackRequ
       hooks.signal?.addEventListener('abort', onAbort, { once: true });
       child.on('message', onMessage);
       child.once('exit', onExit);
-      child.send({ settings, request, operation } satisfies OperationRequest);
+      child.send({ settings, request, operation } satisfies OperationRequest, (error) => {
+        if (error) settle(() => reject(new Error(`the Pulumi operation process could not be reached: ${error.message}`)));
+      });
     });
   } finally {
-    operationPool(settings).release(lent, reusable);
+    pool.release(lent, reusable);
   }
 }
 

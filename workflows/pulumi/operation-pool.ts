@@ -37,6 +37,8 @@ export function createOperationPool({ concurrency = Math.max(2, availableParalle
 
   function start(): OperationProcess {
     const child = fork(OPERATION_PROCESS, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    // A fork that failed or a channel that closed under a send is an operation's failure (its exit says so), never the worker's.
+    child.on('error', () => undefined);
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
     const lent: OperationProcess = { child, stderr: () => stderr };
@@ -61,7 +63,9 @@ export function createOperationPool({ concurrency = Math.max(2, availableParalle
       // A slot freed by release is handed straight to the longest waiting, so none is taken twice.
       if (running < concurrency) running += 1;
       else await new Promise<void>((resolve) => waiting.push(resolve));
-      const warm = idle.pop();
+      let warm = idle.pop();
+      // One that died while idle and is not forgotten yet is not lent.
+      while (warm && (!warm.child.connected || warm.child.exitCode !== null)) warm = idle.pop();
       if (!warm) return start();
       held(warm, true);
       return warm;

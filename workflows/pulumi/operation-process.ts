@@ -52,10 +52,17 @@ process.on('disconnect', () => {
 // follows within moments, so the stray reason is only the answer if none comes. Either way the process is not
 // used again.
 const STRAY_REJECTION_GRACE_MS = 60_000;
+/** A rejection came after its operation answered: the process ends once nothing is on its way to the worker. */
+let tainted = false;
+let answering = false;
 process.on('unhandledRejection', (reason) => {
   const operation = current;
-  if (!operation) return process.exit(1);
-  if (operation.finished || operation.strayRejection) return;
+  if (!operation || operation.finished) {
+    tainted = true;
+    if (!answering) process.exit(1);
+    return;
+  }
+  if (operation.strayRejection) return;
   operation.strayRejection = true;
   setTimeout(() => { if (!operation.finished) void fail(reason); }, STRAY_REJECTION_GRACE_MS);
 });
@@ -73,9 +80,11 @@ async function run({ settings, request, operation }: OperationRequest): Promise<
       onDrift: (drift) => void send({ type: 'drift', drift }),
     });
     state.finished = true;
-    const reusable = !state.strayRejection && !state.abort.signal.aborted && process.connected;
+    answering = true;
+    const reusable = !state.strayRejection && !state.abort.signal.aborted && !tainted && process.connected;
     await send({ type: 'done', outputs, reusable, cpuSeconds: cpuSinceLastAnswer() });
-    if (!reusable) process.exit(0);
+    answering = false;
+    if (!reusable || tainted) process.exit(0);
   } catch (error) {
     await fail(error);
   }
