@@ -163,15 +163,6 @@ test.serial('every --help example and README line is run below, from a login to 
     t.is(answer.code, 0, `${example}: ${answer.stderr}`);
     t.true(answer.stdout.includes('chat'), example);
   }
-  const settled = [['kiln scale chat 2', 'running', 2], ['kiln scale chat 3', 'running', 3], ['kiln stop chat', 'stopped', 0], ['kiln start chat', 'running', 3], ['kiln restart chat', 'running', 3]] as const;
-  for (const [example, status, currentReplicas] of settled) {
-    const answer = await run(c, example);
-    t.is(answer.code, 0, `${example}: ${answer.stderr}`);
-    await eventually(`${example}: ${status} with ${currentReplicas}`, async () => {
-      const { body } = await c.kiln.request('GET', `/api/deployments/${chatId}`, { token: c.key });
-      return body.data.status === status && body.data.currentReplicas === currentReplicas ? true : undefined;
-    }, 120_000);
-  }
   const logs = await run(c, 'kiln logs chat');
   t.is(logs.code, 0, logs.stderr);
   t.regex(logs.stdout, /vLLM API server version/);
@@ -180,15 +171,25 @@ test.serial('every --help example and README line is run below, from a login to 
   // cannot run a shell function).
   const [withTail, plain] = ['kiln logs -f chat --tail 20', 'kiln logs -f chat'].map((example) => {
     c.ran.add(example);
-    return run(c, example.replace(/^kiln /, `timeout -s INT 15 ${KILN} `));
+    return run(c, example.replace(/^kiln /, `timeout -s INT 30 ${KILN} `));
   });
-  await new Promise((resolve) => setTimeout(resolve, 4_000));
+  // The followers attach first (a loaded machine takes seconds), then the chat is sent.
+  await new Promise((resolve) => setTimeout(resolve, 10_000));
   const haiku = await run(c, 'kiln chat chat -m "Write a haiku about kilns"');
   t.is(haiku.code, 0, haiku.stderr);
   t.true(haiku.stdout.trim().length > 0, 'tokens were printed');
   for (const followed of [await withTail!, await plain!]) {
     t.true(followed.code === 124 || followed.code === 130, `follows until stopped (${followed.code}): ${followed.stderr}`);
     t.regex(followed.stdout, /POST \/v1\/chat\/completions/, 'the chat\'s access line, followed');
+  }
+  const settled = [['kiln scale chat 2', 'running', 2], ['kiln scale chat 3', 'running', 3], ['kiln stop chat', 'stopped', 0], ['kiln start chat', 'running', 3], ['kiln restart chat', 'running', 3]] as const;
+  for (const [example, status, currentReplicas] of settled) {
+    const answer = await run(c, example);
+    t.is(answer.code, 0, `${example}: ${answer.stderr}`);
+    await eventually(`${example}: ${status} with ${currentReplicas}`, async () => {
+      const { body } = await c.kiln.request('GET', `/api/deployments/${chatId}`, { token: c.key });
+      return body.data.status === status && body.data.currentReplicas === currentReplicas ? true : undefined;
+    }, 120_000);
   }
   const conversation = await inTerminal(c, 'kiln chat chat', [[/^you>\s*$/m, 'Tell me about kilns', 'Enter'], [/you> Tell me about kilns\n.*\S[\s\S]*\nyou>\s*$/, 'Enter']]);
   t.is(conversation.code, 0, conversation.screen);
