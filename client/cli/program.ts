@@ -189,15 +189,12 @@ const pollMs = () => Number(process.env.KILN_CLI_POLL_MS ?? 2000);
 const livePollMs = () => Number(process.env.KILN_CLI_LIVE_POLL_MS ?? 15_000);
 
 /**
- * Follows a deployment until it runs or fails, showing each lifecycle step; the endpoint or the failure at
- * the end. Each change arrives on the live-update socket (GET /v1/ws) where the server has one, and is then
- * read whole; without a socket the deployment is read every KILN_CLI_POLL_MS.
- */
-/**
- * Follows a deployment until it runs, fails or stops. With `changedAfter` (the `updatedAt` of the answer to a
- * request that restarts its rollout, e.g. a retry of a failed one), a status the deployment had before the
- * workflow took the request up is not its outcome: it counts once the deployment has changed since (a
- * different stamp: the worker's clock may differ from the API's, so not a later one).
+ * Follows a deployment until it runs, fails or stops, showing each lifecycle step; the endpoint or the failure
+ * at the end. Each change arrives on the live-update socket (GET /v1/ws) where the server has one, and is then
+ * read whole; without a socket the deployment is read every KILN_CLI_POLL_MS. With `changedAfter` (the
+ * `updatedAt` of the answer to a request that restarts its rollout, e.g. a retry of a failed one), a status the
+ * deployment had before the workflow took the request up is not its outcome: it counts once the deployment has
+ * changed since (a different stamp: the worker's clock may differ from the API's, so not a later one).
  */
 async function waitForDeployment(session: Session, id: string, timeoutSeconds: number, changedAfter?: string): Promise<Deployment> {
   const describe = (d: Deployment) => `${d.name}: ${d.status} (${d.state}, ${d.currentReplicas}/${d.maxReplicas} replicas)`;

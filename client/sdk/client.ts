@@ -32,8 +32,9 @@ export interface KilnClientOptions {
   newIdempotencyKey?: () => string;
   /**
    * The longest wait the client makes before retrying a 429; one that asks for longer (Retry-After) is returned
-   * at once instead, for the caller to show (other statuses are retried as the rule says). Default: any wait, up to 60 s. The dashboard sets a few seconds,
-   * so a person is told how long to wait rather than shown a page that keeps loading.
+   * at once instead, for the caller to show (other statuses are retried as the rule says). Default: any wait,
+   * up to 60 s. The dashboard sets a few seconds, so a person is told how long to wait rather than shown a page
+   * that keeps loading.
    */
   longestWaitSeconds?: number;
   /** Told before each retry: what failed and how long the client waits. */
@@ -62,18 +63,17 @@ export class KilnError extends Error {
 
 /** Reads either surface's error body: /v1's {error, message, code, statusCode}, /api's {success:false, error:{code, message, details}}. */
 export function errorFrom(status: number, body: unknown, headers?: Headers): KilnError {
-  const rid = headers?.get('X-Request-Id') ?? undefined;
-  const wait = retryAfterSeconds(headers?.get('Retry-After') ?? null);
+  const error = (code: string, message: string, details: Record<string, unknown> = {}) =>
+    new KilnError(status, code, message, details, headers?.get('X-Request-Id') ?? undefined, retryAfterSeconds(headers?.get('Retry-After') ?? null));
   if (body && typeof body === 'object') {
     const b = body as Record<string, unknown>;
-    if (typeof b.code === 'string') return new KilnError(status, b.code, String(b.message ?? b.error ?? ''), {}, rid, wait);
+    if (typeof b.code === 'string') return error(b.code, String(b.message ?? b.error ?? ''));
     const nested = b.error as Record<string, unknown> | null | undefined;
     if (nested && typeof nested === 'object' && typeof nested.code === 'string') {
-      return new KilnError(status, nested.code, String(nested.message ?? ''), (nested.details as Record<string, unknown>) ?? {}, rid, wait);
+      return error(nested.code, String(nested.message ?? ''), (nested.details as Record<string, unknown>) ?? {});
     }
   }
-  const text = typeof body === 'string' && body.trim() ? body.trim().slice(0, 200) : `HTTP ${status}`;
-  return new KilnError(status, `HTTP_${status}`, text, {}, rid, wait);
+  return error(`HTTP_${status}`, typeof body === 'string' && body.trim() ? body.trim().slice(0, 200) : `HTTP ${status}`);
 }
 
 /** Seconds from a Retry-After header (delta-seconds or an HTTP date), or undefined when absent or unreadable. */

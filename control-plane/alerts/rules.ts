@@ -37,13 +37,13 @@ async function watchedNames(em: EntityManager, rules: readonly AlertRule[]): Pro
   return new Map(deployments.map((d) => [d.id, d.name]));
 }
 
-const watched = (r: AlertRule, names: ReadonlyMap<string, string>) =>
+const watchedDeployment = (r: AlertRule, names: ReadonlyMap<string, string>) =>
   (r.deploymentId ? { deploymentId: r.deploymentId, deploymentName: names.get(r.deploymentId) ?? r.deploymentId } : {});
 
 export function ruleView(r: AlertRule, names: ReadonlyMap<string, string>) {
   const spend = r.metric === 'spend';
   return {
-    id: r.id, name: r.name, metric: r.metric, ...watched(r, names),
+    id: r.id, name: r.name, metric: r.metric, ...watchedDeployment(r, names),
     threshold: YES_NO_METRICS.has(r.metric) ? null : Number(r.threshold), comparison: r.comparison,
     quantile: r.metric === 'latency' || r.metric === 'time_to_first_token' ? r.quantile : null, forSeconds: r.forSeconds,
     period: spend ? r.period : null, basis: spend ? r.basis : null, action: r.action, enabled: r.enabled, state: r.state,
@@ -54,7 +54,7 @@ export function ruleView(r: AlertRule, names: ReadonlyMap<string, string>) {
 
 export function budgetView(r: AlertRule, names: ReadonlyMap<string, string>) {
   return {
-    id: r.id, name: r.name, limitCents: Number(r.threshold), period: r.period, basis: r.basis, ...watched(r, names),
+    id: r.id, name: r.name, limitCents: Number(r.threshold), period: r.period, basis: r.basis, ...watchedDeployment(r, names),
     action: r.action, enabled: r.enabled, state: r.state, spentCents: r.lastValue === null || r.lastValue === undefined ? null : Number(r.lastValue),
     evaluatedAt: r.evaluatedAt?.toISOString() ?? null, createdAt: r.createdAt.toISOString(),
   };

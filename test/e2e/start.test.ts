@@ -16,12 +16,17 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 async function freePorts(): Promise<NodeJS.ProcessEnv> {
   // Taken below the kernel's ephemeral range (32768 and up), where every other test's servers get their ports:
   // a port found free there is not handed to another process before npm start claims it.
+  // Each drawn block is remembered: a port found free stays free after its check, so it could be drawn twice.
+  const drawn = new Set<number>();
   const block = async (size: number): Promise<number> => {
     for (;;) {
       const first = 20_000 + Math.floor(Math.random() * 12_000);
+      const ports = Array.from({ length: size }, (_, i) => first + i);
+      if (ports.some((port) => drawn.has(port))) continue;
       const held: Server[] = [];
       try {
-        for (let i = 0; i < size; i++) held.push(await listen(first + i));
+        for (const port of ports) held.push(await listen(port));
+        for (const port of ports) drawn.add(port);
         return first;
       } catch {
         // one of them is taken: try another

@@ -27,12 +27,10 @@ async function userWithDeployments(api: TestApi, rows: number, status = 'running
     SELECT 'dep_' || md5($1 || i::text), now() - make_interval(secs => i), now(), $1, 'web-' || i, 'meta-llama/Llama-3.1-8B-Instruct',
            'vllm', 'nvidia-l4', $3, 'https://web.example', 1, 1, 2, 1, $4
     FROM generate_series(1, $2::int) AS i`, [user.organizationId, rows, status, failureReason]);
-  const page = await signedIn(user, user.organizationId);
+  const page = await web.withSession(user, user.organizationId);
   return { user, page };
 }
 
-/** A page signed in as `user`, acting in `organizationId`. */
-const signedIn = (user: Awaited<ReturnType<typeof signup>>, organizationId: string, options = LAPTOP) => web.withSession(user, organizationId, options);
 
 /** The id of the organization's one deployment. */
 async function onlyDeployment(api: TestApi, organizationId: string): Promise<string> {
@@ -180,7 +178,7 @@ test('stop and restart ask first; stop, start and restart say they are under way
 
   // The recorded history survives a reload; the live lines were the page's own.
   for (const [name, options] of [['dark', { ...LAPTOP, colorScheme: 'dark' as const }], ['phone', PHONE]] as const) {
-    const other = await signedIn(user, user.organizationId, options);
+    const other = await web.withSession(user, user.organizationId, options);
     await other.goto(`/deployments/${id}`);
     await other.getByTestId('timeline').getByText('Stopped', { exact: true }).waitFor();
     t.deepEqual(await timelineLabels(other), ['Restart requested', 'Running', 'Start requested', 'Stopped', 'Stop requested', 'Scaled', 'Running', 'Created'], `${name}: the recorded history`);
@@ -194,7 +192,7 @@ test('a viewer reads a deployment and its timeline but is offered no lifecycle c
   const id = await onlyDeployment(web.api, user.organizationId);
   await createStatusStore(web.api.orm).record({ deploymentId: id, status: 'running', event: 'deployment.running', generation: 1, replicas: 1 });
   const viewer = await addMember(web.api, user.organizationId, 'viewer');
-  const page = await signedIn(viewer, user.organizationId);
+  const page = await web.withSession(viewer, user.organizationId);
   const profile = page.waitForResponse((r) => r.url().includes('/v1/settings/profile') && r.ok());
   await page.goto(`/deployments/${id}`);
   await profile;

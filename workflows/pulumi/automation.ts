@@ -59,7 +59,8 @@ function pulumiCommand(root: string | undefined): Promise<PulumiCommand> {
  * backend already holds the stack (every command names its stack, so selecting it only checked it exists).
  */
 export async function openStack(settings: PulumiSettings, request: StackRequest): Promise<Stack> {
-  if (settings.backendUrl.startsWith('file://')) await mkdir(new URL(settings.backendUrl).pathname, { recursive: true });
+  const stateDir = fileBackendDir(settings);
+  if (stateDir) await mkdir(stateDir, { recursive: true });
   const workDir = `${settings.workspacesDir}/${request.project}/${request.stackName}`;
   await mkdir(workDir, { recursive: true });
   const workspace = await LocalWorkspace.create({
@@ -80,21 +81,22 @@ export async function openStack(settings: PulumiSettings, request: StackRequest)
   return stack;
 }
 
+/** The folder of a file backend (`file://...`); undefined for other backends. */
+function fileBackendDir(settings: PulumiSettings): string | undefined {
+  return settings.backendUrl.startsWith('file://') ? new URL(settings.backendUrl).pathname : undefined;
+}
+
 /** Whether a file backend holds the stack's state (project-scoped, plain or gzipped); false for other backends. */
 async function fileBackendHolds(settings: PulumiSettings, project: string, stackName: string): Promise<boolean> {
-  if (!settings.backendUrl.startsWith('file://')) return false;
-  const base = join(new URL(settings.backendUrl).pathname, '.pulumi', 'stacks', project, `${stackName}.json`);
+  const stateDir = fileBackendDir(settings);
+  if (!stateDir) return false;
+  const base = join(stateDir, '.pulumi', 'stacks', project, `${stackName}.json`);
   for (const path of [base, `${base}.gz`]) if (await access(path).then(() => true, () => false)) return true;
   return false;
 }
 
-/**
- * The stack's outputs as its root resource registered them in this operation's events (an output map), or
- * undefined when they did not pass by or hold a secret (which events show masked).
- */
-function stackOutputsOf(event: EngineEvent): OutputMap | undefined {
-  const state = event.resOutputsEvent?.metadata.new;
-  if (state?.type !== 'pulumi:pulumi:Stack') return undefined;
+/** The stack's outputs as an output map, from its root resource's state; undefined when one holds a secret (which events show masked). */
+function stackOutputsOf(state: { outputs?: Record<string, unknown> }): OutputMap | undefined {
   const entries = Object.entries(state.outputs ?? {});
   if (entries.some(([, value]) => JSON.stringify(value).includes('[secret]'))) return undefined;
   return Object.fromEntries(entries.map(([key, value]) => [key, { value, secret: false }]));
@@ -114,7 +116,8 @@ export async function upReadingEvents(stack: Stack, options: UpOptions): Promise
   });
   const onEvent = (event: EngineEvent) => {
     // The root stack's last outputs event has the final say, an unusable one (a secret) included.
-    if (event.resOutputsEvent?.metadata.new?.type === 'pulumi:pulumi:Stack') fromEvents = stackOutputsOf(event);
+    const state = event.resOutputsEvent?.metadata.new;
+    if (state?.type === 'pulumi:pulumi:Stack') fromEvents = stackOutputsOf(state);
     options.onEvent?.(event);
   };
   return (await stack.up({ ...options, onEvent })).outputs;
@@ -270,8 +273,9 @@ export async function runStackOperationHere(settings: PulumiSettings, request: S
 
 /** Removes a file backend's lock of one stack; answers whether there was one. */
 async function clearStaleLock(settings: PulumiSettings, request: StackRequest): Promise<boolean> {
-  if (!settings.backendUrl.startsWith('file://')) return false;
-  const locks = join(new URL(settings.backendUrl).pathname, '.pulumi', 'locks');
+  const stateDir = fileBackendDir(settings);
+  if (!stateDir) return false;
+  const locks = join(stateDir, '.pulumi', 'locks');
   const entries = await readdir(locks, { recursive: true }).catch(() => [] as string[]);
   const stale = entries.filter((path) => path.endsWith('.json') && path.split('/').slice(-3, -1).join('/') === `${request.project}/${request.stackName}`);
   await Promise.all(stale.map((path) => rm(join(locks, path), { force: true })));

@@ -17,6 +17,8 @@ export interface OperationProcess {
   readonly child: ChildProcess;
   /** What it wrote to stderr lately, to explain an exit without an answer. */
   stderr(): string;
+  /** The operations it has run (the pool replaces it after `operationsPerProcess`). */
+  operations: number;
 }
 
 export interface OperationPool {
@@ -30,10 +32,11 @@ export interface OperationPool {
 
 export function createOperationPool({ concurrency = Math.max(2, availableParallelism()), operationsPerProcess = OPERATIONS_PER_PROCESS }: { concurrency?: number; operationsPerProcess?: number } = {}): OperationPool {
   const idle: OperationProcess[] = [];
-  const operationsOf = new Map<OperationProcess, number>();
   const waiting: (() => void)[] = [];
   let running = 0;
   let closed = false;
+
+  const alive = (lent: OperationProcess) => lent.child.connected && lent.child.exitCode === null;
 
   function start(): OperationProcess {
     const child = fork(OPERATION_PROCESS, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
@@ -41,15 +44,7 @@ export function createOperationPool({ concurrency = Math.max(2, availableParalle
     child.on('error', () => undefined);
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
-    const lent: OperationProcess = { child, stderr: () => stderr };
-    operationsOf.set(lent, 0);
-    // One that exits while idle (killed from outside) is forgotten.
-    child.once('exit', () => {
-      operationsOf.delete(lent);
-      const at = idle.indexOf(lent);
-      if (at >= 0) idle.splice(at, 1);
-    });
-    return lent;
+    return { child, stderr: () => stderr, operations: 0 };
   }
 
   /** Whether the process keeps the worker alive (its IPC channel and stderr pipe count too): an idle one does not. */
@@ -63,21 +58,19 @@ export function createOperationPool({ concurrency = Math.max(2, availableParalle
       // A slot freed by release is handed straight to the longest waiting, so none is taken twice.
       if (running < concurrency) running += 1;
       else await new Promise<void>((resolve) => waiting.push(resolve));
+      // One that died while idle (killed from outside) is left behind.
       let warm = idle.pop();
-      // One that died while idle and is not forgotten yet is not lent.
-      while (warm && (!warm.child.connected || warm.child.exitCode !== null)) warm = idle.pop();
+      while (warm && !alive(warm)) warm = idle.pop();
       if (!warm) return start();
       held(warm, true);
       return warm;
     },
     release(lent, reusable) {
-      const operations = (operationsOf.get(lent) ?? 0) + 1;
-      const alive = lent.child.connected && lent.child.exitCode === null;
-      if (reusable && alive && !closed && operations < operationsPerProcess) {
-        operationsOf.set(lent, operations);
+      lent.operations += 1;
+      if (reusable && alive(lent) && !closed && lent.operations < operationsPerProcess) {
         held(lent, false);
         idle.push(lent);
-      } else if (alive) {
+      } else if (alive(lent)) {
         lent.child.kill();
       }
       const next = waiting.shift();

@@ -32,8 +32,11 @@ function cpuSinceLastAnswer(): number {
   return Math.round(spent * 100) / 100;
 }
 
-/** The operation running now, if any. */
-let current: { abort: AbortController; strayRejection: boolean; finished: boolean } | undefined;
+/**
+ * The operation running now, or the last one: `running`, then `answering` while its answer is on its way to
+ * the worker, then `answered`; `strayRejection`: something was left unhandled during it (or after it).
+ */
+let current: { abort: AbortController; strayRejection: boolean; phase: 'running' | 'answering' | 'answered' } | undefined;
 
 process.on('message', (message: OperationRequest | 'abort') => {
   if (message === 'abort') return current?.abort.abort();
@@ -43,32 +46,25 @@ process.on('message', (message: OperationRequest | 'abort') => {
 // operation must not go on beside the retry. Aborting lets the engine leave the stack consistent; an idle
 // process has nothing to finish.
 process.on('disconnect', () => {
-  if (!current || current.finished) process.exit(0);
+  if (current?.phase !== 'running') process.exit(0);
   current.abort.abort();
 });
 // A rejection nobody handled while the operation runs is usually a consequence, not the cause: once the engine
 // gives up on one resource, the program's other registrations are refused ("Resource monitor is terminating")
 // and Pulumi's runtime leaves those unhandled on purpose. The engine's own answer, which names the cause,
 // follows within moments, so the stray reason is only the answer if none comes. Either way the process is not
-// used again.
+// used again: between operations it ends at once, while an answer is on its way, once it is sent.
 const STRAY_REJECTION_GRACE_MS = 60_000;
-/** A rejection came after its operation answered: the process ends once nothing is on its way to the worker. */
-let tainted = false;
-let answering = false;
 process.on('unhandledRejection', (reason) => {
   const operation = current;
-  if (!operation || operation.finished) {
-    tainted = true;
-    if (!answering) process.exit(1);
-    return;
-  }
+  if (!operation || operation.phase === 'answered') return process.exit(1);
   if (operation.strayRejection) return;
   operation.strayRejection = true;
-  setTimeout(() => { if (!operation.finished) void fail(reason); }, STRAY_REJECTION_GRACE_MS);
+  if (operation.phase === 'running') setTimeout(() => { if (operation.phase === 'running') void fail(reason); }, STRAY_REJECTION_GRACE_MS);
 });
 
 async function run({ settings, request, operation }: OperationRequest): Promise<void> {
-  const state = { abort: new AbortController(), strayRejection: false, finished: false };
+  const state: NonNullable<typeof current> = { abort: new AbortController(), strayRejection: false, phase: 'running' };
   current = state;
   try {
     const { [request.programExport]: build } = (await import(request.programModule)) as Record<string, ((input: unknown) => PulumiFn) | undefined>;
@@ -79,19 +75,18 @@ async function run({ settings, request, operation }: OperationRequest): Promise<
       onStep: (step) => void send({ type: 'step', step }),
       onDrift: (drift) => void send({ type: 'drift', drift }),
     });
-    state.finished = true;
-    answering = true;
-    const reusable = !state.strayRejection && !state.abort.signal.aborted && !tainted && process.connected;
+    state.phase = 'answering';
+    const reusable = !state.strayRejection && !state.abort.signal.aborted && process.connected;
     await send({ type: 'done', outputs, reusable, cpuSeconds: cpuSinceLastAnswer() });
-    answering = false;
-    if (!reusable || tainted) process.exit(0);
+    state.phase = 'answered';
+    if (!reusable || state.strayRejection) process.exit(0);
   } catch (error) {
     await fail(error);
   }
 }
 
 async function fail(error: unknown): Promise<void> {
-  if (current) current.finished = true;
+  if (current) current.phase = 'answering';
   await send({ type: 'failed', message: error instanceof Error ? error.message : String(error), aborted: current?.abort.signal.aborted ?? false, cpuSeconds: cpuSinceLastAnswer() });
   process.exit(0);
 }

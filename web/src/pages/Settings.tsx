@@ -84,6 +84,8 @@ export default function Settings() {
   const me = useMyRole();
   const profile = useApi(() => myProfile.get(), []);
   const organization = useApi(() => myOrganization.get(), []);
+  /** A profile Kiln answered with (saved, or an address confirmed) is the page's and the shared one. */
+  const keepProfile = (saved: Schemas['Profile']) => { profile.setData(saved); myProfile.remember(saved); };
   const canEditOrganization = me.can('organization:write');
 
   const saveProfile = useSubmit();
@@ -93,8 +95,7 @@ export default function Settings() {
     const email = String(form.get('email') ?? '').trim();
     const body = { ...(name !== current.name ? { name } : {}), ...(email !== current.email && email !== current.pendingEmail ? { email } : {}) };
     const saved = await ok(api.POST('/v1/settings/profile', { body }));
-    profile.setData(saved);
-    myProfile.remember(saved);
+    keepProfile(saved);
     toast(body.email ? `Profile saved: confirm ${body.email} with the link mailed to it` : 'Profile saved');
   });
 
@@ -146,7 +147,7 @@ export default function Settings() {
               <strong>{profile.data.pendingEmail}</strong> is waiting to be confirmed: follow the link mailed to it, or paste its token here. Until then Kiln uses{' '}
               {profile.data.email}.
             </p>
-            <VerifyEmailForm onVerified={(p) => profile.setData(p)} />
+            <VerifyEmailForm onVerified={keepProfile} />
           </div>
         )}
       </section>
