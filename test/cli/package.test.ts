@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { MINIMUM_NODE_MAJOR } from '../../client/cli/node-version.js';
 import { createApiKey, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
+import { readmeBlock } from '../support/readme.ts';
 
 const exec = promisify(execFile);
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -74,4 +75,18 @@ test('installed, a program imports the SDK and calls Kiln with it', async (t) =>
   `);
   const { stdout } = await exec(join(NODE_BIN, 'node'), [join(project, 'program.js'), api.url, key.key, user.organizationId]);
   t.regex(stdout, /nvidia-l4/);
+});
+
+test('installed, the README\'s SDK example runs as written and reports a missing deployment as KilnError', async (t) => {
+  const user = await signup(api, 'readme');
+  const key = await createApiKey(api, user.token, 'full_access');
+  const example = await readmeBlock('### The TypeScript SDK', 'ts');
+  const address = "'http://127.0.0.1:8080'";
+  t.true(example.includes(address), 'the example names the API it calls');
+  // Node strips the types of a .ts file outside node_modules: the example runs as a reader would run it.
+  await writeFile(join(project, 'readme-example.ts'), example.replace(address, `'${api.url}'`));
+  const { stdout } = await exec(join(NODE_BIN, 'node'), [join(project, 'readme-example.ts')], { env: { ...process.env, KILN_API_KEY: key.key } });
+  t.regex(stdout, /^404 DEPLOYMENT_NOT_FOUND /);
+  const list = await api.request('GET', '/api/deployments', { token: key.key });
+  t.deepEqual((list.body.data as { name: string }[]).map((d) => d.name), ['chat'], 'the example created chat');
 });

@@ -7,12 +7,13 @@
 // added without a way to run it here fails the first test, so none goes untried.
 import anyTest, { type TestFn } from 'ava';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { eventually } from '../support/eventually.ts';
 import { startKiln, type Kiln } from '../support/kiln.ts';
+import { readmeBlock } from '../support/readme.ts';
 
 const exec = promisify(execFile);
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -89,9 +90,7 @@ async function helpExamples(c: Context): Promise<string[]> {
 
 /** The README's command-line block: its `npx kiln ...` lines, as `kiln ...` without their comments. */
 async function readmeLines(): Promise<string[]> {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### The command line: `kiln`'));
-  const block = /```sh\n([\s\S]*?)```/.exec(section)![1]!;
+  const block = await readmeBlock('### The command line: `kiln`');
   return block.split('\n').filter((l) => l.startsWith('npx kiln ')).map((l) => l.slice('npx '.length).replace(/\s+#.*$/, '').trim());
 }
 

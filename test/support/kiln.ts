@@ -50,7 +50,10 @@ export interface Kiln {
 const SIGNING_KEY = 'e2e-signing-key-0123456789abcdefghijklmnopqrstuv';
 const ROOT = new URL('../..', import.meta.url).pathname;
 
-export async function startKiln(testFile: string, options: { nodePools?: readonly GpuNodePool[] } = {}): Promise<Kiln> {
+export async function startKiln(
+  testFile: string,
+  options: { nodePools?: readonly GpuNodePool[]; /** Added to the API's and worker's environment. */ env?: Record<string, string> } = {},
+): Promise<Kiln> {
   const dataDir = await mkdtemp(join(tmpdir(), 'kiln-e2e-'));
   // The worker keeps its workflow bundles in DATA_DIR/workflow-bundles: this one shares the test run's, which the
   // other files built already, instead of bundling every queue again (seconds of webpack per queue).
@@ -77,6 +80,7 @@ export async function startKiln(testFile: string, options: { nodePools?: readonl
     KILN_METERING_INTERVAL_SECONDS: '2', KILN_METERING_SETTLE_SECONDS: '1',
     // Pods the cluster cannot place fail their deployment after 5 s here, not a minute.
     KILN_UNSCHEDULABLE_GRACE_SECONDS: '5',
+    ...options.env,
   };
   const start = (role: 'api' | 'worker') => startProcess(`kiln ${role}`, process.execPath,
     [join(ROOT, role === 'api' ? 'control-plane/main.ts' : 'workflows/worker.ts')],
