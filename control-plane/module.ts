@@ -1,7 +1,7 @@
-// An area of the API adds itself to Kiln as one module: its entities, the services it builds and its routes
-// (each declaring its permission). modules.ts lists the modules in order; the app (app.ts) and the database
-// (database/orm.ts) are built from that list, so a new area is a folder and one line there.
-import type { EntitySchema } from '@mikro-orm/core';
+// An area of the API adds itself to Kiln as one module: the services it builds and its routes (each declaring
+// its permission). modules.ts lists the modules in order and the app (app.ts) is built from that list, so a new
+// area is a folder and one line there; its entities are listed in database/entities.ts, which the worker loads
+// without the API.
 import type { Middleware } from 'koa';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
@@ -59,7 +59,6 @@ export interface ModuleContext extends AppDeps {
 
 export interface ApiModule {
   readonly name: string;
-  readonly entities?: readonly EntitySchema[];
   services?(context: ModuleContext): Partial<Services>;
   routes?(context: ModuleContext): Route[];
   /**

@@ -5,7 +5,6 @@ import { createActivityService } from './service.ts';
 
 export const activityModule = defineModule({
   name: 'activity',
-  entities: [],
   services: ({ cursors }) => ({ activity: createActivityService({ cursors }) }),
   routes: ({ services }) => activityRoutes(services.activity),
 });

@@ -2,9 +2,6 @@
 // evaluation runs in the worker (workflows/alerts/); the API stores rules, reads their state, and refuses
 // what a reached budget forbids (budgets.assertAllows, which the deployments area calls).
 import { defineModule } from '../module.ts';
-import { AlertEventSchema } from './alert-event.entity.ts';
-import { AlertRuleSchema } from './alert-rule.entity.ts';
-import { AlertSchema } from './alert.entity.ts';
 import { createAlertService } from './alerts.ts';
 import { createBudgetGuard, type BudgetGuard } from './budget-guard.ts';
 import { createAlertChannelService } from './channels.ts';
@@ -20,7 +17,6 @@ declare module '../module.ts' {
 
 export const alertsModule = defineModule({
   name: 'alerts',
-  entities: [AlertRuleSchema, AlertSchema, AlertEventSchema],
   services: () => ({ budgets: createBudgetGuard() }),
   routes: ({ services }) => alertRoutes(createAlertRuleService(), createAlertService(), createAlertChannelService(services.webhooks)),
 });

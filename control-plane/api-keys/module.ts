@@ -1,6 +1,5 @@
 // API keys: created, listed, rotated and revoked by their organization; resolved on every keyed request.
 import { defineModule } from '../module.ts';
-import { ApiKeySchema } from './api-key.entity.ts';
 import { apiKeyRoutes } from './routes.ts';
 import { createApiKeyService, type ApiKeyService } from './service.ts';
 
@@ -10,7 +9,6 @@ declare module '../module.ts' {
 
 export const apiKeysModule = defineModule({
   name: 'api-keys',
-  entities: [ApiKeySchema],
   services: ({ config, services }) => ({
     apiKeys: createApiKeyService({ env: config.env, organizations: services.organizations, credentials: services.credentials }),
   }),

@@ -2,7 +2,6 @@
 // answers from it and from the caller's own organization data, citing what it used (/v1/ai-assistant).
 import { defineModule } from '../module.ts';
 import { createInferenceService } from '../inference/service.ts';
-import { AssistantConversationSchema, AssistantMessageSchema } from './conversation.entity.ts';
 import { repositoryDocs } from './docs.ts';
 import { createHelpService } from './help.ts';
 import { assistantRoutes, helpRoutes } from './routes.ts';
@@ -10,7 +9,6 @@ import { createAssistantService } from './service.ts';
 
 export const assistantModule = defineModule({
   name: 'assistant',
-  entities: [AssistantConversationSchema, AssistantMessageSchema],
   routes: ({ services, orchestrator, routes }) => {
     // Built on first search, once every module's routes are declared (their summaries are part of it).
     const docs = repositoryDocs(routes);

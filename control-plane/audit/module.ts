@@ -2,7 +2,6 @@
 // back and exported by enterprise customers, and counted for their analytics.
 import { defineModule } from '../module.ts';
 import { createAnalyticsService } from './analytics.ts';
-import { AuditLogSchema } from './audit-log.entity.ts';
 import { createAuditQueryService, type AuditQueryService } from './query.ts';
 import { auditRoutes } from './routes.ts';
 import { createAuditService, type AuditService } from './service.ts';
@@ -13,7 +12,6 @@ declare module '../module.ts' {
 
 export const auditModule = defineModule({
   name: 'audit',
-  entities: [AuditLogSchema],
   services: ({ pool, log, cursors }) => ({ audit: createAuditService({ pool, log }), auditQuery: createAuditQueryService({ cursors }) }),
   routes: ({ services, routes }) => auditRoutes(
     services.auditQuery,

@@ -3,11 +3,9 @@
 import { signinFailureLimiter } from '../http/rate-limit.ts';
 import { defineModule } from '../module.ts';
 import { createCredentialCache, type CredentialCache } from './credential-cache.ts';
-import { RefreshTokenSchema } from './refresh-token.entity.ts';
 import { authRoutes } from './routes.ts';
 import { createAuthService, type AuthService } from './service.ts';
 import { createAccessTokens, type AccessTokens } from './tokens.ts';
-import { UserSchema } from './user.entity.ts';
 
 declare module '../module.ts' {
   interface Services { accessTokens: AccessTokens; credentials: CredentialCache; auth: AuthService }
@@ -15,7 +13,6 @@ declare module '../module.ts' {
 
 export const authModule = defineModule({
   name: 'auth',
-  entities: [UserSchema, RefreshTokenSchema],
   services: ({ config, pool, services }) => {
     const accessTokens = createAccessTokens(config.signingKey);
     return {

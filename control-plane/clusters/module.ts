@@ -1,7 +1,6 @@
 // GPU clusters: registered or provisioned by platform administrators, and where deployments are placed.
 import { createSecretBox } from '../../lib/secret-box.ts';
 import { defineModule } from '../module.ts';
-import { GpuClusterSchema } from './gpu-cluster.entity.ts';
 import { clusterRoutes } from './routes.ts';
 import { createClusterService, type ClusterService } from './service.ts';
 
@@ -11,7 +10,6 @@ declare module '../module.ts' {
 
 export const clustersModule = defineModule({
   name: 'clusters',
-  entities: [GpuClusterSchema],
   services: ({ key, clusterOrchestrator, services, log }) => ({
     clusters: createClusterService({
       secrets: createSecretBox(key('cluster-kubeconfigs')), orchestrator: clusterOrchestrator, circuits: services.circuits, log,

@@ -1,13 +1,14 @@
-// MikroORM on PostgreSQL: the entities the API modules declare, and the migrations of migrations/index.ts.
+// MikroORM on PostgreSQL: Kiln's entities (entities.ts) and migrations (migrations/index.ts), each file's
+// exports being its list.
+import type { EntitySchema } from '@mikro-orm/core';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
-import { API_MODULES } from '../modules.ts';
-import { BaseSchema } from './base.entity.ts';
+import * as entities from './entities.ts';
 import * as migrations from './migrations/index.ts';
 import { applyScope } from '../core/row-level-security.ts';
 
-/** The entities of every API module (modules.ts), the worker's included, on their shared base. */
-export const ENTITIES = [BaseSchema, ...API_MODULES.flatMap((module) => module.entities ?? [])];
+/** Every entity of entities.ts, as the ORM takes them. */
+export const ENTITIES: EntitySchema[] = Object.values(entities);
 
 export type Orm = MikroORM;
 

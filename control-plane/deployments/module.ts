@@ -1,7 +1,5 @@
 // Deployments: what users ask to run. The API records the desired state; workflows make it so.
 import { defineModule } from '../module.ts';
-import { DeploymentEventSchema } from './deployment-event.entity.ts';
-import { DeploymentSchema } from './deployment.entity.ts';
 import { createDesiredStateDelivery } from './desired-state-delivery.ts';
 import { deploymentRoutes } from './routes.ts';
 import { createDeploymentService, type DeploymentService } from './service.ts';
@@ -12,7 +10,6 @@ declare module '../module.ts' {
 
 export const deploymentsModule = defineModule({
   name: 'deployments',
-  entities: [DeploymentSchema, DeploymentEventSchema],
   services: ({ config, cursors, orchestrator, log, services }) => ({
     deployments: createDeploymentService({
       endpointDomain: config.endpointDomain,

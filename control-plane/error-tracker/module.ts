@@ -1,6 +1,5 @@
 // Unhandled errors, grouped into issues for platform administrators (and forwarded to an external tracker).
 import { defineModule } from '../module.ts';
-import { ErrorIssueSchema } from './error-issue.entity.ts';
 import { createErrorTracker, type ErrorTracker } from './service.ts';
 
 declare module '../module.ts' {
@@ -9,7 +8,6 @@ declare module '../module.ts' {
 
 export const errorTrackerModule = defineModule({
   name: 'error-tracker',
-  entities: [ErrorIssueSchema],
   services: ({ orm, log, cursors, config }) => ({
     errorTracker: createErrorTracker({ orm, log, cursors, forwardUrl: config.errorTrackerUrl, environment: config.env }),
   }),

@@ -1,6 +1,5 @@
 // Feature flags: set by platform administrators, read by services that branch on one.
 import { defineModule } from '../module.ts';
-import { FeatureFlagSchema } from './feature-flag.entity.ts';
 import { createFeatureFlags, type FeatureFlags } from './flags.ts';
 import { createFeatureFlagService, type FeatureFlagService } from './service.ts';
 
@@ -10,7 +9,6 @@ declare module '../module.ts' {
 
 export const featureFlagsModule = defineModule({
   name: 'feature-flags',
-  entities: [FeatureFlagSchema],
   services: () => {
     // The one reader of feature flags (flags.ts): services that branch on a flag take it as a dependency.
     const featureFlags = createFeatureFlags();

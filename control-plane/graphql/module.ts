@@ -7,7 +7,6 @@ import { graphqlRoutes } from './routes.ts';
 
 export const graphqlModule = defineModule({
   name: 'graphql',
-  entities: [],
   routes: ({ services, mail, cursors, log, routes }) => graphqlRoutes({
     services: {
       deployments: services.deployments,

@@ -1,9 +1,7 @@
 // Idempotency-Key: the stored answers of creating requests (middleware.ts, applied by the router to routes
 // marked idempotent).
 import { defineModule } from '../module.ts';
-import { IdempotencyRecordSchema } from './idempotency-record.entity.ts';
 
 export const idempotencyModule = defineModule({
   name: 'idempotency',
-  entities: [IdempotencyRecordSchema],
 });

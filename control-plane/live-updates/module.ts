@@ -3,7 +3,6 @@
 // the service to the HTTP server once it listens and closes it before the server stops.
 import { defineModule } from '../module.ts';
 import { createLiveHub } from './hub.ts';
-import { LiveEventSchema, LiveReplicaSchema, LiveTicketSchema } from './live-event.entity.ts';
 import { liveUpdatesRoutes } from './routes.ts';
 import { createLiveUpdatesService, type LiveUpdatesService } from './service.ts';
 
@@ -13,7 +12,6 @@ declare module '../module.ts' {
 
 export const liveUpdatesModule = defineModule({
   name: 'live-updates',
-  entities: [LiveEventSchema, LiveTicketSchema, LiveReplicaSchema],
   services: ({ pool, log, config }) => ({
     liveUpdates: createLiveUpdatesService(createLiveHub({ pool, log, settings: config.liveUpdates }), log),
   }),

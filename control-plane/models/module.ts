@@ -2,7 +2,6 @@
 // with what each model needs to run.
 import { defineModule } from '../module.ts';
 import { createHubClient } from './hub.ts';
-import { OrganizationModelSchema } from './organization-model.entity.ts';
 import { modelRoutes } from './routes.ts';
 import { createModelService, type ModelService } from './service.ts';
 
@@ -12,7 +11,6 @@ declare module '../module.ts' {
 
 export const modelsModule = defineModule({
   name: 'models',
-  entities: [OrganizationModelSchema],
   services: ({ cursors, config }) => ({ models: createModelService({ cursors, hub: createHubClient(config.hub) }) }),
   routes: ({ services }) => modelRoutes(services.models),
 });

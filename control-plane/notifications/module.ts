@@ -3,12 +3,8 @@
 // /v1/notifications lists together with the live announcements, with the user's reads and preferences.
 import { defineModule } from '../module.ts';
 import { createInboxService } from './inbox.ts';
-import { NotificationPreferenceSchema, NotificationReadSchema } from './notification-state.entity.ts';
-import { NotificationMailSchema } from './notification-mail.entity.ts';
-import { NotificationSchema } from './notification.entity.ts';
 import { inboxRoutes } from './routes.ts';
 import { createNotificationService, type NotificationService } from './service.ts';
-import { UserNotificationSchema } from './user-notification.entity.ts';
 import { createUserNotificationService, type UserNotificationService } from './user-notifications.ts';
 
 declare module '../module.ts' {
@@ -17,7 +13,6 @@ declare module '../module.ts' {
 
 export const notificationsModule = defineModule({
   name: 'notifications',
-  entities: [NotificationSchema, UserNotificationSchema, NotificationReadSchema, NotificationPreferenceSchema, NotificationMailSchema],
   services: ({ cursors }) => ({
     notifications: createNotificationService({ cursors }), userNotifications: createUserNotificationService(),
   }),

@@ -1,6 +1,5 @@
 // Onboarding: progress and steps computed from the organization's records, and the organization's own clusters.
 import { defineModule } from '../module.ts';
-import { OnboardingStateSchema } from './onboarding-state.entity.ts';
 import { onboardingRoutes } from './routes.ts';
 import { createOnboardingService, type OnboardingService } from './service.ts';
 
@@ -10,7 +9,6 @@ declare module '../module.ts' {
 
 export const onboardingModule = defineModule({
   name: 'onboarding',
-  entities: [OnboardingStateSchema],
   services: ({ config, services }) => ({
     onboarding: createOnboardingService({ clusters: services.clusters, circuits: services.circuits, allowPrivateClusters: config.env !== 'production' }),
   }),

@@ -1,6 +1,5 @@
 // Optimization: recommendations from a deployment's measured load, applying them, and the deployment's policy.
 import { defineModule } from '../module.ts';
-import { OptimizationPolicySchema } from './optimization-policy.entity.ts';
 import { optimizationRoutes } from './routes.ts';
 import { createOptimizationService, type OptimizationService } from './service.ts';
 
@@ -10,7 +9,6 @@ declare module '../module.ts' {
 
 export const optimizationModule = defineModule({
   name: 'optimization',
-  entities: [OptimizationPolicySchema],
   services: ({ services }) => ({
     optimization: createOptimizationService({ prometheus: services.prometheus, costs: services.costs, deployments: services.deployments }),
   }),

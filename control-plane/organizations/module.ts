@@ -1,7 +1,5 @@
 // Organizations and memberships: who belongs where, with which role.
 import { defineModule } from '../module.ts';
-import { MembershipSchema } from './membership.entity.ts';
-import { OrganizationSchema } from './organization.entity.ts';
 import { createOrganizationService, type OrganizationService } from './service.ts';
 
 declare module '../module.ts' {
@@ -10,6 +8,5 @@ declare module '../module.ts' {
 
 export const organizationsModule = defineModule({
   name: 'organizations',
-  entities: [OrganizationSchema, MembershipSchema],
   services: ({ config }) => ({ organizations: createOrganizationService({ adminEmails: config.adminEmails }) }),
 });

@@ -1,7 +1,6 @@
 // Recovery: a deployment's failure and what can be done about it, and the provisioning circuits that stop
 // retrying a provider that keeps failing.
 import { defineModule } from '../module.ts';
-import { CircuitSchema } from './circuit.entity.ts';
 import { createCircuitService, type CircuitService } from './circuits.ts';
 import { recoveryRoutes } from './routes.ts';
 
@@ -11,7 +10,6 @@ declare module '../module.ts' {
 
 export const recoveryModule = defineModule({
   name: 'recovery',
-  entities: [CircuitSchema],
   services: () => ({ circuits: createCircuitService() }),
   routes: ({ services }) => recoveryRoutes(services.deployments, services.circuits),
 });

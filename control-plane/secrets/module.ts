@@ -2,7 +2,6 @@
 import { organizationSecretsKeyRing } from '../../lib/keys.ts';
 import { bypassingRowLevelSecurity } from '../core/row-level-security.ts';
 import { defineModule } from '../module.ts';
-import { OrganizationSecretSchema } from './organization-secret.entity.ts';
 import { secretRoutes } from './routes.ts';
 import { createSecretService, type SecretService } from './service.ts';
 import { createCredentialTester } from './tester.ts';
@@ -16,7 +15,6 @@ declare module '../module.ts' {
 
 export const secretsModule = defineModule({
   name: 'secrets',
-  entities: [OrganizationSecretSchema],
   services: ({ config, cursors, orm, log }) => {
     const secrets = createSecretService({
       ring: organizationSecretsKeyRing(config.secretsKeys.current, config.secretsKeys.previous),

@@ -1,7 +1,6 @@
 // Service role keys: platform credentials for server-to-server calls; managed by platform administrators,
 // resolved by authenticate() for requests that carry one.
 import { defineModule } from '../module.ts';
-import { ServiceKeySchema } from './service-key.entity.ts';
 import { serviceKeyRoutes } from './routes.ts';
 import { createServiceKeyService, type ServiceKeyService } from './service.ts';
 
@@ -11,7 +10,6 @@ declare module '../module.ts' {
 
 export const serviceKeysModule = defineModule({
   name: 'service-keys',
-  entities: [ServiceKeySchema],
   services: ({ config }) => ({ serviceKeys: createServiceKeyService({ env: config.env }) }),
   routes: ({ services }) => serviceKeyRoutes(services.serviceKeys),
 });

@@ -3,12 +3,9 @@ import { createSecretBox } from '../../lib/secret-box.ts';
 import { defineModule } from '../module.ts';
 import { ssoRoutes } from './routes.ts';
 import { createSsoService } from './service.ts';
-import { SsoConfigurationSchema } from './sso-configuration.entity.ts';
-import { SsoLoginSchema } from './sso-login.entity.ts';
 
 export const ssoModule = defineModule({
   name: 'sso',
-  entities: [SsoConfigurationSchema, SsoLoginSchema],
   routes: ({ key, config, services }) => ssoRoutes(createSsoService({
     secrets: createSecretBox(key('sso-secrets')),
     auth: services.auth,

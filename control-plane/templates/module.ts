@@ -1,9 +1,5 @@
 // Deployment templates: versioned configurations to deploy from, catalog presets, stars and update subscriptions.
 import { defineModule } from '../module.ts';
-import { TemplateSchema } from './template.entity.ts';
-import { TemplateStarSchema } from './template-star.entity.ts';
-import { TemplateSubscriptionSchema } from './template-subscription.entity.ts';
-import { TemplateVersionSchema } from './template-version.entity.ts';
 import { templateRoutes } from './routes.ts';
 import { createTemplateService, type TemplateService } from './service.ts';
 
@@ -13,7 +9,6 @@ declare module '../module.ts' {
 
 export const templatesModule = defineModule({
   name: 'templates',
-  entities: [TemplateSchema, TemplateVersionSchema, TemplateStarSchema, TemplateSubscriptionSchema],
   services: ({ cursors, services }) => ({
     templates: createTemplateService({ cursors, deployments: services.deployments, userNotifications: services.userNotifications }),
   }),

@@ -3,8 +3,6 @@ import { createSecretBox } from '../../lib/secret-box.ts';
 import { defineModule } from '../module.ts';
 import { webhookRoutes } from './routes.ts';
 import { createWebhookService, type WebhookService } from './service.ts';
-import { WebhookAttemptSchema } from './webhook-attempt.entity.ts';
-import { WebhookSubscriptionSchema } from './webhook-subscription.entity.ts';
 
 declare module '../module.ts' {
   interface Services {
@@ -15,7 +13,6 @@ declare module '../module.ts' {
 
 export const webhooksModule = defineModule({
   name: 'webhooks',
-  entities: [WebhookSubscriptionSchema, WebhookAttemptSchema],
   services: ({ key, config }) => ({
     webhooks: createWebhookService({ secrets: createSecretBox(key('webhook-secrets')), allowPrivateUrls: config.env !== 'production' }),
   }),

@@ -1,19 +1,15 @@
 // No two modules of the shipping code import each other, even by type, directly or through others: a cycle
 // means two pieces that cannot be understood (or moved) apart (ARCHITECTURE.md).
-import { readFileSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import test from 'ava';
+import { importsOf, ROOT } from '../support/imports.ts';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const SHIPPING = ['control-plane', 'workflows', 'stacks', 'catalog', 'lib', 'sdk', 'cli', 'web'];
-const IMPORT = /^(?:import|export)[^'"]*from\s*['"](\.{1,2}\/[^'"]+)['"]/gm;
 
 function importGraph(): Map<string, string[]> {
   const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', ...SHIPPING.flatMap((d) => [`${d}/*.ts`, `${d}/*.tsx`])], { cwd: ROOT, encoding: 'utf8' })
     .split('\n').filter(Boolean);
-  return new Map(files.map((file) => [file, [...readFileSync(join(ROOT, file), 'utf8').matchAll(IMPORT)]
-    .map((m) => relative(ROOT, normalize(join(ROOT, dirname(file), m[1]!))))]));
+  return new Map(files.map((file) => [file, importsOf(file)]));
 }
 
 /** Each cycle once, as the files on it (a depth-first search that reports back edges). */
