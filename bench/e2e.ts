@@ -6,7 +6,11 @@
 //  2. where one `pulumi up` spends its time: CLI start, Kubernetes plugin start, engine, state write; and the
 //     Kubernetes provider plugin's memory (its largest RSS, sampled during step 1, and at start);
 //  3. inference through Kiln against the same requests sent straight to the simulated model server, in one
-//     run: the latency Kiln adds to the first token (p50, p99) and the streamed tokens/s it keeps.
+//     run: the latency Kiln adds to the first token (p50, p99) and the streamed tokens/s it keeps;
+//  4. 100 deployments created at once: when the last is running, and GET /api/deployments of another
+//     organization meanwhile (p50, p99), beside the same reads on the idle API just before;
+//  5. churn: creates, scales and deletes mixed, 120 a minute for 5 minutes against one worker: how many
+//     settled (running at the asked replicas, or gone), their time to settle, and any failure.
 import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -26,8 +30,14 @@ const DEPLOYMENTS = Number(process.env.BENCH_DEPLOYMENTS ?? 20);
 const PULUMI_SAMPLES = Number(process.env.BENCH_PULUMI_SAMPLES ?? 3);
 const INFERENCE_REQUESTS = Number(process.env.BENCH_INFERENCE_REQUESTS ?? 100);
 const MAX_TOKENS = 64;
+const BURST = Number(process.env.BENCH_BURST ?? 100);
+const CHURN_SECONDS = Number(process.env.BENCH_CHURN_SECONDS ?? 300);
+const CHURN_PER_MINUTE = Number(process.env.BENCH_CHURN_PER_MINUTE ?? 120);
+/** The churn's live deployments at most (each may run 2 replicas). */
+const CHURN_LIVE = 40;
 
-const stack = await startBenchStack('bench-e2e', [{ gpuType: 'nvidia-l4', nodes: 2 * DEPLOYMENTS + PULUMI_SAMPLES + 2, gpusPerNode: 1 }]);
+const GPUS = 2 * DEPLOYMENTS + PULUMI_SAMPLES + BURST + 2 * CHURN_LIVE + 2;
+const stack = await startBenchStack('bench-e2e', [{ gpuType: 'nvidia-l4', nodes: Math.ceil(GPUS / 8), gpusPerNode: 8 }]);
 const { call, cluster, dataDir, newOrganization, temporal: temporalClient } = stack;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -114,10 +124,7 @@ async function batch(label: string) {
     parts.pulumi.push(apply.ended - apply.started);
     parts.pods.push(ready.ended - ready.started);
   }
-  const cpu = (await workerMetrics().pulumiCpu.get()).values.filter((v) => v.labels.operation === 'up');
-  const sum = cpu.find((v) => v.metricName?.endsWith('_sum'))?.value ?? 0;
-  const count = cpu.find((v) => v.metricName?.endsWith('_count'))?.value ?? 0;
-  return { tenant, ids, totals, parts, providers, cpuPerUp: count ? sum / count : 0, ups: count };
+  return { tenant, ids, totals, parts, providers, ...(await cpuPerUp()) };
 }
 
 function printBatch(title: string, result: Awaited<ReturnType<typeof batch>>) {
@@ -175,8 +182,164 @@ try {
   console.log(`  added by Kiln: p50 ${added(50)} ms, p99 ${added(99)} ms (aim: under 5 ms at p50)`);
   const ratio = median(viaKiln.rate) / median(direct.rate);
   console.log(`  streamed tokens/s, median: direct ${median(direct.rate).toFixed(1)}, through Kiln ${median(viaKiln.rate).toFixed(1)} (${(100 * ratio).toFixed(1)}% kept; aim: at least 90%)`);
+
+  // 4. A burst of BURST creations, while another organization reads its deployments.
+  const idleReads = await timedReads(now.tenant.token, 50);
+  const burstResult = await burst(now.tenant.token);
+  console.log(`\n4. ${BURST} deployments created at once, one worker`);
+  console.log(`  POST -> running: median ${seconds(median(burstResult.totals))}, worst ${seconds(Math.max(...burstResult.totals))} (aim: all within 60 s)`);
+  console.log(`  POST answered: median ${median(burstResult.posts).toFixed(0)} ms, worst ${Math.max(...burstResult.posts).toFixed(0)} ms`);
+  console.log(`  GET /api/deployments of another organization: idle p50 ${percentile(idleReads, 50).toFixed(1)} ms, p99 ${percentile(idleReads, 99).toFixed(1)} ms;`
+    + ` during the burst (${burstResult.reads.length} reads) p50 ${percentile(burstResult.reads, 50).toFixed(1)} ms, p99 ${percentile(burstResult.reads, 99).toFixed(1)} ms (aim: p99 under 200 ms)`);
+  console.log(`  CPU per \`pulumi up\`: ${burstResult.cpuPerUp.toFixed(2)} CPU-seconds (mean of ${burstResult.ups})`);
+
+  // 5. Sustained churn against the same worker.
+  const churned = await churn();
+  const minutes = CHURN_SECONDS / 60;
+  console.log(`\n5. churn: creates, scales and deletes mixed, ${CHURN_PER_MINUTE} a minute asked for ${CHURN_SECONDS} s, one worker`);
+  for (const kind of ['create', 'scale', 'delete'] as const) {
+    const settled = churned.settled[kind];
+    const times = settled.length ? `, median ${seconds(median(settled))}, p95 ${seconds(percentile(settled, 95))}` : '';
+    console.log(`  ${kind}: ${churned.issued[kind]} sent, ${settled.length} settled${times}`);
+  }
+  const settledCount = churned.settled.create.length + churned.settled.scale.length + churned.settled.delete.length;
+  console.log(`  settled: ${(settledCount / minutes).toFixed(0)} a minute (aim: at least 120), ${churned.unsettled} still settling at the end;`
+    + ` ${churned.skipped} turns skipped (every live deployment still settling); failures: ${churned.failures.length}${churned.failures.length ? ` (${churned.failures.slice(0, 3).join('; ')})` : ''}`);
+  console.log(`  CPU per \`pulumi up\`: ${churned.cpuPerUp.toFixed(2)} CPU-seconds (mean of ${churned.ups})`);
 } finally {
   await stack.stop();
+}
+
+/** CPU-seconds per `up` since the last reset of kiln_pulumi_operation_cpu_seconds. */
+async function cpuPerUp(): Promise<{ cpuPerUp: number; ups: number }> {
+  const cpu = (await workerMetrics().pulumiCpu.get()).values.filter((v) => v.labels.operation === 'up');
+  const sum = cpu.find((v) => v.metricName?.endsWith('_sum'))?.value ?? 0;
+  const count = cpu.find((v) => v.metricName?.endsWith('_count'))?.value ?? 0;
+  return { cpuPerUp: count ? sum / count : 0, ups: count };
+}
+
+/** `count` reads of GET /api/deployments, one every 100 ms: each one's milliseconds. */
+async function timedReads(token: string, count: number, until: () => boolean = () => false): Promise<number[]> {
+  const took: number[] = [];
+  for (let i = 0; i < count || until(); i++) {
+    const started = performance.now();
+    const res = await call('GET', '/api/deployments?limit=20', token);
+    if (res.status !== 200) throw new Error(`GET /api/deployments answered ${res.status}`);
+    took.push(performance.now() - started);
+    if (count > 0 && i + 1 >= count) break;
+    await sleep(100);
+  }
+  return took;
+}
+
+/** The organization's live deployments, by id (one page: the bench keeps at most 100 in one). */
+async function listed(token: string): Promise<Map<string, { status: string; replicas: number; currentReplicas: number; failureReason: string | null }>> {
+  const res = await call('GET', '/api/deployments?limit=100', token);
+  if (res.status !== 200) throw new Error(`GET /api/deployments answered ${res.status}`);
+  return new Map((res.body.data as { id: string; status: string; replicas: number; currentReplicas: number; failureReason: string | null }[]).map((d) => [d.id, d]));
+}
+
+/** BURST deployments POSTed at once in a new organization, followed to running by their list; `readerToken`'s organization reads meanwhile. */
+async function burst(readerToken: string) {
+  const tenant = await newOrganization('burst');
+  await postgresPlan(tenant.organizationId);
+  workerMetrics().pulumiCpu.reset();
+  let done = false;
+  const reads = timedReads(readerToken, 0, () => !done);
+  const sent = new Map<string, number>();
+  const posts: number[] = [];
+  await Promise.all(Array.from({ length: BURST }, async (_, i) => {
+    const at = Date.now();
+    const res = await call('POST', '/api/deployments', tenant.token, { name: `burst-${i}`, model: 'Qwen/Qwen2.5-0.5B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4' });
+    if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
+    posts.push(Date.now() - at);
+    sent.set(res.body.data.id, at);
+  }));
+  const runningAt = new Map<string, number>();
+  for (const deadline = Date.now() + 15 * 60_000; runningAt.size < BURST && Date.now() < deadline; await sleep(500)) {
+    for (const [id, d] of await listed(tenant.token)) {
+      if (d.status === 'running' && !runningAt.has(id)) runningAt.set(id, Date.now());
+      if (d.status === 'failed') throw new Error(`${id} failed: ${d.failureReason}`);
+    }
+  }
+  done = true;
+  if (runningAt.size < BURST) throw new Error(`${BURST - runningAt.size} deployments did not reach running in 15 minutes`);
+  return { totals: [...runningAt].map(([id, at]) => at - sent.get(id)!), posts, reads: await reads, ...(await cpuPerUp()) };
+}
+
+type ChurnKind = 'create' | 'scale' | 'delete';
+
+/**
+ * For CHURN_SECONDS, one lifecycle request every 60/CHURN_PER_MINUTE seconds in a new organization: a creation
+ * while fewer than half of CHURN_LIVE live, else a scale (1 <-> 2 replicas) or a delete of a settled deployment,
+ * or a creation while there is room. Each is settled once the list shows it running at the asked replicas, or
+ * gone; a failed deployment or a refused request is a failure.
+ */
+async function churn() {
+  const tenant = await newOrganization('churn');
+  await postgresPlan(tenant.organizationId);
+  workerMetrics().pulumiCpu.reset();
+  const issued = { create: 0, scale: 0, delete: 0 };
+  const settled: Record<ChurnKind, number[]> = { create: [], scale: [], delete: [] };
+  const failures: string[] = [];
+  /** Each live deployment's replicas asked for, and the request it has not settled yet. */
+  const live = new Map<string, { replicas: number; pending?: { kind: ChurnKind; at: number } }>();
+  let sequence = 0;
+  const request = async (kind: ChurnKind, id?: string) => {
+    issued[kind]++;
+    const at = Date.now();
+    if (kind === 'create') {
+      const res = await call('POST', '/api/deployments', tenant.token, { name: `churn-${sequence++}`, model: 'Qwen/Qwen2.5-0.5B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4', replicas: 1, minReplicas: 1, maxReplicas: 1 });
+      if (res.status !== 201) return void failures.push(`create answered ${res.status}`);
+      live.set(res.body.data.id, { replicas: 1, pending: { kind, at } });
+    } else if (kind === 'scale') {
+      // Pinned (min = max): the autoscaler leaves the count asked for alone. The target is set before the
+      // request, so a list read meanwhile cannot count the old count as settled.
+      const entry = live.get(id!)!;
+      const replicas = entry.replicas === 1 ? 2 : 1;
+      Object.assign(entry, { replicas, pending: { kind, at } });
+      const res = await call('PATCH', `/api/deployments/${id}`, tenant.token, { replicas, minReplicas: replicas, maxReplicas: replicas });
+      if (res.status !== 200) return void failures.push(`scale answered ${res.status}`);
+    } else {
+      live.get(id!)!.pending = { kind, at };
+      const res = await call('DELETE', `/api/deployments/${id}`, tenant.token);
+      if (res.status >= 300) return void failures.push(`delete answered ${res.status}`);
+    }
+  };
+  const next = (): Promise<void> | undefined => {
+    const idle = [...live].filter(([, e]) => !e.pending).map(([id]) => id);
+    if (live.size < CHURN_LIVE / 2 || (idle.length === 0 && live.size < CHURN_LIVE)) return request('create');
+    if (idle.length === 0) return undefined;
+    const pick = idle[Math.floor(Math.random() * idle.length)]!;
+    const roll = Math.random();
+    if (roll < 0.25 && live.size < CHURN_LIVE) return request('create');
+    return request(roll < 0.7 ? 'scale' : 'delete', pick);
+  };
+  const requests: Promise<void>[] = [];
+  const end = Date.now() + CHURN_SECONDS * 1000;
+  let nextAt = Date.now();
+  let skipped = 0;
+  while (Date.now() < end) {
+    if (Date.now() >= nextAt) {
+      const sentOne = next();
+      if (sentOne) requests.push(sentOne); else skipped++;
+      nextAt += 60_000 / CHURN_PER_MINUTE;
+    }
+    const shown = await listed(tenant.token);
+    for (const [id, entry] of live) {
+      const d = shown.get(id);
+      if (!entry.pending) continue;
+      if (d?.status === 'failed') { failures.push(`${id} failed: ${d.failureReason}`); live.delete(id); continue; }
+      const done = entry.pending.kind === 'delete' ? d === undefined : d?.status === 'running' && d.replicas === entry.replicas && d.currentReplicas === entry.replicas;
+      if (!done) continue;
+      settled[entry.pending.kind].push(Date.now() - entry.pending.at);
+      if (entry.pending.kind === 'delete') live.delete(id); else entry.pending = undefined;
+    }
+    await sleep(Math.max(0, Math.min(250, nextAt - Date.now())));
+  }
+  await Promise.all(requests);
+  const unsettled = [...live.values()].filter((e) => e.pending).length;
+  return { issued, settled, failures, unsettled, skipped, ...(await cpuPerUp()) };
 }
 
 /** The address of a deployment's Ready pod, where the simulated model server answers. */
