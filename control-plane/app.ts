@@ -1,7 +1,7 @@
 // The Koa application, built from explicit dependencies (no globals) and the list of API modules
 // (modules.ts): each module builds its services and declares its routes; this file adds the middleware
-// every request passes through, in order.
-import { METHODS } from 'node:http';
+// every request passes through, in order, and runs the modules' lifecycles (start in list order, stop in reverse).
+import { METHODS, type Server } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { deriveKey } from '../lib/keys.ts';
@@ -19,13 +19,17 @@ import { idempotency } from './idempotency/middleware.ts';
 import type { AppDeps, ModuleContext, Services } from './module.ts';
 import { API_MODULES } from './modules.ts';
 
-/** The Koa application, and what must happen when it stops. */
+/** The Koa application, and its modules' lifecycles, which server.ts runs around the HTTP server. */
 export type KilnApp = Koa<AppState> & {
   /** Every route the app serves, as declared (method, path, permission, schemas). */
   readonly routes: readonly Route[];
-  /** The services the modules built (server.ts attaches the live-updates socket service to the HTTP server). */
+  /** The services the modules built. */
   readonly services: Services;
-  /** Runs each module's close (the inference gateway's pod watches stop, queued audit records are written). Call once the server stopped answering, before the database closes. */
+  /** Runs each module's start in list order (background loops, the secrets' re-seal, the live-updates sockets on `server`). Call before the server listens. */
+  start(server: Server): Promise<void>;
+  /** Runs each module's preClose in reverse order (the live-updates sockets close). Call as the server begins to close. */
+  preClose(): Promise<void>;
+  /** Runs each module's close in reverse order (loops stop, the inference gateway's pod watches stop, queued audit records are written). Call once the server stopped answering, before the database closes. */
   close(): Promise<void>;
 };
 
@@ -83,11 +87,18 @@ export function createApp(deps: AppDeps): KilnApp {
   }));
   app.use(router.routes());
   app.use(router.allowedMethods());
+  const reversed = API_MODULES.toReversed();
   return Object.assign(app, {
     routes,
     services,
+    start: async (server: Server) => {
+      for (const module of API_MODULES) await module.start?.({ ...context, server, app });
+    },
+    preClose: async () => {
+      for (const module of reversed) await module.preClose?.(services);
+    },
     close: async () => {
-      for (const module of API_MODULES) await module.close?.(services);
+      for (const module of reversed) await module.close?.(services);
     },
   });
 }

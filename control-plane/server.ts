@@ -1,6 +1,9 @@
 // The API server, wired as it ships: `npm run api` (main.ts), `npm start` (infra/start.ts), the tests and the
-// benches all start it here, so a test exercises the wiring production runs.
-import type { Server } from 'node:http';
+// benches all start it here, so a test exercises the wiring production runs. It keeps the process's concerns:
+// the database, its pool and the Temporal connection it opens and closes, the HTTP server, and the order in which
+// the app's modules start (before it listens) and stop (as and after it closes); each area's background work is
+// its module's (module.ts start, preClose, close).
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
@@ -8,13 +11,8 @@ import { pino, type Logger } from 'pino';
 import { createApp, type KilnApp } from './app.ts';
 import type { AppDeps } from './module.ts';
 import type { ApiConfig } from './config.ts';
-import { createClusterOrchestrator } from './clusters/orchestrator.ts';
 import { openDatabase, type Orm } from './database/orm.ts';
-import { createDeploymentOrchestrator } from './deployments/orchestrator.ts';
-import { startDesiredStateRedelivery } from './deployments/desired-state-delivery.ts';
 import { createMailer } from './mail/mailer.ts';
-import { startMailOutbox } from './notifications/mail-outbox.ts';
-import { createReportOrchestrator } from './reports/orchestrator.ts';
 
 export interface StartApiOptions {
   /** The validated configuration (loadConfig('api')), with the database it names. */
@@ -27,7 +25,7 @@ export interface StartApiOptions {
   readonly poolSize?: number;
   /** What tests and benches set otherwise: rate limits, the inference gateway's options, the mailer. */
   readonly overrides?: Partial<Pick<AppDeps, 'rateLimits' | 'inference' | 'mail'>>;
-  /** How long a dry run waits for its preview (the orchestrator's default when absent). */
+  /** How long a dry run waits for its preview (the deployment orchestrator's default when absent). */
   readonly previewTimeoutMs?: number;
 }
 
@@ -51,26 +49,20 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
   pool.on('error', (error) => log.warn({ message: error.message }, 'idle database connection closed'));
   // Connected on first use, so the API starts (and answers) while Temporal is away.
   const temporal = Connection.lazy({ address: config.temporalAddress });
-  const client = new Client({ connection: temporal });
-  const orchestrator = createDeploymentOrchestrator(client, { previewTimeoutMs: options.previewTimeoutMs });
-  const mail = options.overrides?.mail ?? { mailer: createMailer(config, log), publicUrl: config.publicUrl };
   const app = createApp({
-    config, orm, pool, log, orchestrator,
-    reports: createReportOrchestrator(client),
-    clusterOrchestrator: createClusterOrchestrator(client),
-    mail,
+    config, orm, pool, log,
+    temporal: new Client({ connection: temporal }),
+    previewTimeoutMs: options.previewTimeoutMs,
+    mail: options.overrides?.mail ?? { mailer: createMailer(config, log), publicUrl: config.publicUrl },
     rateLimits: options.overrides?.rateLimits,
     inference: options.overrides?.inference,
   });
-  // Changes saved while Temporal was unreachable reach their workflows once it answers again.
-  const redelivery = startDesiredStateRedelivery({ orm, orchestrator, log });
-  // Notification e-mails owed, the worker's included, leave from here.
-  const mailOutbox = startMailOutbox({ orm, mailer: mail.mailer, log });
-  const server = options.host === undefined ? app.listen(config.port) : app.listen(config.port, options.host);
+  const server = createServer(app.callback());
+  // Every area's background work (modules.ts order) is under way before the first request.
+  await app.start(server);
+  if (options.host === undefined) server.listen(config.port);
+  else server.listen(config.port, options.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-  // GET /v1/ws: the live-updates sockets ride on this server (control-plane/live-updates/).
-  const liveUpdates = app.services.liveUpdates;
-  await liveUpdates.attach(server, app);
   const { port } = server.address() as AddressInfo;
   log.info({ port, env: config.env }, 'control plane listening');
   return {
@@ -80,11 +72,11 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
     orm,
     pool,
     async close() {
-      // Open sockets would hold the server open: they close first (1001), and their clients reconnect elsewhere.
-      await liveUpdates.close();
+      // What would hold the server open goes first: the live-updates sockets close (1001) and their clients
+      // reconnect elsewhere.
+      await app.preClose();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await redelivery.stop();
-      await mailOutbox.stop();
+      // Then, in reverse order, the modules stop their background work and release what they hold.
       await app.close();
       await pool.end();
       await orm.close();

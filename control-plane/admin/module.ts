@@ -5,9 +5,9 @@ import { createAdminService } from './service.ts';
 
 export const adminModule = defineModule({
   name: 'admin',
-  routes: ({ cursors, orchestrator, log, services, config }) => adminRoutes({
+  routes: ({ cursors, log, services, config }) => adminRoutes({
     admin: createAdminService({
-      cursors, deployments: services.deployments, orchestrator, log, temporalUiUrl: config.temporalUiUrl,
+      cursors, deployments: services.deployments, orchestrator: services.deploymentOrchestrator, log, temporalUiUrl: config.temporalUiUrl,
       openCircuits: async (em) => (await services.circuits.list(em)).filter((c) => c.state !== 'closed'),
     }),
     audit: services.auditQuery,

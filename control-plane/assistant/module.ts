@@ -9,10 +9,10 @@ import { createAssistantService } from './service.ts';
 
 export const assistantModule = defineModule({
   name: 'assistant',
-  routes: ({ services, orchestrator, routes }) => {
+  routes: ({ services, routes }) => {
     // Built on first search, once every module's routes are declared (their summaries are part of it).
     const docs = repositoryDocs(routes);
-    const inference = createInferenceService({ clusters: services.clusters, gateway: services.inferenceGateway, orchestrator });
+    const inference = createInferenceService({ clusters: services.clusters, gateway: services.inferenceGateway, orchestrator: services.deploymentOrchestrator });
     return [
       ...helpRoutes(createHelpService(docs)),
       ...assistantRoutes(createAssistantService({ docs, deployments: services.deployments, costs: services.costs, inference })),

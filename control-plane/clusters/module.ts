@@ -1,6 +1,7 @@
 // GPU clusters: registered or provisioned by platform administrators, and where deployments are placed.
 import { createSecretBox } from '../../lib/secret-box.ts';
 import { defineModule } from '../module.ts';
+import { createClusterOrchestrator } from './orchestrator.ts';
 import { clusterRoutes } from './routes.ts';
 import { createClusterService, type ClusterService } from './service.ts';
 
@@ -10,9 +11,9 @@ declare module '../module.ts' {
 
 export const clustersModule = defineModule({
   name: 'clusters',
-  services: ({ key, clusterOrchestrator, services, log }) => ({
+  services: ({ key, temporal, services, log }) => ({
     clusters: createClusterService({
-      secrets: createSecretBox(key('cluster-kubeconfigs')), orchestrator: clusterOrchestrator, circuits: services.circuits, log,
+      secrets: createSecretBox(key('cluster-kubeconfigs')), orchestrator: createClusterOrchestrator(temporal), circuits: services.circuits, log,
     }),
   }),
   routes: ({ services }) => clusterRoutes(services.clusters),

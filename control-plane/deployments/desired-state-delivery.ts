@@ -5,7 +5,7 @@ import { raw, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { DeploymentSchema, type Deployment } from './deployment.entity.ts';
 import type { DeploymentOrchestrator } from './orchestrator.ts';
-import { startPeriodic, type Periodic } from '../../lib/periodic.ts';
+import { createPeriodic, type Periodic } from '../../lib/periodic.ts';
 
 export interface DesiredStateDeliveryDeps {
   orchestrator: Pick<DeploymentOrchestrator, 'converge'>;
@@ -53,11 +53,11 @@ export async function redeliverDesiredStates(orm: MikroORM, delivery: DesiredSta
   return delivered;
 }
 
-/** Runs redelivery passes every `intervalMs` until stopped (each API replica runs one; overlaps are harmless). */
-export function startDesiredStateRedelivery(deps: DesiredStateDeliveryDeps & { orm: MikroORM; intervalMs?: number }): Periodic {
+/** Redelivery passes every `intervalMs` once started, until stopped (each API replica runs one, from deployments/module.ts; overlaps are harmless). */
+export function createDesiredStateRedelivery(deps: DesiredStateDeliveryDeps & { orm: MikroORM; intervalMs?: number }): Periodic {
   const { orm, log } = deps;
   const delivery = createDesiredStateDelivery(deps);
-  return startPeriodic(async () => {
+  return createPeriodic(async () => {
     const delivered = await redeliverDesiredStates(orm, delivery);
     if (delivered) log.info({ delivered }, 'sent saved deployment changes to their workflows');
   }, { intervalMs: deps.intervalMs ?? 10_000, onError: (error) => log.error({ err: error }, 'desired-state redelivery pass failed') });

@@ -11,7 +11,9 @@ declare module '../module.ts' {
 export const inferenceModule = defineModule({
   name: 'inference',
   services: ({ log, inference }) => ({ inferenceGateway: createInferenceGateway({ log, options: inference }) }),
-  routes: ({ services, orchestrator }) => inferenceRoutes(createInferenceService({ clusters: services.clusters, gateway: services.inferenceGateway, orchestrator })),
+  routes: ({ services }) => inferenceRoutes(createInferenceService({
+    clusters: services.clusters, gateway: services.inferenceGateway, orchestrator: services.deploymentOrchestrator,
+  })),
   // Stops the gateway's pod watches.
   close: ({ inferenceGateway }) => inferenceGateway.close(),
 });

@@ -1,6 +1,7 @@
 // Live updates: a WebSocket per client (GET /v1/ws) fed from a bounded event log through PostgreSQL
-// LISTEN/NOTIFY, so every API replica delivers every event, whichever process caused it. server.ts attaches
-// the service to the HTTP server once it listens and closes it before the server stops.
+// LISTEN/NOTIFY, so every API replica delivers every event, whichever process caused it. The module attaches
+// the service to the HTTP server as the app starts, and closes its sockets as the server begins to close
+// (they would hold it open).
 import { defineModule } from '../module.ts';
 import { createLiveHub } from './hub.ts';
 import { liveUpdatesRoutes } from './routes.ts';
@@ -16,5 +17,6 @@ export const liveUpdatesModule = defineModule({
     liveUpdates: createLiveUpdatesService(createLiveHub({ pool, log, settings: config.liveUpdates }), log),
   }),
   routes: ({ services, pool }) => liveUpdatesRoutes(services.liveUpdates, pool),
-  close: (services) => services.liveUpdates.close(),
+  start: ({ services, server, app }) => services.liveUpdates.attach(server, app),
+  preClose: ({ liveUpdates }) => liveUpdates.close(),
 });

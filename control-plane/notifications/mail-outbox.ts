@@ -1,5 +1,5 @@
 // Sends the notification e-mails owed (notification-mail.entity.ts), whoever wrote them: the API's areas and
-// the worker's notices alike. Every API replica runs one sender; rows are claimed with SKIP LOCKED, so two
+// the worker's notices alike. Every API replica runs one sender (notifications/module.ts starts it); rows are claimed with SKIP LOCKED, so two
 // replicas never send the same copy. A failed send is tried again on later passes, up to MAIL_ATTEMPTS; an
 // address the mail server refuses for good is given up at once.
 import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
@@ -8,7 +8,7 @@ import { ValidationError } from '../core/errors.ts';
 import { UserSchema } from '../auth/user.entity.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { describe } from './inbox.ts';
-import { startPeriodic, type Periodic } from '../../lib/periodic.ts';
+import { createPeriodic, type Periodic } from '../../lib/periodic.ts';
 import { MAIL_ATTEMPTS, NotificationMailSchema } from './notification-mail.entity.ts';
 
 export interface MailOutboxDeps {
@@ -48,9 +48,9 @@ export async function sendOwedMail(deps: MailOutboxDeps): Promise<number> {
   });
 }
 
-/** Runs passes every `intervalMs` until stopped; a pass that sent a full batch is followed at once by another. */
-export function startMailOutbox(deps: MailOutboxDeps & { intervalMs?: number }): Periodic {
-  return startPeriodic(async () => {
+/** Passes every `intervalMs` once started, until stopped (notifications/module.ts); a pass that sent a full batch is followed at once by another. */
+export function createMailOutbox(deps: MailOutboxDeps & { intervalMs?: number }): Periodic {
+  return createPeriodic(async () => {
     while ((await sendOwedMail(deps)) === BATCH_SIZE);
   }, { intervalMs: deps.intervalMs ?? 2_000, onError: (error) => deps.log.error({ err: error }, 'notification e-mail pass failed') });
 }
