@@ -88,7 +88,7 @@ export interface ApiModule {
   preClose?(services: Services): Promise<void> | void;
   /**
    * Stops the area's background work and releases what its services hold, in reverse list order, once the
-   * server stopped answering and before the database and Temporal close. Runs whether or not start ran.
+   * server stopped answering and before the database and Temporal close.
    */
   close?(services: Services): Promise<void> | void;
 }

@@ -1,6 +1,7 @@
 // Platform notifications, written by administrators, and notifications addressed to one user (what they
 // follow: template updates; and what the worker tells them: deployments, alerts, credits, invoices), which
-// /v1/notifications lists together with the live announcements, with the user's reads and preferences.
+// /v1/notifications lists together with the live announcements, with the user's reads and preferences; and the
+// outbox that e-mails the kinds users asked for by e-mail (mail-outbox.ts), which the module runs.
 import type { Periodic } from '../../lib/periodic.ts';
 import { defineModule } from '../module.ts';
 import { createInboxService } from './inbox.ts';
