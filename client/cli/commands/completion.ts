@@ -1,14 +1,16 @@
 // `kiln completion <shell>`: a completion script drawn from the command tree itself, so a new command or
 // flag completes without anyone editing a script.
 import type { Command } from 'commander';
+import { usage } from '../errors.ts';
+import { EXAMPLES } from '../options.ts';
 
-export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+const SHELLS = ['bash', 'zsh', 'fish'] as const;
 type Shell = (typeof SHELLS)[number];
 
 const flagsOf = (command: Command) => command.options.flatMap((o) => [o.long, o.short].filter((f): f is string => Boolean(f)));
 const visible = (command: Command) => command.commands.filter((c) => c.name() !== 'help');
 
-export function completionScript(program: Command, shell: Shell): string {
+function completionScript(program: Command, shell: Shell): string {
   const globals = flagsOf(program);
   const top = visible(program);
   if (shell === 'fish') {
@@ -37,4 +39,14 @@ ${cases}
 `;
   if (shell === 'zsh') return `#compdef kiln\n# kiln completion for zsh\nautoload -U +X bashcompinit && bashcompinit\n${bash}complete -F _kiln kiln\n`;
   return `# kiln completion for bash: source <(kiln completion bash)\n${bash}complete -F _kiln kiln\n`;
+}
+
+export function addCompletionCommand(program: Command): void {
+  program.command('completion').argument('[shell]', `one of ${SHELLS.join(', ')}`, 'bash')
+    .description('Print a shell completion script')
+    .addHelpText('after', EXAMPLES(['source <(kiln completion bash)', 'kiln completion zsh > "${fpath[1]}/_kiln"', 'kiln completion fish > ~/.config/fish/completions/kiln.fish']))
+    .action((shell: string) => {
+      if (!(SHELLS as readonly string[]).includes(shell)) throw usage(`No completion for ${shell}`, `Choose one of ${SHELLS.join(', ')}.`);
+      process.stdout.write(completionScript(program, shell as Shell));
+    });
 }
