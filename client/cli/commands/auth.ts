@@ -10,7 +10,7 @@ import { note, printObject } from '../output.ts';
 import { session } from '../session.ts';
 
 /** What a login says when it took the default from another profile. */
-function nowDefault(name: string, replaced: string | undefined): string {
+function nowDefault(replaced: string | undefined): string {
   return replaced ? ` It is now the default profile, in place of "${replaced}" (commands use it unless --profile says otherwise).` : '';
 }
 
@@ -53,7 +53,7 @@ export function addAuthCommands(program: Command): void {
         const client = createKilnClient({ baseUrl: s.server, token: apiKey, userAgent: 'kiln-cli' });
         const organization = await organizationOf(client, org);
         const replaced = await s.saveProfile({ server: s.server, token: apiKey, kind: 'api_key', organizationId: organization.id });
-        note(`Logged in to ${s.server} with an API key, organization ${organization.name ? `${organization.name} (${organization.id})` : organization.id}, as profile "${s.name}".${nowDefault(s.name, replaced)}`);
+        note(`Logged in to ${s.server} with an API key, organization ${organization.name ? `${organization.name} (${organization.id})` : organization.id}, as profile "${s.name}".${nowDefault(replaced)}`);
         return;
       }
       const password = options.passwordStdin ? (await readStdin()).replace(/\r?\n$/, '') : interactive() ? await passwordPrompt({ message: 'Password', mask: '*' }) : undefined;
@@ -61,7 +61,7 @@ export function addAuthCommands(program: Command): void {
       const client = createKilnClient({ baseUrl: s.server, userAgent: 'kiln-cli' });
       const login = await ok(client.POST('/v1/auth/signin', { body: { email: email!, password } }));
       const replaced = await s.saveProfile({ server: s.server, token: login.access_token, refreshToken: login.refresh_token, kind: 'session', organizationId: login.user.organization_id, email: login.user.email });
-      note(`Logged in to ${s.server} as ${login.user.email}, organization ${login.user.organization_id}, as profile "${s.name}".${nowDefault(s.name, replaced)}`);
+      note(`Logged in to ${s.server} as ${login.user.email}, organization ${login.user.organization_id}, as profile "${s.name}".${nowDefault(replaced)}`);
     });
 
   program.command('logout')
