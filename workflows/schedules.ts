@@ -1,6 +1,7 @@
 // Temporal Schedules the worker keeps: made on first start, brought up to date (spec and action) on every later
 // one, so changing an interval in the configuration takes effect on the next start. Each platform job that
-// runs by the clock (metering; invoicing's monthly close) is one entry of the worker's list.
+// runs by the clock (alert evaluation, optimization auto-apply, metering, invoicing's monthly close) is one entry
+// of the worker's list: every timed job runs this one way.
 import { ScheduleAlreadyRunning, type Client, type ScheduleOptions } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 

@@ -1,7 +1,7 @@
 // The Temporal worker of Kiln's task queues: deployments, webhook deliveries, reports, alert evaluation, optimization auto-apply, metering and invoicing.
 // `npm run worker` runs one from the environment; infra/start.ts runs one beside the API with startWorker().
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import type { LogLevel } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { pino, type Logger } from 'pino';
@@ -18,8 +18,8 @@ import { reportsQueue } from './reports/queue.ts';
 import { ensureSchedule, type KilnSchedule } from './schedules.ts';
 import { webhooksQueue } from './webhooks/queue.ts';
 import { createPrometheusClient } from '../lib/prometheus/client.ts';
-import { ALERT_EVALUATION_WORKFLOW, ALERT_EVALUATION_WORKFLOW_ID, ALERTS_TASK_QUEUE } from './contract/alerts.ts';
-import { OPTIMIZATION_TASK_QUEUE, OPTIMIZATION_WORKFLOW, OPTIMIZATION_WORKFLOW_ID } from './contract/optimization.ts';
+import { ALERT_EVALUATION_SCHEDULE_ID, ALERT_EVALUATION_WORKFLOW, ALERTS_TASK_QUEUE } from './contract/alerts.ts';
+import { OPTIMIZATION_SCHEDULE_ID, OPTIMIZATION_TASK_QUEUE, OPTIMIZATION_WORKFLOW } from './contract/optimization.ts';
 import { METERING_SCHEDULE_ID, METERING_TASK_QUEUE, METERING_WORKFLOW } from './contract/metering.ts';
 import { INVOICING_CRON, INVOICING_SCHEDULE_ID, INVOICING_TASK_QUEUE, INVOICING_WORKFLOW } from './contract/invoicing.ts';
 import { closePulumiOperations } from './pulumi/automation.ts';
@@ -81,17 +81,23 @@ export async function startWorker(config: WorkerConfig, log: Logger = pino({ lev
     log.info({ port: metrics.port }, 'worker metrics at /metrics/internal');
   }
   const running = Promise.all(workers.map((worker) => worker.run()));
-  // The platform's long-lived workflows (alert evaluation, optimization auto-apply: timers, then continue-as-new):
-  // started by the first worker, found running by every later one.
-  const platformWorkflows = [
-    { type: ALERT_EVALUATION_WORKFLOW, workflowId: ALERT_EVALUATION_WORKFLOW_ID, taskQueue: ALERTS_TASK_QUEUE, intervalSeconds: config.alertIntervalSeconds },
-    { type: OPTIMIZATION_WORKFLOW, workflowId: OPTIMIZATION_WORKFLOW_ID, taskQueue: OPTIMIZATION_TASK_QUEUE, intervalSeconds: config.optimizationIntervalSeconds },
-  ];
-  for (const { type, workflowId, taskQueue, intervalSeconds } of platformWorkflows) {
-    await client.workflow.start(type, { workflowId, taskQueue, args: [{ intervalSeconds }], workflowIdConflictPolicy: 'USE_EXISTING' });
+  // Alert evaluation and optimization ran as one long-lived workflow each (timers, then continue-as-new) before they
+  // were schedules: such a run left from then would replay against the one-pass workflows and fail; it goes.
+  for (const workflowId of [ALERT_EVALUATION_SCHEDULE_ID, OPTIMIZATION_SCHEDULE_ID]) {
+    await client.workflow.getHandle(workflowId).terminate('replaced by a Temporal Schedule').catch((error: unknown) => {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    });
   }
   // The jobs that run by the clock, as Temporal Schedules (workflows/schedules.ts).
   const schedules: KilnSchedule[] = [
+    {
+      scheduleId: ALERT_EVALUATION_SCHEDULE_ID, spec: { intervals: [{ every: config.alertIntervalSeconds * 1000 }] },
+      action: { type: 'startWorkflow', workflowType: ALERT_EVALUATION_WORKFLOW, taskQueue: ALERTS_TASK_QUEUE, args: [] },
+    },
+    {
+      scheduleId: OPTIMIZATION_SCHEDULE_ID, spec: { intervals: [{ every: config.optimizationIntervalSeconds * 1000 }] },
+      action: { type: 'startWorkflow', workflowType: OPTIMIZATION_WORKFLOW, taskQueue: OPTIMIZATION_TASK_QUEUE, args: [] },
+    },
     {
       scheduleId: METERING_SCHEDULE_ID, spec: { intervals: [{ every: config.metering.intervalMs }] },
       action: { type: 'startWorkflow', workflowType: METERING_WORKFLOW, taskQueue: METERING_TASK_QUEUE, args: [] },

@@ -1,13 +1,8 @@
-// Contract of alert evaluation: one workflow for every organization's rules, id ALERT_EVALUATION_WORKFLOW_ID,
-// started by the worker (workflows/worker.ts) and kept running (timers, then continue-as-new).
+// Contract of alert evaluation: a Temporal Schedule (id ALERT_EVALUATION_SCHEDULE_ID, made by the worker,
+// workflows/schedules.ts) starts one pass over every organization's rules each KILN_ALERT_INTERVAL_SECONDS.
 export const ALERTS_TASK_QUEUE = 'kiln-alerts';
 export const ALERT_EVALUATION_WORKFLOW = 'alertEvaluationWorkflow';
-export const ALERT_EVALUATION_WORKFLOW_ID = 'kiln-alert-evaluation';
-
-export interface AlertEvaluationInput {
-  /** Seconds between two evaluations of every rule. */
-  readonly intervalSeconds: number;
-}
+export const ALERT_EVALUATION_SCHEDULE_ID = 'kiln-alert-evaluation';
 
 /** What one evaluation pass did, as the activity answers it (visible in the workflow's history). */
 export interface AlertEvaluationResult {

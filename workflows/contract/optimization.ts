@@ -1,14 +1,9 @@
-// Contract of optimization auto-apply: one workflow for every deployment whose policy has autoApply on, id
-// OPTIMIZATION_WORKFLOW_ID, started by the worker (workflows/worker.ts) and kept running (timers,
-// then continue-as-new).
+// Contract of optimization auto-apply: a Temporal Schedule (id OPTIMIZATION_SCHEDULE_ID, made by the worker,
+// workflows/schedules.ts) starts one pass over every deployment whose policy has autoApply on each
+// KILN_OPTIMIZATION_INTERVAL_SECONDS.
 export const OPTIMIZATION_TASK_QUEUE = 'kiln-optimization';
 export const OPTIMIZATION_WORKFLOW = 'optimizationWorkflow';
-export const OPTIMIZATION_WORKFLOW_ID = 'kiln-optimization';
-
-export interface OptimizationInput {
-  /** Seconds between two passes over the deployments. */
-  readonly intervalSeconds: number;
-}
+export const OPTIMIZATION_SCHEDULE_ID = 'kiln-optimization';
 
 /** What one pass did, as the activity answers it (visible in the workflow's history). */
 export interface OptimizationPassResult {
