@@ -1,13 +1,10 @@
-// GraphQL: one schema over the areas' own services, served at POST /v1/graphql. It keeps no table; team and
-// billing build their services inside their modules, so this one builds the same services from the same deps.
-import { createBillingService } from '../billing/service.ts';
+// GraphQL: one schema over the areas' own services, served at POST /v1/graphql. It keeps no table.
 import { defineModule } from '../module.ts';
-import { createTeamService } from '../team/service.ts';
 import { graphqlRoutes } from './routes.ts';
 
 export const graphqlModule = defineModule({
   name: 'graphql',
-  routes: ({ services, mail, cursors, log, routes }) => graphqlRoutes({
+  routes: ({ services, log, routes }) => graphqlRoutes({
     services: {
       deployments: services.deployments,
       models: services.models,
@@ -15,8 +12,8 @@ export const graphqlModule = defineModule({
       apiKeys: services.apiKeys,
       costs: services.costs,
       monitoring: services.monitoring,
-      team: createTeamService({ ...mail, auth: services.auth }),
-      billing: createBillingService({ cursors }),
+      team: services.team,
+      billing: services.billing,
     },
     audit: services.audit,
     routes,
