@@ -1,28 +1,33 @@
 // The GraphQL schema, built with Pothos over the same area services the REST routes call. Each field asks
 // for the permission its REST route declares (ctx.authorize, by operationId) and each mutation is audited as
 // its REST route is (ctx.audited); inputs are checked with the REST routes' own zod schemas (parseInput), so
-// a rule holds the same way on both.
+// a rule holds the same way on both, and the object types are the REST routes' zod views (view-types.ts), so
+// an answer has the same fields on both.
 import SchemaBuilder, { type ObjectRef } from '@pothos/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { GraphQLSchema } from 'graphql';
 import type { Principal } from '../auth/principal.ts';
 import type { ApiKeyService } from '../api-keys/service.ts';
-import { CreateApiKeyRequest } from '../api-keys/schemas.ts';
+import { ApiKeyView, CreateApiKeyRequest, RevokedApiKey as RevokedApiKeyView } from '../api-keys/schemas.ts';
 import type { BillingService } from '../billing/service.ts';
-import type { UsageBody } from '../billing/schemas.ts';
+import { UsageView } from '../billing/schemas.ts';
+import { PaginationSchema, type Page } from '../core/pagination.ts';
 import type { CostService } from '../costs/service.ts';
 import type { DeploymentService } from '../deployments/service.ts';
-import { CreateDeploymentRequest, ListDeploymentsQuery, UpdateDeploymentRequest, type DeploymentViewBody } from '../deployments/schemas.ts';
+import {
+  CreateDeploymentRequest, DeletedDeployment as DeletedDeploymentView, DeploymentView, ListDeploymentsQuery, UpdateDeploymentRequest,
+} from '../deployments/schemas.ts';
 import { parseInput } from '../http/validate.ts';
 import type { ModelService } from '../models/service.ts';
-import { ListModelsQuery } from '../models/schemas.ts';
+import { ListModelsQuery, ModelView } from '../models/schemas.ts';
 import type { MonitoringService } from '../monitoring/service.ts';
 import { MetricsRangeQuery } from '../monitoring/schemas.ts';
-import type { MemberViewBody } from '../team/schemas.ts';
+import { MemberView } from '../team/schemas.ts';
 import type { TeamService } from '../team/service.ts';
 import type { TemplateService } from '../templates/service.ts';
-import { ListTemplatesPlatformQuery } from '../templates/schemas.ts';
+import { ListTemplatesPlatformQuery, TemplateView } from '../templates/schemas.ts';
 import type { DeploymentEventView, Loaders } from './loaders.ts';
+import { objectTypeOfView } from './view-types.ts';
 
 export interface GraphQLContext {
   principal: Principal;
@@ -46,15 +51,13 @@ export interface SchemaServices {
   monitoring: MonitoringService;
 }
 
-type ModelBody = Awaited<ReturnType<ModelService['search']>>['items'][number];
-type TemplateBody = Awaited<ReturnType<TemplateService['list']>>['items'][number];
-type ApiKeyBody = Awaited<ReturnType<ApiKeyService['list']>>[number];
 type CreatedApiKeyBody = Awaited<ReturnType<ApiKeyService['create']>>;
+type DeletedDeploymentBody = Awaited<ReturnType<DeploymentService['remove']>>;
 interface Types {
   Context: GraphQLContext;
   Scalars: { JSON: { Input: unknown; Output: unknown } };
 }
-interface PageOf<T> { items: T[]; hasMore: boolean; nextCursor: string | null }
+type KilnSchemaTypes = PothosSchemaTypes.ExtendDefaultTypes<Types>;
 
 /** GraphQL gives null for an argument sent as null: the REST schemas know only absent fields. */
 function present<T extends Record<string, unknown>>(input: T): Partial<T> {
@@ -70,54 +73,36 @@ export function buildSchema(services: SchemaServices): GraphQLSchema {
     parseValue: (value) => value,
   });
 
+  // The REST views' own fields (view-types.ts); below, the fields GraphQL adds to them.
+  const Deployment = objectTypeOfView(builder, 'Deployment', DeploymentView, { description: 'A model served by vLLM on GPUs (GET /api/deployments/{id}).' });
   const DeploymentEvent = builder.objectRef<DeploymentEventView>('DeploymentEvent');
-  const Deployment = builder.objectRef<DeploymentViewBody>('Deployment').implement({
-    description: 'A model served by vLLM on GPUs (GET /api/deployments/{id}).',
-    fields: (t) => ({
-      id: t.exposeID('id'),
-      name: t.exposeString('name'),
-      model: t.exposeString('model'),
-      runtime: t.exposeString('runtime'),
-      gpu: t.exposeString('gpu'),
-      status: t.exposeString('status'),
-      state: t.exposeString('state'),
-      endpoint: t.exposeString('endpoint'),
-      replicas: t.exposeInt('replicas'),
-      currentReplicas: t.exposeInt('currentReplicas'),
-      minReplicas: t.exposeInt('minReplicas'),
-      maxReplicas: t.exposeInt('maxReplicas'),
-      gpusPerReplica: t.exposeInt('gpusPerReplica'),
-      contextLength: t.exposeInt('contextLength', { nullable: true }),
-      failureReason: t.exposeString('failureReason', { nullable: true }),
-      templateId: t.exposeString('templateId', { nullable: true }),
-      createdAt: t.exposeString('createdAt'),
-      updatedAt: t.exposeString('updatedAt'),
-      events: t.field({
-        type: [DeploymentEvent],
-        description: 'The latest lifecycle events, newest first (at most 20), loaded for a whole page at once.',
-        resolve: (deployment, _args, ctx) => ctx.loaders.events.load(deployment.id),
-      }),
-      cost: t.field({
-        type: 'JSON',
-        description: 'What it costs (GET /v1/deployments/{id}/pricing).',
-        resolve: (deployment, _args, ctx) => {
-          ctx.authorize('getDeploymentPricingV1');
-          return services.costs.deploymentPricing(ctx.em.fork(), ctx.principal, deployment.id);
-        },
-      }),
-      metrics: t.field({
-        type: 'JSON',
-        description: 'Its series over a range (GET /v1/deployments/{id}/metrics): from and to default to the last hour.',
-        args: { from: t.arg.string(), to: t.arg.string(), step: t.arg.int() },
-        resolve: (deployment, args, ctx) => {
-          ctx.authorize('getDeploymentMetricsV1');
-          const range = parseInput(MetricsRangeQuery, { ...present(args), orgId: ctx.principal.organizationId }, 'query');
-          return services.monitoring.deploymentMetrics(ctx.em.fork(), ctx.principal, deployment.id, range);
-        },
-      }),
+  builder.objectFields(Deployment, (t) => ({
+    events: t.field({
+      type: [DeploymentEvent],
+      description: 'The latest lifecycle events, newest first (at most 20), loaded for a whole page at once.',
+      resolve: (deployment, _args, ctx) => ctx.loaders.events.load(deployment.id),
     }),
-  });
+    cost: t.field({
+      type: 'JSON',
+      description: 'What it costs (GET /v1/deployments/{id}/pricing).',
+      resolve: (deployment, _args, ctx) => {
+        ctx.authorize('getDeploymentPricingV1');
+        return services.costs.deploymentPricing(ctx.em.fork(), ctx.principal, deployment.id);
+      },
+    }),
+    metrics: t.field({
+      type: 'JSON',
+      description: 'Its series over a range (GET /v1/deployments/{id}/metrics): from and to default to the last hour.',
+      args: { from: t.arg.string(), to: t.arg.string(), step: t.arg.int() },
+      resolve: (deployment, args, ctx) => {
+        ctx.authorize('getDeploymentMetricsV1');
+        const range = parseInput(MetricsRangeQuery, { ...present(args), orgId: ctx.principal.organizationId }, 'query');
+        return services.monitoring.deploymentMetrics(ctx.em.fork(), ctx.principal, deployment.id, range);
+      },
+    }),
+  }));
 
+  // No REST route answers a deployment's events as such: their type is GraphQL's own.
   DeploymentEvent.implement({
     description: 'A lifecycle event of a deployment (deployment.running, deployment.failed, deployment.scaled, ...).',
     fields: (t) => ({
@@ -130,57 +115,19 @@ export function buildSchema(services: SchemaServices): GraphQLSchema {
     }),
   });
 
-  const page = <T>(name: string, item: ObjectRef<PothosSchemaTypes.ExtendDefaultTypes<Types>, T>) => builder.objectRef<PageOf<T>>(name).implement({
-    fields: (t) => ({
-      items: t.field({ type: [item], resolve: (p) => p.items }),
-      hasMore: t.exposeBoolean('hasMore'),
-      nextCursor: t.exposeString('nextCursor', { nullable: true }),
-    }),
-  });
+  /** A cursor page: the REST lists' pagination fields beside the page's items. */
+  const page = <T>(name: string, item: ObjectRef<KilnSchemaTypes, T>) => {
+    const ref = objectTypeOfView<KilnSchemaTypes, typeof PaginationSchema, Page<T>>(builder, name, PaginationSchema);
+    builder.objectFields(ref, (t) => ({ items: t.field({ type: [item], resolve: (p) => p.items }) }));
+    return ref;
+  };
 
-  const Model = builder.objectRef<ModelBody>('Model').implement({
-    description: 'A model of the catalog or of the organization (GET /api/models).',
-    fields: (t) => ({
-      id: t.exposeID('id'),
-      source: t.exposeString('source'),
-      displayName: t.exposeString('displayName'),
-      description: t.exposeString('description', { nullable: true }),
-      family: t.exposeString('family', { nullable: true }),
-      task: t.exposeString('task', { nullable: true }),
-      parametersBillion: t.exposeFloat('parametersBillion', { nullable: true }),
-      contextLength: t.exposeInt('contextLength', { nullable: true }),
-      license: t.exposeString('license', { nullable: true }),
-      gated: t.exposeBoolean('gated', { nullable: true }),
-    }),
-  });
-
-  const Template = builder.objectRef<TemplateBody>('Template').implement({
+  const Model = objectTypeOfView(builder, 'Model', ModelView, { description: 'A model of the catalog or of the organization (GET /api/models).' });
+  const Template = objectTypeOfView(builder, 'Template', TemplateView, {
     description: 'A deployment template: catalog presets, public templates and the organization\'s.',
-    fields: (t) => ({
-      id: t.exposeID('id'),
-      name: t.exposeString('name'),
-      description: t.exposeString('description'),
-      visibility: t.exposeString('visibility'),
-      source: t.exposeString('source'),
-      owned: t.exposeBoolean('owned'),
-      latestVersion: t.exposeInt('latestVersion'),
-      configuration: t.expose('configuration', { type: 'JSON' }),
-      starred: t.exposeBoolean('starred'),
-      stars: t.exposeInt('stars'),
-    }),
   });
 
-  const ApiKey = builder.objectRef<ApiKeyBody>('ApiKey').implement({
-    description: 'An API key (never its value).',
-    fields: (t) => ({
-      id: t.exposeID('id'),
-      name: t.exposeString('name'),
-      scope: t.exposeString('scope'),
-      prefix: t.exposeString('prefix'),
-      createdAt: t.exposeString('createdAt'),
-      lastUsedAt: t.exposeString('lastUsedAt', { nullable: true }),
-    }),
-  });
+  const ApiKey = objectTypeOfView(builder, 'ApiKey', ApiKeyView, { description: 'An API key (never its value).' });
   const CreatedApiKey = builder.objectRef<CreatedApiKeyBody>('CreatedApiKey').implement({
     description: 'A new API key and its value: shown this once, never again.',
     fields: (t) => ({
@@ -189,46 +136,22 @@ export function buildSchema(services: SchemaServices): GraphQLSchema {
     }),
   });
 
-  const Member = builder.objectRef<MemberViewBody>('Member').implement({
-    description: 'A member of the organization with their role.',
-    fields: (t) => ({
-      userId: t.exposeID('userId'),
-      name: t.exposeString('name'),
-      email: t.exposeString('email'),
-      role: t.exposeString('role'),
-      joinedAt: t.exposeString('joinedAt'),
-    }),
-  });
+  const Member = objectTypeOfView(builder, 'Member', MemberView, { description: 'A member of the organization with their role.', id: 'userId' });
 
-  const UsageLine = builder.objectRef<UsageBody['deployments'][number]>('UsageLine').implement({
-    fields: (t) => ({
-      deploymentId: t.exposeID('deploymentId'),
-      name: t.exposeString('name'),
-      gpu: t.exposeString('gpu'),
-      gpuHours: t.exposeFloat('gpuHours'),
-      costCents: t.exposeInt('costCents'),
-      requests: t.exposeInt('requests'),
-      promptTokens: t.exposeInt('promptTokens'),
-      completionTokens: t.exposeInt('completionTokens'),
-    }),
-  });
-  const Usage = builder.objectRef<UsageBody>('Usage').implement({
+  const Usage = objectTypeOfView(builder, 'Usage', UsageView, {
     description: 'This billing period\'s GPU usage and cost (GET /api/billing/usage).',
-    fields: (t) => ({
-      periodStart: t.string({ resolve: (u) => u.period.start }),
-      periodEnd: t.string({ resolve: (u) => u.period.end }),
-      asOf: t.exposeString('asOf'),
-      deployments: t.field({ type: [UsageLine], resolve: (u) => u.deployments }),
-      totalCents: t.exposeInt('totalCents'),
-      drawnCents: t.exposeInt('drawnCents'),
-      balanceCents: t.exposeInt('balanceCents'),
-      projectedPeriodEndCents: t.int({ resolve: (u) => u.projection.periodEndCents }),
-    }),
+    objects: { deployments: { name: 'UsageLine', id: 'deploymentId' } },
   });
+  // The fields GraphQL had flat before it derived Usage from the view, kept for its clients.
+  builder.objectFields(Usage, (t) => ({
+    periodStart: t.string({ resolve: (u) => u.period.start }),
+    periodEnd: t.string({ resolve: (u) => u.period.end }),
+    projectedPeriodEndCents: t.int({ resolve: (u) => u.projection.periodEndCents }),
+  }));
 
-  const DeploymentPage = page<DeploymentViewBody>('DeploymentPage', Deployment);
-  const ModelPage = page<ModelBody>('ModelPage', Model);
-  const TemplatePage = page<TemplateBody>('TemplatePage', Template);
+  const DeploymentPage = page('DeploymentPage', Deployment);
+  const ModelPage = page('ModelPage', Model);
+  const TemplatePage = page('TemplatePage', Template);
 
   builder.queryType({
     fields: (t) => ({
@@ -328,12 +251,8 @@ export function buildSchema(services: SchemaServices): GraphQLSchema {
       scope: t.string({ required: true, description: 'full_access, deployments_only or read_only' }),
     }),
   });
-  const DeletedDeployment = builder.objectRef<{ id: string; status: string }>('DeletedDeployment').implement({
-    fields: (t) => ({ id: t.exposeID('id'), status: t.exposeString('status') }),
-  });
-  const RevokedApiKey = builder.objectRef<{ id: string; revoked: boolean }>('RevokedApiKey').implement({
-    fields: (t) => ({ id: t.exposeID('id'), revoked: t.exposeBoolean('revoked') }),
-  });
+  const DeletedDeployment = objectTypeOfView<KilnSchemaTypes, typeof DeletedDeploymentView, DeletedDeploymentBody>(builder, 'DeletedDeployment', DeletedDeploymentView);
+  const RevokedApiKey = objectTypeOfView(builder, 'RevokedApiKey', RevokedApiKeyView);
 
   builder.mutationType({
     fields: (t) => ({
