@@ -126,9 +126,13 @@ test('ls --json gives exactly the listing fields, with the state labels the API 
     ids[name] = created.body.id;
     await setStatus(created.body.id, status);
   }
+  // One the autoscaler keeps between 0 and 2 (asked for 0: it starts scaled to zero).
+  const elastic = await api.request('POST', '/v1/deployments', { token: user.token, body: { ...validDeployment('elastic-one'), replicas: 0, minReplicas: 0, maxReplicas: 2 } });
+  t.is(elastic.status, 201, JSON.stringify(elastic.body));
+  await setStatus(elastic.body.id, 'scaled_to_zero');
   const ls = await cli.run(['ls', '--json']);
   t.is(ls.code, 0, ls.stderr);
-  const rows = JSON.parse(ls.stdout) as Record<string, unknown>[];
+  const rows = (JSON.parse(ls.stdout) as Record<string, unknown>[]).filter((r) => r.name !== 'elastic-one');
   t.is(rows.length, 3);
   for (const row of rows) {
     t.deepEqual(Object.keys(row).sort(), ['createdAt', 'currentReplicas', 'gpuType', 'id', 'maxReplicas', 'model', 'name', 'state', 'status'], 'exactly these fields');
@@ -148,9 +152,11 @@ test('ls --json gives exactly the listing fields, with the state labels the API 
   const table = await cli.run(['ls']);
   t.is(table.code, 0);
   t.regex(table.stdout, /healthy-one.*HEALTHY/);
-  // Replicas as running over wanted: none runs yet of the one asked for (the status was set by hand).
+  // Replicas as running over wanted: none runs yet of the one asked for (the status was set by hand); an
+  // autoscaled deployment wants its bounds.
   t.regex(table.stdout, /RUNNING\/WANTED/);
   t.regex(table.stdout, /healthy-one .* 0\/1 /);
+  t.regex(table.stdout, /elastic-one .* 0\/0-2 /);
   t.false(table.stdout.includes('\u001b['), 'no colour when not a terminal');
 });
 

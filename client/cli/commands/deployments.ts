@@ -20,8 +20,9 @@ const DEPLOYMENT_COLUMNS: Column<Deployment>[] = [
   { header: 'NAME', value: (d) => d.name },
   { header: 'MODEL', value: (d) => d.model },
   { header: 'GPU', value: (d) => d.gpuType },
-  // Running now over the count asked for (the autoscaler moves the first between minReplicas and maxReplicas).
-  { header: 'RUNNING/WANTED', value: (d) => `${d.currentReplicas}/${d.replicas}` },
+  // Running now over what is wanted: the count asked for, or the bounds the autoscaler keeps it within (a count
+  // asked for there is only where it starts: the autoscaler moves it).
+  { header: 'RUNNING/WANTED', value: (d) => `${d.currentReplicas}/${d.minReplicas === d.maxReplicas ? d.replicas : `${d.minReplicas}-${d.maxReplicas}`}` },
   { header: 'STATE', value: (d) => paint(STATE_STYLE[d.state] ?? 'reset', d.state) },
   { header: 'STATUS', value: (d) => d.status },
   { header: 'CREATED', value: (d) => d.createdAt },
