@@ -13,112 +13,126 @@ export const WEB_DIST = resolve(import.meta.dirname, '../web/dist');
 // A TCP port of a server on 127.0.0.1.
 const port = z.coerce.number().int().min(1).max(65535);
 
-const Shared = z.object({
-  KILN_ENV: z.enum(['development', 'production']).default('development'),
-  DATA_DIR: z.string().min(1).default('./.data'),
-  // One secret from which the JWT and cursor keys are derived (HKDF): at least 32 characters.
-  KILN_SIGNING_KEY: z.string().min(32).optional(),
-  // Seals organizations' secrets (control-plane/secrets/), in both processes: at least 32 characters; the signing
-  // key when unset. To rotate, set the new one and list the old ones, comma-separated, in KILN_SECRETS_PREVIOUS_KEYS:
-  // values sealed under them still open, and the API re-seals them under the new key in the background.
-  KILN_SECRETS_KEY: z.string().min(32).optional(),
+// Each variable's description is its reference entry: docs/reference/configuration.md is generated from these
+// schemas (npm run docs:reference).
+export const Shared = z.object({
+  KILN_ENV: z.enum(['development', 'production']).default('development')
+    .describe('Development or production. Production requires the secrets development generates, and API keys are sk_live_... there (sk_test_... in development); a key from the other environment is refused.'),
+  DATA_DIR: z.string().min(1).default('./.data')
+    .describe('The embedded database, reports, the worker\'s workflow bundles and, in development, the generated secrets (signing-key, pulumi-passphrase).'),
+  KILN_SIGNING_KEY: z.string().min(32).optional()
+    .describe('The secret the JWT and pagination-cursor keys are derived from (HKDF). Required in production; in development generated once and kept in DATA_DIR.'),
+  KILN_SECRETS_KEY: z.string().min(32).optional()
+    .describe('Seals organizations\' secrets (/v1/secrets): the API seals, the worker opens, so give both the same. The signing key when unset.'),
   KILN_SECRETS_PREVIOUS_KEYS: z.string().default('').transform((s) => s.split(',').map((k) => k.trim()).filter(Boolean))
-    .refine((keys) => keys.every((k) => k.length >= 32), 'each key at least 32 characters'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
-  // Where npm start and npm run api run their embedded PostgreSQL when DATABASE_URL is unset (127.0.0.1 only).
-  KILN_POSTGRES_PORT: port.default(54329),
-  // The ports of the other servers npm start runs itself, each when its address setting is unset (127.0.0.1 only).
-  KILN_TEMPORAL_PORT: port.default(7233),
-  KILN_TEMPORAL_UI_PORT: port.default(8233),
-  KILN_PROMETHEUS_PORT: port.default(9090),
-  KILN_STRIPE_MOCK_PORT: port.default(12111),
-  // The local cluster's etcd, etcd peer, API server and kwok take this port and the three after it.
-  KILN_GPU_CLUSTER_PORT: port.default(16440),
-  // Its pods' addresses, 127.N.0.0/16 on loopback (N from 64 to 127), kept across restarts.
-  KILN_GPU_CLUSTER_POD_NETWORK: z.coerce.number().int().min(64).max(127).default(64),
-  TEMPORAL_ADDRESS: z.string().regex(/^[^\s/:]+:\d+$/, 'host:port').default('127.0.0.1:7233'),
-  // What a scraper sends (Bearer) for GET /metrics/internal of the API and the worker; unset, neither serves it.
-  KILN_METRICS_TOKEN: z.string().min(32).optional(),
-  // The Prometheus both processes query: the metric routes, the autoscaler and alert rules (npm start runs one on 9090).
-  PROMETHEUS_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:9090'),
+    .refine((keys) => keys.every((k) => k.length >= 32), 'each key at least 32 characters')
+    .describe('Comma-separated earlier values of KILN_SECRETS_KEY, each at least 32 characters: secrets sealed under them still open, and every API replica re-seals them under the current key in the background.'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')
+    .describe('The pino log level (silent to mute).'),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional()
+    .describe('The PostgreSQL database (postgres://user:pass@host:port/db). Required by the worker; unset, npm start and npm run api run embedded PostgreSQL under DATA_DIR.'),
+  KILN_POSTGRES_PORT: port.default(54329)
+    .describe('Where npm start and npm run api run their embedded PostgreSQL (127.0.0.1) when DATABASE_URL is unset.'),
+  KILN_TEMPORAL_PORT: port.default(7233)
+    .describe('The port of the Temporal dev server npm start runs (127.0.0.1) when TEMPORAL_ADDRESS is unset.'),
+  KILN_TEMPORAL_UI_PORT: port.default(8233)
+    .describe('The port of that Temporal dev server\'s Web UI.'),
+  KILN_PROMETHEUS_PORT: port.default(9090)
+    .describe('The port of the Prometheus npm start runs (127.0.0.1) when PROMETHEUS_URL is unset.'),
+  KILN_STRIPE_MOCK_PORT: port.default(12111)
+    .describe('The HTTP port of the stripe-mock npm start runs (HTTPS on the next port) when STRIPE_SECRET_KEY is unset.'),
+  KILN_GPU_CLUSTER_PORT: port.default(16440)
+    .describe('The first of four ports npm start\'s local cluster takes (etcd, etcd peer, API server, kwok).'),
+  KILN_GPU_CLUSTER_POD_NETWORK: z.coerce.number().int().min(64).max(127).default(64)
+    .describe('N of the local cluster\'s pod addresses, 127.N.0.0/16 on loopback, kept across restarts; another N runs a second cluster beside it.'),
+  TEMPORAL_ADDRESS: z.string().regex(/^[^\s/:]+:\d+$/, 'host:port').default('127.0.0.1:7233')
+    .describe('host:port of the Temporal frontend.'),
+  KILN_METRICS_TOKEN: z.string().min(32).optional()
+    .describe('The Bearer token a scraper sends for GET /metrics/internal of the API and the worker; unset, neither serves it.'),
+  PROMETHEUS_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:9090')
+    .describe('The Prometheus the metric routes, the costs, the autoscaler and the alert rules query.'),
 });
 
-const Sections = {
+export const Sections = {
   api: z.object({
-    PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-    KILN_ADMIN_EMAILS: z.string().default(''),
-    KILN_ENDPOINT_DOMAIN: z.string().regex(/^[a-z0-9.-]+$/).default('endpoints.kiln.localhost'),
-    // Behind a load balancer: take the client address from X-Forwarded-For (per-address rate limits, audit).
-    KILN_TRUST_PROXY: z.enum(['true', 'false']).default('false'),
-    // An external error tracker: each unhandled error is also POSTed there as JSON.
-    ERROR_TRACKER_URL: z.url({ protocol: /^https?$/ }).optional(),
-    // Outgoing mail (invitations, address confirmations). Unset: messages are logged (development only).
-    SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
-    MAIL_FROM: z.string().min(3).default('Kiln <no-reply@kiln.localhost>'),
-    // Where users reach Kiln: the links in e-mails start with it.
-    KILN_PUBLIC_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8080'),
-    // The Hugging Face Hub asked for the facts of models outside Kiln's catalog (a mirror may stand in for it).
-    // The Temporal Web UI SREs open (npm start sets it to its dev server's): failed deployments link to their workflow there.
-    KILN_TEMPORAL_UI_URL: z.url({ protocol: /^https?$/ }).optional(),
-    KILN_HF_ENDPOINT: z.url({ protocol: /^https?$/ }).default('https://huggingface.co'),
-    // Reads gated models' config.json; unset: their facts stay partly unknown.
-    KILN_HF_TOKEN: z.string().min(1).optional(),
-    // A lookup waits no longer than this, so a Hub that hangs answers 503 quickly.
-    KILN_HF_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
-    // Stripe (control-plane/payments/): checkout, the customer portal and the payment webhooks. Without a secret key
-    // those routes answer 503 PAYMENTS_UNAVAILABLE and the rest of Kiln works; npm start points them at the local
-    // Stripe stand-in (stripe-mock). The SDK takes the API's protocol, host and port from STRIPE_API_BASE.
-    STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_\w+$/, 'a Stripe secret or restricted key (sk_live_..., sk_test_...)').optional(),
-    STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).default('https://api.stripe.com'),
-    // Signs the events Stripe sends to POST /v1/payprovider/webhook (checkouts) and POST /v1/billing/webhook
-    // (subscriptions, invoices); the second defaults to the first (one Stripe endpoint may serve both).
-    STRIPE_WEBHOOK_SECRET: z.string().min(8).optional(),
-    STRIPE_BILLING_WEBHOOK_SECRET: z.string().min(8).optional(),
-    // Where Stripe's checkout and portal pages send the user back; KILN_PUBLIC_URL/billing when unset.
-    KILN_BILLING_RETURN_URL: z.url({ protocol: /^https?$/ }).optional(),
-    // Live updates (GET /v1/ws): how often each socket is pinged (a peer that missed one pong is dropped), how
-    // much a socket may have unsent before it is cut off (close 4008), how many missed events a reconnect
-    // replays, how long and how many events the log keeps, and how long a browser's ticket lives.
-    KILN_WS_HEARTBEAT_SECONDS: z.coerce.number().min(0.05).max(3600).default(30),
-    KILN_WS_MAX_BUFFERED_BYTES: z.coerce.number().int().min(1024).max(256 * 1024 * 1024).default(1024 * 1024),
-    KILN_WS_REPLAY_LIMIT: z.coerce.number().int().min(1).max(10_000).default(500),
-    KILN_WS_RETENTION_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(3600),
-    KILN_WS_MAX_EVENTS: z.coerce.number().int().min(1000).max(10_000_000).default(100_000),
-    KILN_WS_TICKET_SECONDS: z.coerce.number().int().min(5).max(600).default(30),
-    // The web dashboard's built files (npm run build:web), served at /; empty: no dashboard is served.
-    KILN_WEB_DIST: z.string().default(WEB_DIST),
+    PORT: z.coerce.number().int().min(0).max(65535).default(8080)
+      .describe('The API\'s HTTP port.'),
+    KILN_ADMIN_EMAILS: z.string().default('')
+      .describe('Comma-separated e-mail addresses (case-insensitive) of the platform administrators, who alone reach /v1/admin/....'),
+    KILN_ENDPOINT_DOMAIN: z.string().regex(/^[a-z0-9.-]+$/).default('endpoints.kiln.localhost')
+      .describe('The domain of deployments\' endpoints (https://<deployment id>.<domain>).'),
+    KILN_TRUST_PROXY: z.enum(['true', 'false']).default('false')
+      .describe('true behind a load balancer: the client address (per-address rate limits, audit) comes from X-Forwarded-For.'),
+    ERROR_TRACKER_URL: z.url({ protocol: /^https?$/ }).optional()
+      .describe('An external error tracker: each unhandled error is also POSTed there as JSON.'),
+    SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional()
+      .describe('Outgoing mail (invitations, address confirmations, notices): smtp://user:pass@host:587 or smtps://...:465. Required in production; unset, messages are logged.'),
+    MAIL_FROM: z.string().min(3).default('Kiln <no-reply@kiln.localhost>')
+      .describe('The sender of Kiln\'s e-mail.'),
+    KILN_PUBLIC_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8080')
+      .describe('Where users reach Kiln: the links in e-mails start with it.'),
+    KILN_TEMPORAL_UI_URL: z.url({ protocol: /^https?$/ }).optional()
+      .describe('The Temporal Web UI SREs open (npm start sets its dev server\'s): failed deployments link to their workflow there.'),
+    KILN_HF_ENDPOINT: z.url({ protocol: /^https?$/ }).default('https://huggingface.co')
+      .describe('The Hugging Face Hub (or a mirror) asked for the facts of models outside Kiln\'s catalog.'),
+    KILN_HF_TOKEN: z.string().min(1).optional()
+      .describe('A Hub token to read gated models\' config.json; unset, their facts stay partly unknown.'),
+    KILN_HF_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000)
+      .describe('How long one Hub lookup may take, so that a Hub that hangs answers 503 quickly.'),
+    STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_\w+$/, 'a Stripe secret or restricted key (sk_live_..., sk_test_...)').optional()
+      .describe('Stripe\'s secret or restricted key, for checkout, the customer portal and the payment webhooks. Unset, those routes answer 503 PAYMENTS_UNAVAILABLE and the rest of Kiln works.'),
+    STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).default('https://api.stripe.com')
+      .describe('Stripe\'s API (protocol, host and port), or the local stand-in npm start runs.'),
+    STRIPE_WEBHOOK_SECRET: z.string().min(8).optional()
+      .describe('Verifies the events Stripe sends to POST /v1/payprovider/webhook (checkouts). Required with STRIPE_SECRET_KEY.'),
+    STRIPE_BILLING_WEBHOOK_SECRET: z.string().min(8).optional()
+      .describe('Verifies the events Stripe sends to POST /v1/billing/webhook (subscriptions, invoices); STRIPE_WEBHOOK_SECRET when unset.'),
+    KILN_BILLING_RETURN_URL: z.url({ protocol: /^https?$/ }).optional()
+      .describe('Where Stripe\'s checkout and portal pages send the user back; KILN_PUBLIC_URL/billing when unset.'),
+    KILN_WS_HEARTBEAT_SECONDS: z.coerce.number().min(0.05).max(3600).default(30)
+      .describe('How often each live-update socket (GET /v1/ws) is pinged; a peer that missed one pong is dropped.'),
+    KILN_WS_MAX_BUFFERED_BYTES: z.coerce.number().int().min(1024).max(256 * 1024 * 1024).default(1024 * 1024)
+      .describe('How much a live-update socket may have unsent before it is closed (4008).'),
+    KILN_WS_REPLAY_LIMIT: z.coerce.number().int().min(1).max(10_000).default(500)
+      .describe('The most missed events a reconnect replays; a client that missed more is told to refetch.'),
+    KILN_WS_RETENTION_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(3600)
+      .describe('How long the live-event log keeps an event.'),
+    KILN_WS_MAX_EVENTS: z.coerce.number().int().min(1000).max(10_000_000).default(100_000)
+      .describe('How many events the live-event log keeps at most.'),
+    KILN_WS_TICKET_SECONDS: z.coerce.number().int().min(5).max(600).default(30)
+      .describe('How long a browser\'s single-use live-update ticket lives.'),
+    KILN_WEB_DIST: z.string().default(WEB_DIST)
+      .describe('The web dashboard\'s built files (npm run build:web), served at /; empty: no dashboard is served.'),
   }),
   worker: z.object({
-    // Pulumi's state backend (file://, s3://, https://api.pulumi.com ...); a file backend under DATA_DIR when unset.
-    PULUMI_BACKEND_URL: z.string().regex(/^[a-z][a-z0-9+]*:\/\/\S+$/, 'a URL such as s3://bucket').optional(),
-    // Encrypts stack secrets (the passphrase secrets provider).
-    PULUMI_CONFIG_PASSPHRASE: z.string().min(1).optional(),
-    // Where plugins are installed; Pulumi's own default (~/.pulumi) when unset. npm start uses Kiln's tools cache.
-    PULUMI_HOME: z.string().min(1).optional(),
-    // The folder the Pulumi CLI is installed in (holding bin/pulumi); the pulumi on PATH when unset.
-    KILN_PULUMI_CLI_ROOT: z.string().min(1).optional(),
-    // How many Pulumi operations a worker runs at once (the rest wait their turn); unset: one per core, at least 2.
-    KILN_PULUMI_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
-    // How many operations one warm operation process runs before it is replaced (1: a fresh process for each);
-    // unset: the operation pool's default (workflows/pulumi/operation-pool.ts).
-    KILN_PULUMI_OPERATIONS_PER_PROCESS: z.coerce.number().int().min(1).max(10_000).optional(),
-    // The worker's own /metrics/internal listener (with KILN_METRICS_TOKEN); 0 takes a free port.
-    KILN_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
-    // How often the autoscaler reads each autoscaled deployment's load from Prometheus.
-    KILN_AUTOSCALE_INTERVAL_SECONDS: z.coerce.number().min(1).max(600).default(10),
-    // How long a rollout's pods may wait for GPUs (unschedulable) before the deployment fails with the scheduler's
-    // reason: long enough for a cluster autoscaler to add a node.
-    KILN_UNSCHEDULABLE_GRACE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
-    // Seconds between two evaluations of every alert rule (workflows/alerts/).
-    KILN_ALERT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(15),
-    // Seconds between two passes of optimization auto-apply (workflows/optimization/).
-    KILN_OPTIMIZATION_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
-    // Metering (workflows/metering/): the interval usage is closed and drawn from credits in, how long after its
-    // end it waits for late status records, and how long deployments run on after the credits ran out.
-    KILN_METERING_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
-    KILN_METERING_SETTLE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
-    KILN_CREDITS_GRACE_SECONDS: z.coerce.number().int().min(0).max(30 * 86_400).default(86_400),
+    PULUMI_BACKEND_URL: z.string().regex(/^[a-z][a-z0-9+]*:\/\/\S+$/, 'a URL such as s3://bucket').optional()
+      .describe('Pulumi\'s state backend (file://, s3://, https://api.pulumi.com ...); a file backend in DATA_DIR/pulumi-state when unset.'),
+    PULUMI_CONFIG_PASSPHRASE: z.string().min(1).optional()
+      .describe('Encrypts stack secrets (Pulumi\'s passphrase secrets provider). Required in production; in development generated once and kept in DATA_DIR.'),
+    PULUMI_HOME: z.string().min(1).optional()
+      .describe('Where Pulumi plugins are installed; Pulumi\'s own default (~/.pulumi) when unset. npm start uses Kiln\'s tools cache.'),
+    KILN_PULUMI_CLI_ROOT: z.string().min(1).optional()
+      .describe('The folder the Pulumi CLI is installed in (holding bin/pulumi); the pulumi on PATH when unset.'),
+    KILN_PULUMI_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional()
+      .describe('How many Pulumi operations a worker runs at once (the rest wait their turn); unset, one per core, at least 2.'),
+    KILN_PULUMI_OPERATIONS_PER_PROCESS: z.coerce.number().int().min(1).max(10_000).optional()
+      .describe('How many operations one warm operation process runs before a fresh one replaces it (1: a fresh process for each); unset, the operation pool\'s default.'),
+    KILN_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464)
+      .describe('The port of the worker\'s own GET /metrics/internal, opened only with KILN_METRICS_TOKEN; 0 takes a free port.'),
+    KILN_AUTOSCALE_INTERVAL_SECONDS: z.coerce.number().min(1).max(600).default(10)
+      .describe('How often the autoscaler reads each autoscaled deployment\'s load from Prometheus.'),
+    KILN_UNSCHEDULABLE_GRACE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60)
+      .describe('How long a rollout\'s pods may wait for GPUs (unschedulable) before the deployment fails with the scheduler\'s reason: long enough for a cluster autoscaler to add a node.'),
+    KILN_ALERT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(15)
+      .describe('Seconds between two evaluations of every alert rule.'),
+    KILN_OPTIMIZATION_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300)
+      .describe('Seconds between two passes of optimization auto-apply.'),
+    KILN_METERING_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600)
+      .describe('The interval metering closes usage in and draws it from credits.'),
+    KILN_METERING_SETTLE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60)
+      .describe('How long after an interval\'s end metering waits for late status records before closing it.'),
+    KILN_CREDITS_GRACE_SECONDS: z.coerce.number().int().min(0).max(30 * 86_400).default(86_400)
+      .describe('How long an organization\'s deployments run on after its credits ran out, before they are stopped.'),
   }),
 };
 
