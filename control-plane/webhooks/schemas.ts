@@ -1,11 +1,24 @@
 import { z } from 'zod';
 import { ALERT_EVENTS } from '../../lib/alerts/events.ts';
+import { AlertWebhookPayload, DeploymentWebhookPayload } from '../../lib/webhook-payloads.ts';
 
 /** Deployments' lifecycle events, and alerts' firings and resolutions (the channels of /v1/monitoring/webhooks). */
 export const WEBHOOK_EVENTS = [
   'deployment.created', 'deployment.running', 'deployment.failed', 'deployment.scaled', 'deployment.stopped', 'deployment.deleted',
   ...ALERT_EVENTS,
 ] as const;
+
+/** Each event a subscription may ask for: when Kiln sends it, and the schema of its payload (docs/reference/events.md). */
+export const WEBHOOK_EVENT_CATALOGUE = {
+  'deployment.created': { sent: 'A deployment was created (its workflow\'s first step): status pending, no replicas.', payload: DeploymentWebhookPayload },
+  'deployment.running': { sent: 'A deployment created or started came up, its pods Ready: status running, or scaled_to_zero when it runs no replicas.', payload: DeploymentWebhookPayload },
+  'deployment.failed': { sent: 'A rollout or a deletion failed: status failed, with the reason.', payload: DeploymentWebhookPayload },
+  'deployment.scaled': { sent: 'A running deployment\'s replicas changed, by a user or the autoscaler (each autoscaler step is its own event), with the replicas before and the autoscaler\'s reason: status running, or scaled_to_zero.', payload: DeploymentWebhookPayload },
+  'deployment.stopped': { sent: 'A deployment was stopped (by a user, a budget or credits run out): status stopped, no replicas.', payload: DeploymentWebhookPayload },
+  'deployment.deleted': { sent: 'A deployment and its Kubernetes objects were deleted; a forced deletion after a failed teardown says so in reason.', payload: DeploymentWebhookPayload },
+  'alert.firing': { sent: 'An alert fired: a rule\'s condition held for its duration, or an alert was raised by hand.', payload: AlertWebhookPayload },
+  'alert.resolved': { sent: 'A firing alert was resolved: its rule\'s condition stopped holding or the rule was changed or deleted, or it was resolved by hand.', payload: AlertWebhookPayload },
+} satisfies Record<(typeof WEBHOOK_EVENTS)[number], { sent: string; payload: z.ZodObject }>;
 
 export const webhookUrl = z.url({ protocol: /^https?$/ }).max(2048).meta({ example: 'https://hooks.example.com/kiln' });
 

@@ -1,6 +1,7 @@
 // The webhook payload of an alert's firing or resolution (`alert.firing`, `alert.resolved`), in the shape of
 // deployment events (event, timestamp, data): written once by whoever records the edge (the evaluation
 // workflow, or the API for an alert raised or resolved by hand), delivered by Kiln's webhook deliveries.
+import type { AlertWebhookPayload } from '../webhook-payloads.ts';
 
 export const ALERT_EVENTS = ['alert.firing', 'alert.resolved'] as const;
 export type AlertEventType = (typeof ALERT_EVENTS)[number];
@@ -17,7 +18,7 @@ export interface AlertFacts {
   readonly resolvedAt: Date | null;
 }
 
-export function alertPayload(type: AlertEventType, alert: AlertFacts, at: Date): Record<string, unknown> {
+export function alertPayload(type: AlertEventType, alert: AlertFacts, at: Date): AlertWebhookPayload {
   return {
     event: type,
     timestamp: at.toISOString(),

@@ -4,6 +4,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { newId } from '../../lib/ids.ts';
+import type { DeploymentWebhookPayload } from '../../lib/webhook-payloads.ts';
 import { DeploymentSchema } from '../../control-plane/deployments/deployment.entity.ts';
 import { DeploymentEventSchema, type DeploymentEvent } from '../../control-plane/deployments/deployment-event.entity.ts';
 import type { StatusUpdate } from './activities.ts';
@@ -51,7 +52,7 @@ export function createStatusStore(orm: MikroORM, deliveries?: EventDeliveries, l
         observedAt: new Date(update.at ?? Date.now()), createdAt: new Date(),
       }, { onConflictFields: ['deploymentId', 'observedAt'], onConflictMergeFields: ['status', 'replicas'], disableIdentityMap: true });
       if (!update.event) return;
-      const payload = {
+      const payload: DeploymentWebhookPayload = {
         event: update.event,
         timestamp: new Date().toISOString(),
         data: {
