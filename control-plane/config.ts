@@ -58,7 +58,7 @@ export const Sections = {
     PORT: z.coerce.number().int().min(0).max(65535).default(8080)
       .describe('The API\'s HTTP port.'),
     KILN_ADMIN_EMAILS: z.string().default('')
-      .describe('Comma-separated e-mail addresses (case-insensitive) of the platform administrators, who alone reach /v1/admin/....'),
+      .describe('Comma-separated e-mail addresses (case-insensitive) of the platform administrators, who alone reach the /v1/admin routes.'),
     KILN_ENDPOINT_DOMAIN: z.string().regex(/^[a-z0-9.-]+$/).default('endpoints.kiln.localhost')
       .describe('The domain of deployments\' endpoints (https://<deployment id>.<domain>).'),
     KILN_TRUST_PROXY: z.enum(['true', 'false']).default('false')

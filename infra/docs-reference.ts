@@ -1,0 +1,169 @@
+// `npm run docs:reference`: writes docs/reference/, the references drawn from the code itself: the `kiln`
+// command line from its commander program, the configuration from config.ts's schemas, the webhook events
+// from their catalogue and payload schemas. Each page is a pure function of the code, so
+// test/docs/reference.test.ts regenerates them in memory and fails while a checked-in page differs.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command, Help } from 'commander';
+import { z } from 'zod';
+import { buildProgram } from '../client/cli/program.ts';
+import { Sections, Shared } from '../control-plane/config.ts';
+import { WEBHOOK_EVENT_CATALOGUE } from '../control-plane/webhooks/schemas.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const REFERENCE_DIR = join(ROOT, 'docs', 'reference');
+export const REGENERATE_COMMAND = 'npm run docs:reference';
+
+const generatedFrom = (source: string) =>
+  `<!-- Generated from ${source} by \`${REGENERATE_COMMAND}\` (infra/docs-reference.ts). Do not edit: change the code, then regenerate. -->\n`;
+
+/** Text in a table cell: one line, and `<name>` left as text rather than read as HTML. */
+const cell = (text: string) => text.replace(/\s*\n\s*/g, ' ').replace(/</g, '&lt;');
+const code = (text: string) => `\`${text}\``;
+/** A Markdown table; a pipe within a cell (in code too) is escaped. */
+const table = (head: string[], rows: string[][]) =>
+  [head, head.map(() => '---'), ...rows].map((row) => `| ${row.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`).join('\n');
+
+// ---- The command line
+
+/** What a command's --help prints after the usage and options (its examples). */
+function helpAfter(command: Command): string {
+  let printed = '';
+  command.configureOutput({ writeOut: (text) => { printed += text; }, getOutHasColors: () => false });
+  command.outputHelp();
+  return printed.slice(command.helpInformation().length).trim();
+}
+
+/** A command's subcommands as --help lists them, but the `help` command every group has. */
+const subcommandsOf = (command: Command, help: Help) => help.visibleCommands(command).filter((c) => c.name() !== 'help');
+
+/** `kiln models search`: the command's name after its parents'. */
+const pathOf = (command: Command): string => (command.parent ? `${pathOf(command.parent)} ${command.name()}` : command.name());
+
+function commandSection(command: Command, help: Help): string {
+  const parts = [`### ${code(pathOf(command))}`, command.description(), `Usage: ${code(help.commandUsage(command))}`];
+  if (command.aliases().length) parts.push(`Aliases: ${command.aliases().map(code).join(', ')}`);
+  const args = help.visibleArguments(command);
+  if (args.length) parts.push(table(['Argument', 'Description'], args.map((a) => [code(help.argumentTerm(a)), cell(help.argumentDescription(a))])));
+  const options = help.visibleOptions(command).filter((o) => o.long !== '--help');
+  if (options.length) parts.push(table(['Option', 'Description'], options.map((o) => [code(help.optionTerm(o)), cell(help.optionDescription(o))])));
+  const examples = helpAfter(command);
+  if (examples) parts.push('```text\n' + examples + '\n```');
+  return [parts.join('\n\n'), ...subcommandsOf(command, help).map((c) => commandSection(c, help))].join('\n\n');
+}
+
+export function cliReference(): string {
+  const program = buildProgram();
+  const help = program.createHelp();
+  return `${generatedFrom('client/cli/program.ts')}
+# The \`kiln\` command line
+
+${program.description()} Every command takes the global options; \`kiln <command> --help\` prints a command's part of this page.
+
+## Global options
+
+${table(['Option', 'Description'], help.visibleOptions(program).map((o) => [code(help.optionTerm(o)), cell(help.optionDescription(o))]))}
+
+## Commands
+
+${subcommandsOf(program, help).map((c) => commandSection(c, help)).join('\n\n')}
+`;
+}
+
+// ---- Schemas: the configuration and the webhook payloads
+
+type JsonSchema = {
+  type?: string | string[]; format?: string; enum?: unknown[]; anyOf?: JsonSchema[]; minimum?: number; maximum?: number; minLength?: number;
+  default?: unknown; description?: string; title?: string; properties?: Record<string, JsonSchema>; required?: string[];
+};
+
+const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input' }) as JsonSchema;
+
+/** A value's type in words: its choices, its range, its format. */
+function typeOf(s: JsonSchema): string {
+  if (s.anyOf) return s.anyOf.map(typeOf).join(' or ');
+  if (Array.isArray(s.type)) return s.type.map((type) => typeOf({ ...s, type })).join(' or ');
+  if (s.enum) return s.enum.map((v) => code(String(v))).join(', ');
+  const bounded = s.minimum !== undefined && s.maximum !== Number.MAX_SAFE_INTEGER; // z.int()'s bounds say nothing
+  if (s.type === 'integer' || s.type === 'number') return bounded ? `${s.type}, ${s.minimum} to ${s.maximum}` : s.type;
+  if (s.format === 'uri') return 'URL';
+  if (s.format === 'date-time') return 'date-time';
+  if (s.type === 'string' && s.minLength && s.minLength > 1) return `string, at least ${s.minLength} characters`;
+  return s.type ?? 'any';
+}
+
+/** A default as written in the environment; a path inside the repository shown from its root. */
+function defaultOf(s: JsonSchema): string {
+  if (s.default === undefined) return 'unset';
+  if (s.default === '') return 'empty';
+  const value = String(s.default);
+  return code(value.startsWith(ROOT) ? relative(ROOT, value).split(sep).join('/') : value);
+}
+
+const configTable = (schema: z.ZodObject) =>
+  table(['Variable', 'Type', 'Default', 'Description'], Object.entries(jsonSchema(schema).properties ?? {})
+    .map(([name, s]) => [code(name), typeOf(s), defaultOf(s), cell(s.description ?? '')]));
+
+export function configurationReference(): string {
+  return `${generatedFrom('control-plane/config.ts')}
+# Configuration
+
+Kiln's processes read their settings from the environment, validated once at start-up: an invalid value stops the start (exit status 1) with a message naming the variable. Each process reads the shared settings and its own section alone.
+
+## Both processes (the API and the worker)
+
+${configTable(Shared)}
+
+## The API
+
+${configTable(Sections.api)}
+
+## The worker
+
+${configTable(Sections.worker)}
+`;
+}
+
+/** A payload's fields, nested ones by their path (`data.id`). */
+function fieldRows(s: JsonSchema, prefix = ''): string[][] {
+  return Object.entries(s.properties ?? {}).flatMap(([name, field]) => {
+    const path = prefix + name;
+    const optional = s.required?.includes(name) ? '' : ' (optional)';
+    return [[code(path), typeOf(field) + optional, cell(field.description ?? '')], ...fieldRows(field, `${path}.`)];
+  });
+}
+
+export function eventsReference(): string {
+  const events = Object.entries(WEBHOOK_EVENT_CATALOGUE);
+  const payloads = [...new Set(events.map(([, e]) => e.payload))];
+  const titleOf = (payload: z.ZodObject) => jsonSchema(payload).title ?? '';
+  const link = (payload: z.ZodObject) => `[${titleOf(payload)}](#${titleOf(payload).toLowerCase().replace(/[^a-z0-9]+/g, '-')})`;
+  return `${generatedFrom('control-plane/webhooks/schemas.ts and lib/webhook-payloads.ts')}
+# Webhook events
+
+A webhook subscription names the events it wants. Kiln POSTs each as JSON to the subscription's URL, signed as Standard Webhooks defines (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`), and retries a delivery that fails.
+
+## Events
+
+${table(['Event', 'Sent when', 'Payload'], events.map(([name, e]) => [code(name), cell(e.sent), link(e.payload)]))}
+
+${payloads.map((payload) => `## ${titleOf(payload)}\n\n${table(['Field', 'Type', 'Description'], fieldRows(jsonSchema(payload)))}`).join('\n\n')}
+`;
+}
+
+/** Every page of docs/reference/, by file name. */
+export const REFERENCE_PAGES: Readonly<Record<string, () => string>> = {
+  'cli.md': cliReference,
+  'configuration.md': configurationReference,
+  'events.md': eventsReference,
+};
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  for (const [file, page] of Object.entries(REFERENCE_PAGES)) {
+    const path = join(REFERENCE_DIR, file);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, page());
+    console.log(`wrote ${relative(ROOT, path)}`);
+  }
+}
