@@ -17,7 +17,7 @@ const port = z.coerce.number().int().min(1).max(65535);
 // schemas (npm run docs:reference).
 export const Shared = z.object({
   KILN_ENV: z.enum(['development', 'production']).default('development')
-    .describe('Development or production. Production requires the secrets development generates, and API keys are sk_live_... there (sk_test_... in development); a key from the other environment is refused.'),
+    .describe('development or production. Production requires KILN_SIGNING_KEY, SMTP_URL (API) and PULUMI_CONFIG_PASSPHRASE (worker), refuses webhook, single sign-on, secret-test and cluster addresses on private networks, and issues sk_live_... API keys (sk_test_... in development); a key of the other environment is refused.'),
   DATA_DIR: z.string().min(1).default('./.data')
     .describe('The embedded database, reports, the worker\'s workflow bundles and, in development, the generated secrets (signing-key, pulumi-passphrase).'),
   KILN_SIGNING_KEY: z.string().min(32).optional()
