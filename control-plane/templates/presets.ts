@@ -5,7 +5,7 @@
 import { GPU_TYPES } from '../../catalog/gpu-types.ts';
 import { DEFAULT_MIN_CONTEXT, smallestGpuCount } from '../../catalog/model-fit.ts';
 import { MODELS, type CatalogModel } from '../../catalog/models.ts';
-import { settleServing } from '../deployments/service.ts';
+import { settleServing } from '../deployments/rules.ts';
 import type { TemplateConfigurationBody } from './schemas.ts';
 
 export const PRESET_PREFIX = 'preset_';

@@ -11,7 +11,8 @@ import { ConflictError, DeploymentNotFoundError, ForbiddenError, NotFoundError, 
 import type { CursorCodec } from '../core/pagination.ts';
 import { bypassingRowLevelSecurity } from '../core/row-level-security.ts';
 import { DeploymentSchema } from '../deployments/deployment.entity.ts';
-import { resolveScaling, type DeploymentService } from '../deployments/service.ts';
+import { resolveScaling } from '../deployments/rules.ts';
+import type { DeploymentService } from '../deployments/service.ts';
 import { hourlyCents } from '../../catalog/gpu-types.ts';
 import { assertLoadableModel } from '../models/model-source.ts';
 import type { UserNotificationService } from '../notifications/user-notifications.ts';

@@ -1,0 +1,115 @@
+// The dry run of a creation (POST /v1/deployments/validate): every check creation makes, each reported with its
+// reason instead of stopping at the first; how many replicas fit now; then, if all pass (and a preview is asked
+// for), the plan of `pulumi preview` on the cluster creation would choose, and what the deployment would cost.
+// Changes nothing.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { hourlyCents } from '../../catalog/gpu-types.ts';
+import { newId } from '../../lib/ids.ts';
+import type { PlannedResource } from '../../workflows/contract/deployment.ts';
+import type { BudgetGuard } from '../alerts/budget-guard.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { ClusterCapacity, ClusterService } from '../clusters/service.ts';
+import { ApiError, ConflictError } from '../core/errors.ts';
+import { assertLoadableModel } from '../models/model-source.ts';
+import { OrganizationSchema } from '../organizations/organization.entity.ts';
+import { desiredOf, type DeploymentOrchestrator } from './orchestrator.ts';
+import { assertAffordable, resolveAutoscaling, resolveScaling, type CreationChecks, type Serving } from './rules.ts';
+import type { CreateDeploymentInput } from './schemas.ts';
+
+/** One of creation's checks as the dry run reports it. */
+export interface DryRunCheck {
+  check: 'name' | 'model' | 'replicas' | 'model_fit' | 'accepting' | 'placement' | 'capacity' | 'credits' | 'budget';
+  passed: boolean;
+  reason: string;
+}
+
+/** What `pulumi preview` planned, how long it took, or why there is no plan. */
+export interface DryRunPlan {
+  resources: PlannedResource[];
+  previewMs: number;
+  failure: string | null;
+}
+
+function describeServing(serving: Serving): string {
+  const context = serving.contextLength === null ? 'vLLM\'s own context length (Kiln has no figures for this model)' : `${serving.contextLength} tokens of context`;
+  return `${serving.gpusPerReplica} GPU(s) per replica, ${context}, dtype ${serving.dtype}`;
+}
+
+/** The capacity check's reason: how many of the replicas fit now on the placed cluster; a conflict when not all do. */
+function capacityVerdict(placed: ClusterCapacity | undefined, replicas: number, gpusPerReplica: number, clusterName: string): string {
+  if (!placed) throw new ConflictError(`GPU cluster ${clusterName} offers no GPUs of this type now`, { field: 'gpu' });
+  const fit = Math.min(placed.replicasFit, replicas);
+  const where = `GPU cluster ${clusterName}: ${placed.gpusFree} GPU(s) free${placed.measuredFrom === 'nodes' ? ' on its nodes' : ' by Kiln\'s records'}, ${gpusPerReplica} per replica${placed.note ? ` (${placed.note})` : ''}`;
+  if (placed.replicasFit < replicas) {
+    throw new ConflictError(`Only ${fit} of ${replicas} replicas fit now on ${where}; lower replicas, or free or add GPUs`, { field: 'replicas' });
+  }
+  return `${replicas} of ${replicas} replicas fit now on ${where}`;
+}
+
+export interface DryRunDeps {
+  /** Runs `pulumi preview` in a worker and waits for its plan. */
+  orchestrator: Pick<DeploymentOrchestrator, 'preview'>;
+  /** The cluster creation would choose, and what fits now on each cluster that offers the GPU type. */
+  placement: Pick<ClusterService, 'place' | 'capacity'>;
+  budgets: Pick<BudgetGuard, 'assertAllows'>;
+}
+
+export function createDryRun(deps: DryRunDeps, creation: Pick<CreationChecks, 'settle' | 'assertAccepting' | 'assertNameFree'>) {
+  return async function dryRun(em: EntityManager, principal: Principal, input: CreateDeploymentInput, options: { preview: boolean } = { preview: true }) {
+    const checks: DryRunCheck[] = [];
+    /** Runs one of creation's checks; a failure becomes its reason. */
+    const attempt = async <T>(check: DryRunCheck['check'], passed: (value: T) => string, run: () => T | Promise<T>): Promise<T | undefined> => {
+      try {
+        const value = await run();
+        checks.push({ check, passed: true, reason: passed(value) });
+        return value;
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        checks.push({ check, passed: false, reason: error.message });
+        return undefined;
+      }
+    };
+    await attempt('name', () => `no live deployment of the organization is named ${input.name}`, () => creation.assertNameFree(em, principal, input.name));
+    await attempt('model', () => `${input.model} is a model reference Kiln can load`, () => assertLoadableModel(input.model));
+    const scaling = await attempt('replicas', (r) => `${r.replicas} replica(s), between ${r.minReplicas} and ${r.maxReplicas}`, () => resolveScaling(input, undefined));
+    const serving = await attempt('model_fit', describeServing, () => creation.settle(em, principal, input.model, input.gpu, input));
+    await attempt('accepting', () => 'new deployments are being accepted', () => creation.assertAccepting(em, principal));
+    const cluster = await attempt('placement', (c) => `placed on GPU cluster ${c.name} (${c.id}), which offers ${input.gpu}`, () => deps.placement.place(em, principal.organizationId, input.gpu));
+    const capacity = { gpu: input.gpu, replicas: scaling?.replicas ?? input.replicas ?? 1, gpusPerReplica: serving?.gpusPerReplica ?? input.gpusPerReplica ?? 1 };
+    // What fits now, on every cluster that offers the type; the check is the placed cluster's.
+    const clusters = await deps.placement.capacity(em, principal.organizationId, input.gpu, capacity.gpusPerReplica);
+    if (cluster) {
+      const placed = clusters.find((c) => c.clusterId === cluster.id);
+      await attempt('capacity', (text: string) => text, () => capacityVerdict(placed, capacity.replicas, capacity.gpusPerReplica, cluster.name));
+    }
+    const organization = await em.findOneOrFail(OrganizationSchema, principal.organizationId);
+    await attempt('credits', () => `the balance of ${organization.creditsCents} cents covers an hour (${hourlyCents(capacity)} cents)`, () => assertAffordable(organization.creditsCents, capacity));
+    await attempt('budget', () => 'no budget of the organization that refuses new deployments is reached', () => deps.budgets.assertAllows(em, principal));
+    const valid = checks.every((c) => c.passed);
+    let plan: DryRunPlan | null = null;
+    if (valid && options.preview) {
+      const previewId = newId('pre');
+      const desired = desiredOf({ generation: 1, model: input.model, gpu: input.gpu, ...scaling!, autoscaling: resolveAutoscaling(input.autoscaling, undefined), ...serving!, replicaRequests: 0, running: true, restarts: 0, refreshes: 0, deleteRequested: false, forceDelete: false });
+      const started = Date.now();
+      const outcome = await deps.orchestrator.preview({ previewId, organizationId: principal.organizationId, name: input.name, desired, clusterId: cluster!.id });
+      plan = 'resources' in outcome
+        ? { resources: outcome.resources, previewMs: Date.now() - started, failure: null }
+        : { resources: [], previewMs: Date.now() - started, failure: outcome.failure };
+    }
+    const hourly = hourlyCents(capacity);
+    return {
+      valid: valid && (plan === null || plan.failure === null),
+      checks,
+      deployment: {
+        name: input.name, model: input.model, runtime: input.runtime, gpu: input.gpu, ...(scaling ?? {}), ...(serving ?? {}),
+        cluster: cluster ? { id: cluster.id, name: cluster.name } : null,
+      },
+      capacity: clusters,
+      cost: {
+        hourlyCents: hourly, dailyCents: hourly * 24, monthlyCents: hourly * 24 * 30, balanceCents: organization.creditsCents,
+        hoursCovered: hourly > 0 ? Math.floor((organization.creditsCents / hourly) * 10) / 10 : null,
+      },
+      plan,
+    };
+  };
+}
