@@ -54,10 +54,6 @@ function assertNotDeleting(deployment: Deployment): void {
   if (deployment.deleteRequested) throw new ConflictError(`Deployment ${deployment.id} is being deleted`, { field: 'id' });
 }
 
-async function assertBalanceCovers(em: EntityManager, principal: Principal, capacity: Capacity): Promise<void> {
-  assertAffordable((await em.findOneOrFail(OrganizationSchema, principal.organizationId)).creditsCents, capacity);
-}
-
 /**
  * PATCH templateVersion: that version's configuration of the template the deployment was made from (public
  * or its organization's: row-level security shows no other); the replica count stays within its bounds.
@@ -89,7 +85,7 @@ export function createDeploymentLifecycle(deps: DeploymentLifecycleDeps, creatio
   /** Growing or starting a deployment: no budget that acts may be reached, and the balance must cover an hour. */
   async function assertMayGrow(tx: EntityManager, principal: Principal, id: string, capacity: Capacity): Promise<void> {
     await deps.budgets.assertAllows(tx, principal, { deploymentId: id });
-    await assertBalanceCovers(tx, principal, capacity);
+    assertAffordable((await tx.findOneOrFail(OrganizationSchema, principal.organizationId)).creditsCents, capacity);
   }
 
   return {
