@@ -31,6 +31,8 @@ const PULUMI_SAMPLES = Number(process.env.BENCH_PULUMI_SAMPLES ?? 3);
 const INFERENCE_REQUESTS = Number(process.env.BENCH_INFERENCE_REQUESTS ?? 100);
 const MAX_TOKENS = 64;
 const BURST = Number(process.env.BENCH_BURST ?? 100);
+// The burst is followed by one page of the deployments list (at most 100).
+if (!(BURST >= 1 && BURST <= 100)) throw new Error('BENCH_BURST is 1 to 100: the burst is followed by one page of the list');
 const CHURN_SECONDS = Number(process.env.BENCH_CHURN_SECONDS ?? 300);
 const CHURN_PER_MINUTE = Number(process.env.BENCH_CHURN_PER_MINUTE ?? 120);
 /** The churn's live deployments at most (each may run 2 replicas). */
@@ -248,21 +250,26 @@ async function burst(readerToken: string) {
   const reads = timedReads(readerToken, 0, () => !done);
   const sent = new Map<string, number>();
   const posts: number[] = [];
-  await Promise.all(Array.from({ length: BURST }, async (_, i) => {
-    const at = Date.now();
-    const res = await call('POST', '/api/deployments', tenant.token, { name: `burst-${i}`, model: 'Qwen/Qwen2.5-0.5B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4' });
-    if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
-    posts.push(Date.now() - at);
-    sent.set(res.body.data.id, at);
-  }));
   const runningAt = new Map<string, number>();
-  for (const deadline = Date.now() + 15 * 60_000; runningAt.size < BURST && Date.now() < deadline; await sleep(500)) {
-    for (const [id, d] of await listed(tenant.token)) {
-      if (d.status === 'running' && !runningAt.has(id)) runningAt.set(id, Date.now());
-      if (d.status === 'failed') throw new Error(`${id} failed: ${d.failureReason}`);
+  try {
+    await Promise.all(Array.from({ length: BURST }, async (_, i) => {
+      const at = Date.now();
+      const res = await call('POST', '/api/deployments', tenant.token, { name: `burst-${i}`, model: 'Qwen/Qwen2.5-0.5B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4' });
+      if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
+      posts.push(Date.now() - at);
+      sent.set(res.body.data.id, at);
+    }));
+    for (const deadline = Date.now() + 15 * 60_000; runningAt.size < BURST && Date.now() < deadline; await sleep(500)) {
+      for (const [id, d] of await listed(tenant.token)) {
+        if (d.status === 'running' && !runningAt.has(id)) runningAt.set(id, Date.now());
+        if (d.status === 'failed') throw new Error(`${id} failed: ${d.failureReason}`);
+      }
     }
+  } finally {
+    // The reader stops with the burst, whichever way it ends (a failure is the burst's to report).
+    done = true;
+    await reads.catch(() => undefined);
   }
-  done = true;
   if (runningAt.size < BURST) throw new Error(`${BURST - runningAt.size} deployments did not reach running in 15 minutes`);
   return { totals: [...runningAt].map(([id, at]) => at - sent.get(id)!), posts, reads: await reads, ...(await cpuPerUp()) };
 }
@@ -284,12 +291,16 @@ async function churn() {
   const failures: string[] = [];
   /** Each live deployment's replicas asked for, and the request it has not settled yet. */
   const live = new Map<string, { replicas: number; pending?: { kind: ChurnKind; at: number } }>();
+  /** Creations sent and not answered yet: they count against CHURN_LIVE (the GPUs were sized for it). */
+  let creating = 0;
   let sequence = 0;
   const request = async (kind: ChurnKind, id?: string) => {
     issued[kind]++;
     const at = Date.now();
     if (kind === 'create') {
-      const res = await call('POST', '/api/deployments', tenant.token, { name: `churn-${sequence++}`, model: 'Qwen/Qwen2.5-0.5B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4', replicas: 1, minReplicas: 1, maxReplicas: 1 });
+      creating++;
+      const res = await call('POST', '/api/deployments', tenant.token, { name: `churn-${sequence++}`, model: 'Qwen/Qwen2.5-0.5B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4', replicas: 1, minReplicas: 1, maxReplicas: 1 })
+        .finally(() => { creating--; });
       if (res.status !== 201) return void failures.push(`create answered ${res.status}`);
       live.set(res.body.data.id, { replicas: 1, pending: { kind, at } });
     } else if (kind === 'scale') {
@@ -299,20 +310,28 @@ async function churn() {
       const replicas = entry.replicas === 1 ? 2 : 1;
       Object.assign(entry, { replicas, pending: { kind, at } });
       const res = await call('PATCH', `/api/deployments/${id}`, tenant.token, { replicas, minReplicas: replicas, maxReplicas: replicas });
-      if (res.status !== 200) return void failures.push(`scale answered ${res.status}`);
+      if (res.status !== 200) {
+        Object.assign(entry, { replicas: replicas === 1 ? 2 : 1, pending: undefined });
+        return void failures.push(`scale answered ${res.status}`);
+      }
     } else {
-      live.get(id!)!.pending = { kind, at };
+      const entry = live.get(id!)!;
+      entry.pending = { kind, at };
       const res = await call('DELETE', `/api/deployments/${id}`, tenant.token);
-      if (res.status >= 300) return void failures.push(`delete answered ${res.status}`);
+      if (res.status >= 300) {
+        entry.pending = undefined;
+        return void failures.push(`delete answered ${res.status}`);
+      }
     }
   };
   const next = (): Promise<void> | undefined => {
     const idle = [...live].filter(([, e]) => !e.pending).map(([id]) => id);
-    if (live.size < CHURN_LIVE / 2 || (idle.length === 0 && live.size < CHURN_LIVE)) return request('create');
+    const count = live.size + creating;
+    if (count < CHURN_LIVE / 2 || (idle.length === 0 && count < CHURN_LIVE)) return request('create');
     if (idle.length === 0) return undefined;
     const pick = idle[Math.floor(Math.random() * idle.length)]!;
     const roll = Math.random();
-    if (roll < 0.25 && live.size < CHURN_LIVE) return request('create');
+    if (roll < 0.25 && count < CHURN_LIVE) return request('create');
     return request(roll < 0.7 ? 'scale' : 'delete', pick);
   };
   const requests: Promise<void>[] = [];
@@ -321,15 +340,17 @@ async function churn() {
   let skipped = 0;
   while (Date.now() < end) {
     if (Date.now() >= nextAt) {
-      const sentOne = next();
+      // A request that throws (the API unreachable) is a failure of the churn, counted, not an unhandled rejection.
+      const sentOne = next()?.catch((error: unknown) => void failures.push(`request failed: ${(error as Error).message}`));
       if (sentOne) requests.push(sentOne); else skipped++;
       nextAt += 60_000 / CHURN_PER_MINUTE;
     }
     const shown = await listed(tenant.token);
     for (const [id, entry] of live) {
       const d = shown.get(id);
-      if (!entry.pending) continue;
+      // A failed deployment counts whether or not a request of the churn's waits on it, and leaves the pool.
       if (d?.status === 'failed') { failures.push(`${id} failed: ${d.failureReason}`); live.delete(id); continue; }
+      if (!entry.pending) continue;
       const done = entry.pending.kind === 'delete' ? d === undefined : d?.status === 'running' && d.replicas === entry.replicas && d.currentReplicas === entry.replicas;
       if (!done) continue;
       settled[entry.pending.kind].push(Date.now() - entry.pending.at);

@@ -16,7 +16,7 @@ import { rateLimit } from './http/rate-limit.ts';
 import { requestContext } from './http/request-context.ts';
 import { mountRoutes, type Route } from './http/routes.ts';
 import { idempotency } from './idempotency/middleware.ts';
-import type { AppDeps, ModuleContext, Services } from './module.ts';
+import type { ApiModule, AppDeps, ModuleContext, Services } from './module.ts';
 import { API_MODULES } from './modules.ts';
 
 /** The Koa application, and its modules' lifecycles, which server.ts runs around the HTTP server. */
@@ -94,13 +94,23 @@ export function createApp(deps: AppDeps): KilnApp {
     start: async (server: Server) => {
       for (const module of API_MODULES) await module.start?.({ ...context, server, app });
     },
-    preClose: async () => {
-      for (const module of reversed) await module.preClose?.(services);
-    },
-    close: async () => {
-      for (const module of reversed) await module.close?.(services);
-    },
+    preClose: () => everyModule(reversed, (module) => module.preClose?.(services)),
+    close: () => everyModule(reversed, (module) => module.close?.(services)),
   });
+}
+
+/** Runs `step` for each module in turn, all of them even when one fails: one area's failure to stop stops no other's. */
+async function everyModule(modules: readonly ApiModule[], step: (module: ApiModule) => Promise<void> | void): Promise<void> {
+  const errors: unknown[] = [];
+  for (const module of modules) {
+    try {
+      await step(module);
+    } catch (error) {
+      errors.push(error);
+    }
+  }
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw new AggregateError(errors, `${errors.length} modules failed to stop`);
 }
 
 /** The services object modules fill in order: reading one no module has built yet is a wiring mistake, said at start-up. */

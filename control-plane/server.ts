@@ -58,11 +58,29 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
     inference: options.overrides?.inference,
   });
   const server = createServer(app.callback());
-  // Every area's background work (modules.ts order) is under way before the first request.
-  await app.start(server);
-  if (options.host === undefined) server.listen(config.port);
-  else server.listen(config.port, options.host);
-  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  /** Everything this start opened, released in order (what listens first, then the modules, then the connections). */
+  const release = async () => {
+    // What would hold the server open goes first: the live-updates sockets close (1001) and their clients
+    // reconnect elsewhere.
+    await app.preClose();
+    if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
+    // Then, in reverse order, the modules stop their background work and release what they hold.
+    await app.close();
+    await pool.end();
+    await orm.close();
+    await temporal.close();
+  };
+  try {
+    // Every area's background work (modules.ts order) is under way before the first request.
+    await app.start(server);
+    if (options.host === undefined) server.listen(config.port);
+    else server.listen(config.port, options.host);
+    await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  } catch (error) {
+    // A start that fails (a busy port, a module that cannot start) leaves nothing running behind its error.
+    await release().catch((closing: unknown) => log.warn({ err: closing }, 'releasing a failed start'));
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   log.info({ port, env: config.env }, 'control plane listening');
   return {
@@ -71,16 +89,6 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
     app,
     orm,
     pool,
-    async close() {
-      // What would hold the server open goes first: the live-updates sockets close (1001) and their clients
-      // reconnect elsewhere.
-      await app.preClose();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      // Then, in reverse order, the modules stop their background work and release what they hold.
-      await app.close();
-      await pool.end();
-      await orm.close();
-      await temporal.close();
-    },
+    close: release,
   };
 }

@@ -85,8 +85,15 @@ function typeOf(s: JsonSchema): string {
   if (s.anyOf) return s.anyOf.map(typeOf).join(' or ');
   if (Array.isArray(s.type)) return s.type.map((type) => typeOf({ ...s, type })).join(' or ');
   if (s.enum) return s.enum.map((v) => code(String(v))).join(', ');
-  const bounded = s.minimum !== undefined && s.maximum !== Number.MAX_SAFE_INTEGER; // z.int()'s bounds say nothing
-  if (s.type === 'integer' || s.type === 'number') return bounded ? `${s.type}, ${s.minimum} to ${s.maximum}` : s.type;
+  if (s.type === 'integer' || s.type === 'number') {
+    // z.int()'s own bounds (the safe integers) say nothing.
+    const minimum = s.minimum === Number.MIN_SAFE_INTEGER ? undefined : s.minimum;
+    const maximum = s.maximum === Number.MAX_SAFE_INTEGER ? undefined : s.maximum;
+    if (minimum !== undefined && maximum !== undefined) return `${s.type}, ${minimum} to ${maximum}`;
+    if (minimum !== undefined) return `${s.type}, at least ${minimum}`;
+    if (maximum !== undefined) return `${s.type}, at most ${maximum}`;
+    return s.type;
+  }
   if (s.format === 'uri') return 'URL';
   if (s.format === 'date-time') return 'date-time';
   if (s.type === 'string' && s.minLength && s.minLength > 1) return `string, at least ${s.minLength} characters`;

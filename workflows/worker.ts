@@ -25,6 +25,12 @@ import { INVOICING_CRON, INVOICING_SCHEDULE_ID, INVOICING_TASK_QUEUE, INVOICING_
 import { closePulumiOperations } from './pulumi/automation.ts';
 
 /** Every task queue one worker process polls. */
+/**
+ * The ids of the long-lived alert and optimization workflows of the versions before their schedules (2026-11-27):
+ * an installation that ran one still may. Can go once every installation has started a worker of that day's or later.
+ */
+const LOOP_WORKFLOW_IDS_BEFORE_SCHEDULES = ['kiln-alert-evaluation', 'kiln-optimization'];
+
 export const QUEUES: readonly QueueModule[] = [deploymentsQueue, webhooksQueue, reportsQueue, alertsQueue, optimizationQueue, meteringQueue, invoicingQueue];
 
 export interface RunningWorker {
@@ -83,7 +89,7 @@ export async function startWorker(config: WorkerConfig, log: Logger = pino({ lev
   const running = Promise.all(workers.map((worker) => worker.run()));
   // Alert evaluation and optimization ran as one long-lived workflow each (timers, then continue-as-new) before they
   // were schedules: such a run left from then would replay against the one-pass workflows and fail; it goes.
-  for (const workflowId of [ALERT_EVALUATION_SCHEDULE_ID, OPTIMIZATION_SCHEDULE_ID]) {
+  for (const workflowId of LOOP_WORKFLOW_IDS_BEFORE_SCHEDULES) {
     await client.workflow.getHandle(workflowId).terminate('replaced by a Temporal Schedule').catch((error: unknown) => {
       if (!(error instanceof WorkflowNotFoundError)) throw error;
     });

@@ -40,7 +40,7 @@ export interface LiveUpdatesService {
   claim(id: string): PendingUpgrade | undefined;
   /** Completes the WebSocket handshake of a claimed upgrade and hands the socket to the hub. */
   upgrade(pending: PendingUpgrade, principal: Principal, filters: SocketFilters, lastEventId: string | undefined): void;
-  /** Takes the server's upgrade requests and starts listening for events; call once the server listens. */
+  /** Takes the server's upgrade requests and starts listening for events; the module's start calls it, before the server listens. */
   attach(server: Server, app: Pick<Koa, 'callback'>): Promise<void>;
   /** Closes every socket and the LISTEN connection; call before the server closes. */
   close(): Promise<void>;

@@ -84,12 +84,16 @@ test('every README example runs as written: each curl answered 2xx, no command f
     WORKER: `http://127.0.0.1:${workerMetricsPort}`,
     KUBECONFIG_FILE: kiln.cluster.kubeconfig,
     // The link in the mail the API logged (Kiln sends the mail from its outbox within seconds).
-    INVITE: `$(until grep -o 'invite/invite_[A-Za-z0-9_-]*' ${apiLog} | tail -1 | grep .; do sleep 0.5; done | cut -d/ -f2)`,
+    INVITE: `$(timeout 60 bash -c 'until grep -o "invite/invite_[A-Za-z0-9_-]*" ${apiLog} | tail -1 | grep .; do sleep 0.5; done' | cut -d/ -f2)`,
   });
   const curlDir = await recordingCurl();
   const cwd = await mkdtemp(join(tmpdir(), 'kiln-readme-run-'));
   const run = await exec('bash', ['-o', 'pipefail', '-c', `trap 'echo "FAILED $? in $README_BLOCK: $BASH_COMMAND" >&2' ERR\n${pointed}`], {
     cwd, env: { ...process.env, PATH: `${curlDir}:${process.env.PATH}` }, timeout: 420_000, maxBuffer: 64 * 1024 * 1024,
+  }).catch((error: { message: string; stderr?: string }) => {
+    // Timed out (or killed): say which block it was in, and what each call answered until then.
+    const progress = (error.stderr ?? '').split('\n').filter((l) => /^(ANSWERED|FAILED|BLOCK) /.test(l)).join('\n');
+    throw new Error(`${error.message.split('\n')[0]}\n${progress}`);
   });
   const log = run.stderr.split('\n');
   const shown = `\n${log.filter((l) => /^(ANSWERED|FAILED|BLOCK) /.test(l)).join('\n')}`;
