@@ -2,10 +2,13 @@
 // one, and startApi() as infra/start.ts calls it.
 import { testTemporalAddress } from '../support/temporal.ts';
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
+import pg from 'pg';
 import { loadConfig } from '../../control-plane/config.ts';
 import { startApi } from '../../control-plane/server.ts';
 import { createTestDatabase } from '../support/database.ts';
@@ -108,4 +111,21 @@ test('startApi serves the API on the given database and port', async (t) => {
   const res = await fetch(`${api.url}/api/health`);
   t.is(res.status, 200);
   t.deepEqual(await res.json(), { success: true, data: { status: 'ok', checks: { database: 'ok' } }, error: null });
+});
+
+test('a start that cannot listen (its port taken) fails with the cause and leaves nothing open: no connection to the database stays', async (t) => {
+  const databaseUrl = await createTestDatabase(import.meta.filename);
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+  const config = await loadConfig('api', {
+    DATABASE_URL: databaseUrl, PORT: String((taken.address() as AddressInfo).port), DATA_DIR: await tempDir(), TEMPORAL_ADDRESS: testTemporalAddress(), LOG_LEVEL: 'silent',
+  });
+  await t.throwsAsync(startApi({ config: { ...config, databaseUrl }, host: '127.0.0.1' }), { code: 'EADDRINUSE' });
+  // The modules had started (the live-updates LISTEN connection among them): all of it was released.
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  const { rows } = await db.query('select count(*)::int as open from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+  await db.end();
+  t.is(rows[0].open, 0);
 });
