@@ -14,10 +14,20 @@ export const TEST_NODE_POOLS: readonly GpuNodePool[] = [
 ];
 
 export async function startTestGpuCluster(nodePools: readonly GpuNodePool[] = TEST_NODE_POOLS, options: Omit<Partial<GpuClusterOptions>, 'dataDir' | 'nodePools'> = {}): Promise<GpuCluster> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'kiln-cluster-'));
-  const cluster = await startGpuCluster({ dataDir, nodePools, podReadyDelayMs: 300, crashLoopIntervalMs: 1000, ...options });
-  // A stopped test cluster is not looked at again; its etcd alone holds 64 MB.
-  return { ...cluster, stop: async () => { await cluster.stop(); await rm(dataDir, { recursive: true, force: true }); } };
+  for (let attempt = 1; ; attempt++) {
+    const dataDir = await mkdtemp(join(tmpdir(), 'kiln-cluster-'));
+    try {
+      const cluster = await startGpuCluster({ dataDir, nodePools, podReadyDelayMs: 300, crashLoopIntervalMs: 1000, ...options });
+      // A stopped test cluster is not looked at again; its etcd alone holds 64 MB.
+      return { ...cluster, stop: async () => { await cluster.stop(); await rm(dataDir, { recursive: true, force: true }); } };
+    } catch (error) {
+      await rm(dataDir, { recursive: true, force: true });
+      // Its ports were free when picked, but test files start servers side by side: another process can bind
+      // one before this cluster's server does. Free ports are picked again, twice at most.
+      if (attempt < 3 && /address already in use/.test((error as Error).message)) continue;
+      throw error;
+    }
+  }
 }
 
 /** What a file that applies stacks to the local cluster needs: the cluster, its kubeconfig's text, Pulumi settings of its own. */
