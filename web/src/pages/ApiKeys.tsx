@@ -1,7 +1,7 @@
 // Settings, API keys: list, create (the scope chosen with what it may do; the value shown once), revoke.
 import { useState } from 'react';
 import { api, currentOrgId, ok, type Schemas } from '../api.ts';
-import { ConfirmDialog, CopyButton, KeyActionButton, KeyManager, keyTime, PageHeader, useApi, useSubmit, useToast, type Column } from '../ui/index.ts';
+import { CopyButton, KeyManager, keyTime, PageHeader, useApi, useSubmit, useToast, type Column } from '../ui/index.ts';
 
 type ApiKey = Schemas['ApiKey'];
 type Scope = ApiKey['scope'];
@@ -19,7 +19,6 @@ export default function ApiKeys() {
   const keys = useApi(() => ok(api.GET('/v1/settings/api-keys', { params: { query: { orgId: currentOrgId() } } })), []);
   const [created, setCreated] = useState<Schemas['ApiKeyWithValue']>();
   const { busy, error, fields, onSubmit } = useSubmit();
-  const [revoking, setRevoking] = useState<ApiKey>();
   // A key acts in one organization: the CLI is told which (kiln login --org), as the reference API's calls are (orgId).
   const organizationId = currentOrgId();
   const cliLogin = `kiln login --api-key-stdin --org ${organizationId} --server ${window.location.origin}`;
@@ -37,7 +36,6 @@ export default function ApiKeys() {
     { header: 'Scope', cell: (k) => scopeLabel(k.scope) },
     { header: 'Created', cell: (k) => keyTime(k.createdAt) },
     { header: 'Last used', cell: (k) => keyTime(k.lastUsedAt) },
-    { header: 'Actions', cell: (k) => <KeyActionButton label="Revoke" keyName={k.name} danger onClick={() => setRevoking(k)} /> },
   ];
 
   return (
@@ -81,24 +79,15 @@ export default function ApiKeys() {
           title: 'Your keys', caption: 'API keys', keys, columns,
           empty: { title: 'No API keys yet', body: 'Create one above to use Kiln from the CLI, the SDK or your code.' },
         }}
-        confirmations={(
-          <ConfirmDialog
-            open={!!revoking}
-            title={`Revoke “${revoking?.name ?? ''}”?`}
-            confirmLabel="Revoke key"
-            onClose={() => setRevoking(undefined)}
-            onConfirm={async () => {
-              if (!revoking) return;
-              await ok(api.DELETE('/v1/settings/api-keys', { params: { query: { id: revoking.id, orgId: currentOrgId() } } }));
-              toast(`Key “${revoking.name}” revoked`);
-              keys.reload();
-            }}
-          >
-            <p>
-              Programs using <code>{revoking?.prefix}…</code> will get 401 from their next call. This cannot be undone.
-            </p>
-          </ConfirmDialog>
-        )}
+        actions={[{
+          label: 'Revoke', confirmLabel: 'Revoke key', danger: true,
+          explain: (k) => <>Programs using <code>{k.prefix}…</code> will get 401 from their next call. This cannot be undone.</>,
+          run: async (k) => {
+            await ok(api.DELETE('/v1/settings/api-keys', { params: { query: { id: k.id, orgId: currentOrgId() } } }));
+            toast(`Key “${k.name}” revoked`);
+            keys.reload();
+          },
+        }]}
       />
     </>
   );

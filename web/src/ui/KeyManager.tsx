@@ -1,7 +1,8 @@
 // The page both kinds of key are managed on (Settings' API keys, Administration's service keys): a value shown
 // once after it is made, the form that makes one, the keys in use with their actions, and the confirmation
 // before a change that breaks the key's holder. Each page brings its calls, columns, words and extra fields.
-import type { FormEvent, ReactNode } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
+import { ConfirmDialog } from './ConfirmDialog.tsx';
 import { CopyButton } from './CopyButton.tsx';
 import { DataTable, type Column } from './DataTable.tsx';
 import { EmptyState } from './EmptyState.tsx';
@@ -38,11 +39,35 @@ export interface KeyManagerProps<K extends KeyRow> {
     extra?: ReactNode;
   };
   list: { title: string; caption: string; keys: { data?: K[]; error: unknown; reload(): void }; columns: Column<K>[]; empty: { title: string; body: ReactNode } };
-  /** The row actions' confirmations (revoke, rotate): ConfirmDialogs. */
-  confirmations: ReactNode;
+  /** What each key's row offers (revoke, rotate), each confirmed first: it breaks the key's holder. */
+  actions: readonly KeyAction<K>[];
 }
 
-export function KeyManager<K extends KeyRow>({ shown, onDismissShown, valueTestId, shownNote, create, list, confirmations }: KeyManagerProps<K>) {
+export interface KeyAction<K> {
+  /** The button's word ("Revoke"); the dialog asks "<label> “<name>”?". */
+  label: string;
+  /** The dialog's button ("Revoke key"). */
+  confirmLabel: string;
+  danger?: boolean;
+  /** What confirming does to the key's holder. */
+  explain(key: K): ReactNode;
+  run(key: K): Promise<void>;
+}
+
+export function KeyManager<K extends KeyRow>({ shown, onDismissShown, valueTestId, shownNote, create, list, actions }: KeyManagerProps<K>) {
+  const [asked, setAsked] = useState<{ action: KeyAction<K>; key: K }>();
+  const columns: Column<K>[] = [...list.columns, {
+    header: 'Actions',
+    cell: (k) => (
+      <span className="row-actions">
+        {actions.map((action) => (
+          <button key={action.label} type="button" className={action.danger ? 'button button-danger-quiet' : 'button'} aria-label={`${action.label} ${k.name}`} onClick={() => setAsked({ action, key: k })}>
+            {action.label}
+          </button>
+        ))}
+      </span>
+    ),
+  }];
   return (
     <>
       {shown && (
@@ -77,20 +102,19 @@ export function KeyManager<K extends KeyRow>({ shown, onDismissShown, valueTestI
         <h2 id="keys-title">{list.title}</h2>
         <ErrorBanner error={list.keys.error} onRetry={list.keys.reload} />
         {!list.keys.error && (
-          <DataTable caption={list.caption} columns={list.columns} rows={list.keys.data} rowKey={(k) => k.id} empty={<EmptyState title={list.empty.title}>{list.empty.body}</EmptyState>} />
+          <DataTable caption={list.caption} columns={columns} rows={list.keys.data} rowKey={(k) => k.id} empty={<EmptyState title={list.empty.title}>{list.empty.body}</EmptyState>} />
         )}
       </section>
 
-      {confirmations}
+      <ConfirmDialog
+        open={!!asked}
+        title={`${asked?.action.label ?? ''} “${asked?.key.name ?? ''}”?`}
+        confirmLabel={asked?.action.confirmLabel ?? ''}
+        onClose={() => setAsked(undefined)}
+        onConfirm={() => (asked ? asked.action.run(asked.key) : undefined)}
+      >
+        {asked && <p>{asked.action.explain(asked.key)}</p>}
+      </ConfirmDialog>
     </>
-  );
-}
-
-/** The row action that asks first: a quiet danger button named for its key. */
-export function KeyActionButton({ label, keyName, danger, onClick }: { label: string; keyName: string; danger?: boolean; onClick(): void }) {
-  return (
-    <button type="button" className={danger ? 'button button-danger-quiet' : 'button'} aria-label={`${label} ${keyName}`} onClick={onClick}>
-      {label}
-    </button>
   );
 }

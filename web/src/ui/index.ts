@@ -18,4 +18,4 @@ export { SubmitButton } from './SubmitButton.tsx';
 export { SelectField } from './SelectField.tsx';
 export { saveFile } from './saveFile.ts';
 export { hourlyCents, money } from './figures.ts';
-export { KeyActionButton, KeyManager, keyTime } from './KeyManager.tsx';
+export { KeyManager, keyTime } from './KeyManager.tsx';
