@@ -1,7 +1,9 @@
 // `npm run docs:reference`: writes docs/reference/, the references drawn from the code itself: the `kiln`
 // command line from its commander program, the configuration from config.ts's schemas, the webhook events
-// from their catalogue and payload schemas. Each page is a pure function of the code, so
+// from their catalogue and payload schemas, the error codes from the
+// error table, the control plane's areas from their modules' opening comments. Each page is a pure function of the code, so
 // test/docs/reference.test.ts regenerates them in memory and fails while a checked-in page differs.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +11,7 @@ import type { Command, Help } from 'commander';
 import { z } from 'zod';
 import { buildProgram } from '../client/cli/program.ts';
 import { Sections, Shared } from '../control-plane/config.ts';
+import { ERROR_TABLE } from '../control-plane/core/errors.ts';
 import { WEBHOOK_EVENT_CATALOGUE } from '../control-plane/webhooks/schemas.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -159,11 +162,66 @@ ${payloads.map((payload) => `## ${titleOf(payload)}\n\n${table(['Field', 'Type',
 `;
 }
 
+// ---- Errors
+
+export function errorsReference(): string {
+  return `${generatedFrom('control-plane/core/errors.ts')}
+# Errors
+
+Every error has a status and a code, answered in each surface's own format: under \`/v1\` \`{"error", "message", "code", "statusCode"}\`, under \`/api\` \`{"success": false, "data": null, "error": {"code", "message", "details"}}\`. The message says what went wrong in this request; \`details\` names the fields, headers or values concerned. A request that fails changes nothing. An error Kiln did not foresee is a bare 500 \`INTERNAL_ERROR\` with the request's id (\`X-Request-Id\`), and is a bug.
+
+${table(['Status', 'Code', 'What it means'], ERROR_TABLE.map(([, status, errorCode, meaning]) => [String(status), code(errorCode), cell(meaning)]))}
+`;
+}
+
+// ---- The control plane's areas
+
+/** The folders of control-plane/ that are no area (no module.ts): what every area builds on. */
+const SHARED_FOLDERS: Readonly<Record<string, string>> = {
+  core: 'What services share: the errors they throw (and the table that maps each to a status and code), the permission of every route, row-level security, cursor pagination and period queries.',
+  database: 'The ORM: shared columns, the list of every entity (`entities.ts`) and every migration (`migrations/index.ts`).',
+  mail: 'Outgoing e-mail behind one interface (`mailer.ts`): SMTP when `SMTP_URL` is set, otherwise one log line per message.',
+  http: 'The middleware chain every request passes (request context, metrics, audit, authentication, rate limits, database scope, errors) and the router that checks each route\'s permission and validates its input.',
+};
+
+/** A file's opening comment, as one paragraph. */
+function openingComment(path: string): string {
+  const lines = readFileSync(path, 'utf8').split('\n');
+  const comment = lines.slice(0, lines.findIndex((line) => !line.startsWith('//'))).map((line) => line.replace(/^\/\/ ?/, ''));
+  return comment.join(' ').trim();
+}
+
+export function areasReference(): string {
+  const folders = readdirSync(join(ROOT, 'control-plane'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const areas = folders.filter((name) => existsSync(join(ROOT, 'control-plane', name, 'module.ts')));
+  const shared = folders.filter((name) => !areas.includes(name));
+  const undescribed = shared.filter((name) => !SHARED_FOLDERS[name]);
+  if (undescribed.length) throw new Error(`control-plane/${undescribed.join(', ')}: add a module.ts, or describe the folder in SHARED_FOLDERS (infra/docs-reference.ts)`);
+  const rows = areas.map((name) => {
+    const comment = openingComment(join(ROOT, 'control-plane', name, 'module.ts'));
+    if (!comment) throw new Error(`control-plane/${name}/module.ts opens with no comment saying what the area is`);
+    return [code(`${name}/`), cell(comment)];
+  });
+  return `${generatedFrom('the opening comment of each control-plane/<area>/module.ts')}
+# The control plane's areas
+
+Each folder of \`control-plane/\` with a \`module.ts\` is an area: its routes, service, schemas and entities side by side, and its module adds it to the app (one line in \`control-plane/modules.ts\`). What each one is, in its module's own words:
+
+${table(['Area', 'What it is'], rows)}
+
+## What every area builds on
+
+${table(['Folder', 'What it is'], shared.map((name) => [code(`${name}/`), SHARED_FOLDERS[name]!]))}
+`;
+}
+
 /** Every page of docs/reference/, by file name. */
 export const REFERENCE_PAGES: Readonly<Record<string, () => string>> = {
   'cli.md': cliReference,
   'configuration.md': configurationReference,
   'events.md': eventsReference,
+  'errors.md': errorsReference,
+  'areas.md': areasReference,
 };
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,5 +1,5 @@
 // Entry for `pulumi up` from the root Pulumi.yaml: stack config picks the component (`kiln:component`) and
-// gives its arguments under the same names as the component's args (see README, "Running the stacks yourself").
+// gives its arguments under the same names as the component's args (see docs/operating/pulumi-stacks.md).
 import * as pulumi from '@pulumi/pulumi';
 import type { NodeGroup } from '../catalog/node-groups.ts';
 import { GpuCluster } from './gpu-cluster/index.ts';

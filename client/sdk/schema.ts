@@ -2076,7 +2076,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Search Kiln's documentation (README, architecture, API routes): sections ranked by relevance with a snippet; without q, the top help topics */
+        /** Search Kiln's documentation (the docs site's pages and the API routes): sections ranked by relevance with a snippet; without q, the top help topics */
         get: operations["searchHelp"];
         put?: never;
         /** Ask a question about Kiln: answered with the documentation sections that answer it best, quoted and cited */
@@ -5626,9 +5626,9 @@ export interface components {
             results: components["schemas"]["HelpSection"][];
         };
         HelpSection: {
-            /** @example README.md#inference */
+            /** @example /docs/concepts/inference#inference-and-the-gateway */
             id: string;
-            /** @description README.md, ARCHITECTURE.md, or openapi (an API route's summary). */
+            /** @description The docs page's URL (/docs/concepts/inference), or openapi (an API route's summary). */
             source: string;
             /** @description The section's heading anchor in its file, or the route's operationId. */
             anchor: string;
@@ -5651,7 +5651,7 @@ export interface components {
             /** @description The documentation section, deployment or GPU type cited. */
             id: string;
             title: string;
-            /** @description Where to read it: a file and anchor, or the API path that answers the record. */
+            /** @description Where to read it: a docs page's URL and anchor, or the API path that answers the record. */
             ref: string;
         };
         AssistantOverview: {

@@ -9,7 +9,7 @@ export type CitationType = (typeof CITATION_TYPES)[number];
 
 export interface Citation {
   type: CitationType;
-  /** The section's id (`README.md#inference`), the deployment's id, or the GPU type a catalog price is of. */
+  /** The section's id (`/docs/concepts/inference#inference-and-the-gateway`), the deployment's id, or the GPU type a catalog price is of. */
   id: string;
   title: string;
   /** Where to read it: a documentation file and anchor, or the API path that answers the record. */

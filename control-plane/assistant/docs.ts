@@ -1,18 +1,19 @@
-// Kiln's documentation as a searchable corpus: README.md and ARCHITECTURE.md cut into their sections (the
-// architecture's folder table a row per folder), and every API route's summary (the source of the OpenAPI
-// document), ranked with MiniSearch (BM25). Both /v1/onboarding/help and the assistant retrieve from it.
-// The files are read from the repository the API runs from, once, when the first search needs them.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// Kiln's documentation as a searchable corpus: the docs site's pages (docs/**/*.md) cut into their sections (the
+// architecture's and the areas' tables a row per folder), and every API route's summary (the source of the OpenAPI
+// document), ranked with MiniSearch (BM25). Both /v1/onboarding/help and the assistant retrieve from it, and cite
+// each section by its URL on the docs site Kiln serves (/docs/...#anchor). The pages are read from the repository
+// the API runs from, once, when the first search needs them.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
 import MiniSearch from 'minisearch';
 import type { Route } from '../http/routes.ts';
 
 export interface DocSection {
-  /** `README.md#inference`, `ARCHITECTURE.md#folders-control-plane`, `openapi#listDeployments`. */
+  /** `/docs/concepts/inference#inference-and-the-gateway`, `openapi#listDeployments`. */
   id: string;
-  /** Where the section is: a documentation file, or `openapi` for a route. */
+  /** Where the section is: a docs page's URL (`/docs/concepts/inference`), or `openapi` for a route. */
   source: string;
-  /** The heading's GitHub anchor, or the route's operationId. */
+  /** The heading's anchor on its page, or the route's operationId. */
   anchor: string;
   title: string;
   text: string;
@@ -28,7 +29,7 @@ export interface DocHit {
 }
 
 const ROOT = join(import.meta.dirname, '..', '..');
-export const DOC_FILES = ['README.md', 'ARCHITECTURE.md'] as const;
+const DOCS_DIR = join(ROOT, 'docs');
 
 // Words every question has: left out of the index and of queries, so "why did my deployment fail" ranks by
 // "deployment" and "fail", not by "why" and "my".
@@ -38,15 +39,21 @@ const STOP_WORDS = new Set(('a an and are as at be by can could did do does for 
 
 const SNIPPET_CHARS = 280;
 
-/** README sections a newcomer needs first, in the order of getting started; the README's others follow in its order. */
+/** Pages a newcomer needs first, in the order of getting started; the other pages follow in URL order. */
 const TOPICS = [
-  'from-sign-up-to-a-deployment', 'inference', 'sizing-a-deployment-and-the-dry-run', 'what-a-deployment-costs', 'credits-and-metering',
-  'templates', 'inviting-someone', 'alerts-budgets-and-cost-recommendations', 'autoscaling-and-scale-to-zero', 'notifications',
+  '/docs/quick-start', '/docs/guides/first-deployment', '/docs/concepts/inference', '/docs/guides/sizing', '/docs/concepts/cost-and-billing',
+  '/docs/concepts/models-and-templates', '/docs/concepts/organizations', '/docs/guides/alerts-and-notifications', '/docs/concepts/autoscaling',
+  '/docs/concepts/lifecycle',
 ];
 
-/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
+/** Pages whose tables are a row per folder, each row a section of its own. */
+const FOLDER_TABLES = new Set(['/docs/architecture/', '/docs/reference/areas']);
+
+/** The docs site's anchor for a heading (VitePress's slug): accents and punctuation to hyphens, lower case. */
 export function anchorOf(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+  return heading.normalize('NFKD').replace(/[\u0300-\u036F]/g, '')
+    .replace(/[\s~`!@#$%^&*()\-_+=[\]{}|\\;:"'“”‘’<>,.?/]+/g, '-').replace(/-{2,}/g, '-').replace(/^-+|-+$/g, '')
+    .replace(/^(\d)/, '_$1').toLowerCase();
 }
 
 /** A markdown file's sections, cut at its headings (not at `#` lines inside code fences: shell comments). */
@@ -76,12 +83,12 @@ export function markdownSections(source: string, markdown: string): DocSection[]
     } else lines.push(line);
   }
   close();
-  // The architecture's folder table: a row per folder, each a page of its own. README tables (settings,
-  // onboarding steps) stay in their section: a row alone is a line, which BM25 would rank above the guide.
-  return source === 'ARCHITECTURE.md' ? sections.flatMap((s) => (s.text.includes('\n| `') ? splitTable(s) : [s])) : sections;
+  // Folder tables: a row per folder, each a section of its own. Other tables (settings, onboarding steps) stay
+  // in their section: a row alone is a line, which BM25 would rank above the guide.
+  return FOLDER_TABLES.has(source) ? sections.flatMap((s) => (s.text.includes('\n| `') ? splitTable(s) : [s])) : sections;
 }
 
-/** A section holding a table of folders (ARCHITECTURE.md's): one section per row, titled by its first cell. */
+/** A section holding a table of folders: one section per row, titled by its first cell. */
 function splitTable(section: DocSection): DocSection[] {
   const rows = section.text.split('\n').filter((line) => /^\|\s*`/.test(line));
   const rest = section.text.split('\n').filter((line) => !line.startsWith('|')).join('\n').trim();
@@ -120,7 +127,7 @@ export function snippetOf(text: string, terms: readonly string[]): string {
   return `${start > 0 ? '…' : ''}${flat.slice(start, cut > start ? cut : end)}${end < flat.length ? '…' : ''}`;
 }
 
-/** Ids made unique (a table may name a thing twice): a repeat gets `-1`, `-2`, as GitHub's anchors do. */
+/** Ids made unique (a table may name a thing twice): a repeat gets `-1`, `-2`, as the site's anchors do. */
 function unique(sections: DocSection[]): DocSection[] {
   const seen = new Map<string, number>();
   return sections.map((s) => {
@@ -132,7 +139,7 @@ function unique(sections: DocSection[]): DocSection[] {
 
 export interface DocsIndex {
   search(query: string, limit: number): DocHit[];
-  /** The README's sections in order: where a newcomer starts. */
+  /** The pages' first sections, where a newcomer starts first. */
   topics(limit: number): DocHit[];
   readonly size: number;
 }
@@ -162,18 +169,44 @@ export function buildDocsIndex(files: ReadonlyArray<{ source: string; markdown: 
       return index.search(terms.join(' ')).slice(0, limit).map((r) => hit(byId.get(r.id as string)!, r.terms, r.score));
     },
     topics(limit) {
-      const readme = sections.filter((s) => s.source === 'README.md' && s.title !== 'Kiln');
-      const first = TOPICS.flatMap((anchor) => readme.filter((s) => s.anchor === anchor));
-      return [...first, ...readme.filter((s) => !first.includes(s))].slice(0, limit).map((s) => hit(s, [], 0));
+      const pages = sections.filter((s, i) => s.source !== 'openapi' && sections[i - 1]?.source !== s.source);
+      const first = TOPICS.flatMap((url) => pages.filter((s) => s.source === url));
+      return [...first, ...pages.filter((s) => !first.includes(s))].slice(0, limit).map((s) => hit(s, [], 0));
     },
   };
 }
 
-/** The index of the repository's own documentation and the app's routes, built on first use. */
+/** Every Markdown page under docs/ (but the site's own folder), by file from docs/. */
+function docsFiles(dir = DOCS_DIR): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    if (entry.name.startsWith('.') || entry.name === 'node_modules') return [];
+    const path = join(dir, entry.name);
+    return entry.isDirectory() ? docsFiles(path) : entry.name.endsWith('.md') ? [relative(DOCS_DIR, path).split(sep).join('/')] : [];
+  }).sort();
+}
+
+/** A page's URL on the docs site: `guides/cli.md` is `/docs/guides/cli`, `architecture/index.md` `/docs/architecture/`. */
+export function pageUrl(file: string): string {
+  return `/docs/${file.replace(/(^|\/)index\.md$/, '$1').replace(/\.md$/, '')}`;
+}
+
+/**
+ * A page's Markdown as the site renders it: its front matter left out, and each `<!--@include: path#region-->`
+ * replaced by what it includes (the whole file, or the part between `#region name` and `#endregion name`).
+ */
+export function renderedMarkdown(file: string): string {
+  const markdown = readFileSync(join(DOCS_DIR, file), 'utf8').replace(/^---\n[\s\S]*?\n---\n/, '');
+  return markdown.replace(/<!--@include: ([^#>]+?)(?:#([\w-]+))?-->/g, (_, path: string, region?: string) => {
+    const included = readFileSync(join(DOCS_DIR, dirname(file), path.trim()), 'utf8');
+    if (!region) return included;
+    const inside = new RegExp(`<!-- #region ${region} -->\\n([\\s\\S]*?)<!-- #endregion ${region} -->`).exec(included);
+    if (!inside) throw new Error(`docs/${file} includes ${path}#${region}, which has no such region`);
+    return inside[1]!;
+  });
+}
+
+/** The index of the docs site's pages and the app's routes, built on first use. */
 export function repositoryDocs(routes: () => readonly Route[]): () => DocsIndex {
   let built: DocsIndex | undefined;
-  return () => (built ??= buildDocsIndex(
-    DOC_FILES.map((source) => ({ source, markdown: readFileSync(join(ROOT, source), 'utf8') })),
-    routes(),
-  ));
+  return () => (built ??= buildDocsIndex(docsFiles().map((file) => ({ source: pageUrl(file), markdown: renderedMarkdown(file) })), routes()));
 }

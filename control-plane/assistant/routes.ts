@@ -16,7 +16,7 @@ export function helpRoutes(help: HelpService): Route[] {
   return [
     defineRoute({
       ...common, method: 'GET', path: '/v1/onboarding/help', operationId: 'searchHelp',
-      summary: 'Search Kiln\'s documentation (README, architecture, API routes): sections ranked by relevance with a snippet; without q, the top help topics',
+      summary: 'Search Kiln\'s documentation (the docs site\'s pages and the API routes): sections ranked by relevance with a snippet; without q, the top help topics',
       query: HelpSearchQuery, response: HelpSearchResult,
       handle: async ({ query }) => ({ data: help.search(query.q, query.limit) }),
     }),

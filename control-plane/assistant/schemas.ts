@@ -10,8 +10,8 @@ export const HelpSearchQuery = z.object({
 });
 
 export const DocHitView = z.object({
-  id: z.string().meta({ example: 'README.md#inference' }),
-  source: z.string().meta({ description: 'README.md, ARCHITECTURE.md, or openapi (an API route\'s summary).' }),
+  id: z.string().meta({ example: '/docs/concepts/inference#inference-and-the-gateway' }),
+  source: z.string().meta({ description: 'The docs page\'s URL (/docs/concepts/inference), or openapi (an API route\'s summary).' }),
   anchor: z.string().meta({ description: 'The section\'s heading anchor in its file, or the route\'s operationId.' }),
   title: z.string(),
   snippet: z.string().meta({ description: 'Where the section matches best (its start for a topic).' }),
@@ -33,7 +33,7 @@ export const CitationView = z.object({
   type: z.enum(CITATION_TYPES),
   id: z.string().meta({ description: 'The documentation section, deployment or GPU type cited.' }),
   title: z.string(),
-  ref: z.string().meta({ description: 'Where to read it: a file and anchor, or the API path that answers the record.' }),
+  ref: z.string().meta({ description: 'Where to read it: a docs page\'s URL and anchor, or the API path that answers the record.' }),
 }).meta({ id: 'Citation' });
 
 export const HelpAnswerView = z.object({

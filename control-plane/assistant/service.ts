@@ -66,7 +66,7 @@ function gpusNamed(question: string): GpuType[] {
 function capabilities(principal: Principal) {
   const may = (permission: Permission) => isAllowed(permission, principal.permissions, principal.scope, principal.platformAdmin);
   return [
-    { name: 'documentation', description: 'Answers from Kiln\'s documentation (README, architecture, every API route), citing the sections used.', needs: null, available: true },
+    { name: 'documentation', description: 'Answers from Kiln\'s documentation (the docs site\'s pages, every API route), citing the sections used.', needs: null, available: true },
     { name: 'deployment_diagnosis', description: 'Why a deployment failed or what state it is in: its status, failure reason, latest events and recovery options (name it by id, dep_..., or by name).', needs: 'deployments:read', available: may('deployments:read') },
     { name: 'costs', description: 'What your deployments cost per hour and per month from the catalog\'s GPU prices, and this month\'s measured use when Prometheus answers; a GPU type\'s catalog price.', needs: 'deployments:read', available: may('deployments:read') },
     { name: 'model', description: 'Writes the answer with one of your organization\'s running deployments as the language model (deploymentId), from the same cited material; without one, answers from retrieval alone.', needs: 'deployments:infer', available: may('deployments:infer') },

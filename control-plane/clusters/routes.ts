@@ -1,5 +1,5 @@
 // /v1/admin/clusters: the GPU clusters deployments run on. Platform administration (admin:read and
-// admin:write): clusters are shared by every organization. Not in the spec; see README.
+// admin:write): clusters are shared by every organization. Not in the spec; see docs/concepts/clusters.md.
 import { z } from 'zod';
 import { defineRoute, type Route } from '../http/routes.ts';
 import type { ClusterService } from './service.ts';

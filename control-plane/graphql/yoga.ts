@@ -34,7 +34,7 @@ export function createKilnYoga(options: { services: SchemaServices; log: Logger;
   return createYoga<Omit<GraphQLContext, 'params' | 'request'>>({
     schema: buildSchema(options.services),
     graphqlEndpoint: options.endpoint,
-    // No GraphiQL and no landing page: the route is POST alone, and the schema is documented in the README.
+    // No GraphiQL and no landing page: the route is POST alone, and the schema is documented in docs/guides/graphql.md.
     graphiql: false,
     landingPage: false,
     logging: false,

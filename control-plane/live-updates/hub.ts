@@ -14,7 +14,7 @@ import { randomString } from '../../lib/ids.ts';
 
 export const CHANNEL = 'kiln_live';
 
-/** Close codes a client may see (the README lists them). */
+/** Close codes a client may see (docs/guides/live-updates.md lists them). */
 export const CLOSE_CODES = {
   /** The server is stopping: reconnect (to another replica) with the last event id. */
   goingAway: 1001,

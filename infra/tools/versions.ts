@@ -1,6 +1,6 @@
 // The one place where the versions of Kiln's external tools are pinned, with how each is built.
 //
-// The Go programs (TOOLS) are looked up in this order (README, "Tools"): on PATH at this version, the cache, a build from
+// The Go programs (TOOLS) are looked up in this order (docs/development/tools.md): on PATH at this version, the cache, a build from
 // Go modules when `go` is present, else the official release download. The Pulumi CLI must match the
 // @pulumi/pulumi package and the Kubernetes provider plugin the @pulumi/kubernetes package (test/tools checks both).
 
@@ -160,7 +160,7 @@ export const TOOLS = {
     }),
   },
   // The local Stripe stand-in (infra/servers/stripe-mock.ts): a server answering Stripe's API from Stripe's own
-  // OpenAPI description, for development and the tests; production talks to Stripe itself (README, "Billing and payments").
+  // OpenAPI description, for development and the tests; production talks to Stripe itself (docs/concepts/cost-and-billing.md).
   'stripe-mock': {
     version: 'v0.203.0',
     binaries: { 'stripe-mock': ['-version'] },

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { MINIMUM_NODE_MAJOR } from '../../client/cli/node-version.js';
 import { createApiKey, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
-import { readmeBlock } from '../support/readme.ts';
+import { docBlock } from '../support/doc-blocks.ts';
 
 const exec = promisify(execFile);
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -77,10 +77,10 @@ test('installed, a program imports the SDK and calls Kiln with it', async (t) =>
   t.regex(stdout, /nvidia-l4/);
 });
 
-test('installed, the README\'s SDK example runs as written and reports a missing deployment as KilnError', async (t) => {
+test('installed, the SDK guide\'s example runs as written and reports a missing deployment as KilnError', async (t) => {
   const user = await signup(api, 'readme');
   const key = await createApiKey(api, user.token, 'full_access');
-  const example = await readmeBlock('### The TypeScript SDK', 'ts');
+  const example = await docBlock('docs/guides/sdk.md', '# The TypeScript SDK', 'ts');
   const address = "'http://127.0.0.1:8080'";
   t.true(example.includes(address), 'the example names the API it calls');
   // Node strips the types of a .ts file outside node_modules: the example runs as a reader would run it.

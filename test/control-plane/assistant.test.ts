@@ -68,13 +68,14 @@ test('a cost question with no deployment of that GPU answers the catalog\'s pric
   t.true(res.body.answer.includes('$4.50 per GPU-hour: about $3285.00 a month per GPU'));
 });
 
-test('a question about Kiln is answered from the documentation, citing the README section', async (t) => {
+test('a question about Kiln is answered from the documentation, citing the docs page\'s section', async (t) => {
   const owner = await signup(api, 'assistant-docs');
   const res = await ask(owner.token, { question: 'How do I invite someone to my organization?' });
   t.is(res.status, 200);
-  t.like((res.body.citations as Citation[])[0], { type: 'doc', id: 'README.md#inviting-someone', title: 'Inviting someone', ref: 'README.md#inviting-someone' });
+  const inviting = '/docs/concepts/organizations#inviting-someone';
+  t.like((res.body.citations as Citation[])[0], { type: 'doc', id: inviting, title: 'Inviting someone', ref: inviting });
   t.true((res.body.citations as Citation[]).every((c) => c.type === 'doc'));
-  t.true(res.body.answer.startsWith('From "Inviting someone" (README.md#inviting-someone)'));
+  t.true(res.body.answer.startsWith(`From "Inviting someone" (${inviting})`));
 });
 
 test('another organization\'s deployment is not found: none of its data is in the answer', async (t) => {

@@ -47,7 +47,7 @@ test('bad actions are 400 naming the field, past the platform\'s limit 422, and 
 });
 
 test('a scale outside the bounds runs the count asked for and moves the bound, and the answer says so', async (t) => {
-  // As the README's walk-through creates it: no bounds given, so minReplicas = maxReplicas = 1.
+  // As the docs' walk-through creates it: no bounds given, so minReplicas = maxReplicas = 1.
   const owner = await signup(api);
   const created = await api.request('POST', '/v1/deployments', { token: owner.token, body: validDeployment('walk') });
   const id = created.body.id as string;

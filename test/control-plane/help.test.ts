@@ -1,4 +1,4 @@
-// /v1/onboarding/help: Kiln's own documentation (README, ARCHITECTURE, the routes' summaries) searched with
+// /v1/onboarding/help: Kiln's own documentation (the docs site's pages, the routes' summaries) searched with
 // ranked sections and snippets, and a question answered with the best sections, cited. The documentation is
 // public (as /v1/openapi is): no credential is needed, any credential may search, and nothing of any
 // organization is in it.
@@ -11,13 +11,13 @@ test.after.always(() => api?.close());
 
 type Hit = { id: string; source: string; anchor: string; title: string; snippet: string; score: number };
 
-test('a search ranks the README section that answers first, with its anchor, a snippet around the words and a score', async (t) => {
+test('a search ranks the docs section that answers first, with its page URL and anchor, a snippet around the words and a score', async (t) => {
   const res = await api.request('GET', '/v1/onboarding/help?q=invite%20someone%20to%20my%20organization&limit=3');
   t.is(res.status, 200);
   t.is(res.body.query, 'invite someone to my organization');
   const results = res.body.results as Hit[];
   t.true(results.length > 0 && results.length <= 3);
-  t.like(results[0], { id: 'README.md#inviting-someone', source: 'README.md', anchor: 'inviting-someone', title: 'Inviting someone' });
+  t.like(results[0], { id: '/docs/concepts/organizations#inviting-someone', source: '/docs/concepts/organizations', anchor: 'inviting-someone', title: 'Inviting someone' });
   t.regex(results[0]!.snippet, /invite/i);
   t.true(results.every((r, i) => i === 0 || results[i - 1]!.score >= r.score), 'best first');
 });
@@ -26,7 +26,7 @@ test('API routes are searchable by their summaries, and the architecture by fold
   const routes = await api.request('GET', '/v1/onboarding/help?q=mark%20all%20notifications%20read');
   t.true((routes.body.results as Hit[]).some((r) => r.id === 'openapi#markAllNotificationsRead' && r.title === 'POST /v1/notifications/mark-all-read'));
   const folders = await api.request('GET', '/v1/onboarding/help?q=Temporal%20workflows%20worker');
-  t.true((folders.body.results as Hit[]).some((r) => r.source === 'ARCHITECTURE.md'));
+  t.true((folders.body.results as Hit[]).some((r) => r.id === '/docs/architecture/#folders-workflows' && r.title === 'Folders: workflows/'));
 });
 
 test('without q the answer is the top help topics, starting from sign-up to a first deployment', async (t) => {
@@ -34,7 +34,8 @@ test('without q the answer is the top help topics, starting from sign-up to a fi
   t.is(res.status, 200);
   t.is(res.body.query, null);
   t.deepEqual((res.body.results as Hit[]).map((r) => r.id), [
-    'README.md#from-sign-up-to-a-deployment', 'README.md#inference', 'README.md#sizing-a-deployment-and-the-dry-run', 'README.md#what-a-deployment-costs',
+    '/docs/quick-start#set-up', '/docs/guides/first-deployment#from-sign-up-to-a-deployment', '/docs/concepts/inference#inference-and-the-gateway',
+    '/docs/guides/sizing#sizing-a-deployment-and-the-dry-run',
   ]);
 });
 
@@ -48,8 +49,9 @@ test('a question is answered with the best sections quoted and cited', async (t)
   const res = await api.request('POST', '/v1/onboarding/help', { body: { question: 'How do I stream an inference answer?' } });
   t.is(res.status, 200);
   t.is(res.body.question, 'How do I stream an inference answer?');
-  t.like(res.body.citations[0], { type: 'doc', id: 'README.md#inference', title: 'Inference', ref: 'README.md#inference' });
-  t.true(res.body.answer.includes('From "Inference" (README.md#inference)'));
+  const inference = '/docs/concepts/inference#inference-and-the-gateway';
+  t.like(res.body.citations[0], { type: 'doc', id: inference, title: 'Inference and the gateway', ref: inference });
+  t.true(res.body.answer.includes(`From "Inference and the gateway" (${inference})`));
   t.regex(res.body.answer, /stream/);
   t.is(res.body.results.length, res.body.citations.length);
 });

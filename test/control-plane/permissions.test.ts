@@ -1,4 +1,4 @@
-// The routes' permissions: scopes and roles grant what the README's permission rules say.
+// The routes' permissions: scopes and roles grant what the docs' roles and scopes say (docs/concepts/organizations.md).
 import test from 'ava';
 import { isAllowed, ROLE_PERMISSIONS, ROLES, SCOPES, type Permission } from '../../control-plane/core/permissions.ts';
 import { routePermissions, startTestApi, type TestApi } from '../support/control-plane.ts';

@@ -1,5 +1,5 @@
 // The `kiln` command line end to end, as a person uses it: every example it prints under `--help`, and every
-// line of the README's command-line block, run as written against a Kiln with a worker and the local GPU
+// line of the command line's guide (docs/guides/cli.md) and of the README's quick start, run as written against a Kiln with a worker and the local GPU
 // cluster: by bash, with `kiln` the checkout's CLI and only placeholders (org_..., tpl_..., dep_..., key_...,
 // the example server) replaced by real values. deploy follows the lifecycle to running and prints the endpoint,
 // logs -f shows lines as the model server writes them, chat streams an answer.
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { eventually } from '../support/eventually.ts';
 import { startKiln, type Kiln } from '../support/kiln.ts';
-import { readmeBlock } from '../support/readme.ts';
+import { blocksOf, docBlock } from '../support/doc-blocks.ts';
 
 const exec = promisify(execFile);
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -88,10 +88,11 @@ async function helpExamples(c: Context): Promise<string[]> {
   return [...examples];
 }
 
-/** The README's command-line block: its `npx kiln ...` lines, as `kiln ...` without their comments. */
-async function readmeLines(): Promise<string[]> {
-  const block = await readmeBlock('### The command line: `kiln`');
-  return block.split('\n').filter((l) => l.startsWith('npx kiln ')).map((l) => l.slice('npx '.length).replace(/\s+#.*$/, '').trim());
+/** The `npx kiln ...` lines of the command line's guide and of the README's quick start, as `kiln ...` without their comments. */
+async function documentedLines(): Promise<string[]> {
+  const readme = (await blocksOf('README.md')).map((b) => b.body);
+  const blocks = [await docBlock('docs/guides/cli.md', '# The kiln CLI'), ...readme];
+  return blocks.flatMap((block) => block.split('\n')).filter((l) => l.startsWith('npx kiln ')).map((l) => l.slice('npx '.length).replace(/\s+#.*$/, '').trim());
 }
 
 const deploymentId = async (c: Context, name: string) => {
@@ -125,9 +126,9 @@ async function failedChatWithGpusFreed(c: Context): Promise<void> {
   await eventually('hog gone', async () => ((await statusOf(c, hog)) === undefined ? true : undefined), 120_000);
 }
 
-test.serial('every --help example and README line is run below, from a login to a logout', async (t) => {
+test.serial('every --help example and documented line is run below, from a login to a logout', async (t) => {
   const c = t.context;
-  const examples = [...await helpExamples(c), ...await readmeLines()];
+  const examples = [...await helpExamples(c), ...await documentedLines()];
   t.true(examples.length > 40, `${examples.length} examples found`);
 
   // Log in as a person would: asked how, then the e-mail and the password.

@@ -73,7 +73,7 @@ export interface DeploymentWorkflowInput {
   };
 }
 
-/** What the workflow reports: the lifecycle status (pending -> deploying -> running ..., README) and the generation it reflects. */
+/** What the workflow reports: the lifecycle status (pending -> deploying -> running ..., docs/concepts/lifecycle.md) and the generation it reflects. */
 export interface DeploymentProgress {
   readonly status: DeploymentLifecycleStatus;
   readonly observedGeneration: number;
