@@ -2,7 +2,7 @@
 // its permission), and its whole life: the background work it starts and stops (its loops, a socket server on
 // the HTTP server) and what its services hold, released when the app closes. modules.ts lists the modules in
 // order and the app (app.ts) is built from that list, so a new area is a folder and one line there; its
-// entities are listed in database/entities.ts, which the worker loads without the API.
+// `*.entity.ts` files are found by name (database/entities.ts), which the worker loads without the API.
 import type { Server } from 'node:http';
 import type { Client } from '@temporalio/client';
 import type Koa from 'koa';

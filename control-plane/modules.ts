@@ -1,6 +1,6 @@
 // Every area of the API, in the order their services are built and started (a module may use the services of
 // those above it; routes see them all); they stop in reverse. Adding an area: its folder with a module.ts, and
-// one line here (its entities go in database/entities.ts).
+// one line here (its `*.entity.ts` files are found by name: database/entities.ts).
 import { activityModule } from './activity/module.ts';
 import { adminModule } from './admin/module.ts';
 import { alertsModule } from './alerts/module.ts';

@@ -179,7 +179,7 @@ ${table(['Status', 'Code', 'What it means'], ERROR_TABLE.map(([, status, errorCo
 /** The folders of control-plane/ that are no area (no module.ts): what every area builds on. */
 const SHARED_FOLDERS: Readonly<Record<string, string>> = {
   core: 'What services share: the errors they throw (and the table that maps each to a status and code), the permission of every route, row-level security, cursor pagination and period queries.',
-  database: 'The ORM: shared columns, the list of every entity (`entities.ts`) and every migration (`migrations/index.ts`).',
+  database: 'The ORM: shared columns, every entity (`entities.ts` finds each area\'s `*.entity.ts` file) and the list of migrations (`migrations/index.ts`).',
   mail: 'Outgoing e-mail behind one interface (`mailer.ts`): SMTP when `SMTP_URL` is set, otherwise one log line per message.',
   http: 'The middleware chain every request passes (request context, metrics, audit, authentication, rate limits, database scope, errors) and the router that checks each route\'s permission and validates its input.',
 };

@@ -1,51 +1,18 @@
-// Every entity of Kiln's database, on their shared base: the ORM takes each export of this file (orm.ts), so
-// it holds entity schemas only, re-exported from the areas' `*.entity.ts` files and nothing else. The worker
-// opens the database through this list, so what it imports is what the worker loads: entity files, never an
-// area's routes or services (test/architecture/worker-imports.test.ts). An area's new entity is one line here.
-export { BaseSchema } from './base.entity.ts';
-export { AlertEventSchema } from '../alerts/alert-event.entity.ts';
-export { AlertRuleSchema } from '../alerts/alert-rule.entity.ts';
-export { AlertSchema } from '../alerts/alert.entity.ts';
-export { ApiKeySchema } from '../api-keys/api-key.entity.ts';
-export { AssistantConversationSchema, AssistantMessageSchema } from '../assistant/conversation.entity.ts';
-export { AuditLogSchema } from '../audit/audit-log.entity.ts';
-export { RefreshTokenSchema } from '../auth/refresh-token.entity.ts';
-export { UserSchema } from '../auth/user.entity.ts';
-export { CreditEntrySchema } from '../billing/credit-entry.entity.ts';
-export { ReplicaRecordSchema } from '../billing/replica-record.entity.ts';
-export { UsageChargeSchema } from '../billing/usage-charge.entity.ts';
-export { UsageIntervalSchema } from '../billing/usage-interval.entity.ts';
-export { GpuClusterSchema } from '../clusters/gpu-cluster.entity.ts';
-export { DeploymentEventSchema } from '../deployments/deployment-event.entity.ts';
-export { DeploymentSchema } from '../deployments/deployment.entity.ts';
-export { ErrorIssueSchema } from '../error-tracker/error-issue.entity.ts';
-export { FeatureFlagSchema } from '../feature-flags/feature-flag.entity.ts';
-export { IdempotencyRecordSchema } from '../idempotency/idempotency-record.entity.ts';
-export { InvoiceSchema } from '../invoices/invoice.entity.ts';
-export { LiveEventSchema, LiveReplicaSchema, LiveTicketSchema } from '../live-updates/live-event.entity.ts';
-export { OrganizationModelSchema } from '../models/organization-model.entity.ts';
-export { NotificationPreferenceSchema, NotificationReadSchema } from '../notifications/notification-state.entity.ts';
-export { NotificationMailSchema } from '../notifications/notification-mail.entity.ts';
-export { NotificationSchema } from '../notifications/notification.entity.ts';
-export { UserNotificationSchema } from '../notifications/user-notification.entity.ts';
-export { OnboardingStateSchema } from '../onboarding/onboarding-state.entity.ts';
-export { OptimizationPolicySchema } from '../optimization/optimization-policy.entity.ts';
-export { MembershipSchema } from '../organizations/membership.entity.ts';
-export { OrganizationSchema } from '../organizations/organization.entity.ts';
-export { CheckoutSchema } from '../payments/checkout.entity.ts';
-export { PaymentEventSchema } from '../payments/payment-event.entity.ts';
-export { CircuitSchema } from '../recovery/circuit.entity.ts';
-export { ReportSchema } from '../reports/report.entity.ts';
-export { CustomRoleSchema } from '../roles/custom-role.entity.ts';
-export { OrganizationSecretSchema } from '../secrets/organization-secret.entity.ts';
-export { ServiceKeySchema } from '../service-keys/service-key.entity.ts';
-export { EmailVerificationSchema } from '../settings/email-verification.entity.ts';
-export { SsoConfigurationSchema } from '../sso/sso-configuration.entity.ts';
-export { SsoLoginSchema } from '../sso/sso-login.entity.ts';
-export { InvitationSchema } from '../team/invitation.entity.ts';
-export { TemplateSchema } from '../templates/template.entity.ts';
-export { TemplateStarSchema } from '../templates/template-star.entity.ts';
-export { TemplateSubscriptionSchema } from '../templates/template-subscription.entity.ts';
-export { TemplateVersionSchema } from '../templates/template-version.entity.ts';
-export { WebhookAttemptSchema } from '../webhooks/webhook-attempt.entity.ts';
-export { WebhookSubscriptionSchema } from '../webhooks/webhook-subscription.entity.ts';
+// Every entity of Kiln's database: the exports of each `*.entity.ts` file directly inside an area's folder
+// (this folder's `base.entity.ts` included), found by that name, so an area's new entity file needs no line
+// anywhere. The worker opens the database through this list, so an entity file imports entity files, the
+// catalog and lib/ only, never an area's routes or services (test/architecture/worker-imports.test.ts).
+import { EntitySchema } from '@mikro-orm/core';
+import { globSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const CONTROL_PLANE = join(import.meta.dirname, '..');
+
+/** The entity files, as paths from control-plane/, in a stable order. */
+export const ENTITY_FILES: readonly string[] = globSync('*/*.entity.ts', { cwd: CONTROL_PLANE }).sort();
+
+const modules = await Promise.all(ENTITY_FILES.map((file) => import(pathToFileURL(join(CONTROL_PLANE, file)).href) as Promise<Record<string, unknown>>));
+
+/** Every entity schema the entity files export (beside them: their constants and helpers), as the ORM takes them. */
+export const ENTITIES: EntitySchema[] = modules.flatMap((exports) => Object.values(exports).filter((value) => value instanceof EntitySchema));

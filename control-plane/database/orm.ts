@@ -1,14 +1,12 @@
-// MikroORM on PostgreSQL: Kiln's entities (entities.ts) and migrations (migrations/index.ts), each file's
-// exports being its list.
-import type { EntitySchema } from '@mikro-orm/core';
+// MikroORM on PostgreSQL: Kiln's entities (entities.ts, every area's `*.entity.ts`) and migrations
+// (migrations/index.ts, whose exports are the list).
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
-import * as entities from './entities.ts';
+import { ENTITIES } from './entities.ts';
 import * as migrations from './migrations/index.ts';
 import { applyScope } from '../core/row-level-security.ts';
 
-/** Every entity of entities.ts, as the ORM takes them. */
-export const ENTITIES: EntitySchema[] = Object.values(entities);
+export { ENTITIES };
 
 export type Orm = MikroORM;
 
