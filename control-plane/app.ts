@@ -11,10 +11,12 @@ import { auditTrail } from './http/audit.ts';
 import { authenticate } from './http/authenticate.ts';
 import type { AppState } from './http/context.ts';
 import { errorHandler } from './http/error-handler.ts';
+import { dependencyGuard } from './http/dependency-guard.ts';
 import { measureRequests } from './http/metrics.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { requestContext } from './http/request-context.ts';
 import { mountRoutes, type Route } from './http/routes.ts';
+import { HEALTH_PATHS } from './health/routes.ts';
 import { idempotency } from './idempotency/middleware.ts';
 import type { ApiModule, AppDeps, ModuleContext, Services } from './module.ts';
 import { API_MODULES } from './modules.ts';
@@ -64,9 +66,11 @@ export function createApp(deps: AppDeps): KilnApp {
     if (error.code === 'ERR_STREAM_PREMATURE_CLOSE' || error.code === 'ECONNRESET') log.info({ err: error }, 'client closed the connection mid-answer');
     else log.error({ err: error }, 'answer failed after it started');
   });
-  app.use(requestContext({ log: deps.log, orm: deps.orm }));
+  // Health probes and Kiln's metrics: asked every few seconds, answered without the database.
+  const isProbe = (path: string) => HEALTH_PATHS.has(path) || path === '/metrics/internal';
+  app.use(requestContext({ log: deps.log, orm: deps.orm, isProbe }));
   app.use(measureRequests(services.metrics, routeOf));
-  app.use(auditTrail(services.audit));
+  app.use(auditTrail(services.audit, () => services.dependencies.databaseAvailable()));
   app.use(errorHandler({ onUnhandled: (error, context) => services.errorTracker.capture(error, context) }));
   const fallbacks = API_MODULES.flatMap((module) => module.fallback?.(context) ?? []);
   if (fallbacks.length) {
@@ -76,6 +80,9 @@ export function createApp(deps: AppDeps): KilnApp {
       return run(0);
     });
   }
+  // Past what needs no database (the dashboard's files, health, Kiln's metrics), a request the database cannot
+  // serve now is answered 503 at once.
+  app.use(dependencyGuard(services.dependencies, isProbe));
   app.use(authenticate({ accessTokens: services.accessTokens, serviceKeys: services.serviceKeys, ...services.credentials.wrap(services) }));
   const { metricsToken } = deps.config;
   // Inference (the routes that need deployments:infer) is limited apart from management.
@@ -83,6 +90,7 @@ export function createApp(deps: AppDeps): KilnApp {
   app.use(rateLimit({
     pool: deps.pool, limits: deps.rateLimits,
     isInference: (method, path) => inferencePaths.has(routeOf(method, path) ?? ''),
+    isHealthProbe: (path) => HEALTH_PATHS.has(path),
     isScraper: metricsToken === undefined ? undefined : (authorization) => metricsTokenMatches(authorization, metricsToken),
   }));
   app.use(router.routes());

@@ -1,26 +1,52 @@
-// Health on both surfaces: 200 when the database answers, 503 when it does not.
+// Health on both surfaces, answered at once from the background probes (dependencies.ts), never by waiting on
+// a dependency that hangs: the spec's health routes and readiness say 503 while the database is unavailable,
+// readiness naming each dependency's state (Temporal's is reported; the API serves without it, saving changes
+// for later delivery); liveness says only that the process answers.
 import { z } from 'zod';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { ServiceUnavailableError } from '../core/errors.ts';
 import { defineRoute, type Route } from '../http/routes.ts';
+import type { DependencyMonitor } from './dependencies.ts';
 
-const CHECK_TIMEOUT_MS = 2_000;
+/** The health routes' paths: answered whatever the database's state (http/dependency-guard.ts lets them through). */
+export const HEALTH_PATHS: ReadonlySet<string> = new Set(['/v1/health', '/api/health', '/v1/health/live', '/v1/health/ready', '/api/health/live', '/api/health/ready']);
 
 const Health = z.object({ status: z.literal('ok'), checks: z.object({ database: z.literal('ok') }) }).meta({ id: 'Health' });
+const DependencyStateView = z.object({
+  status: z.enum(['ok', 'unavailable']),
+  since: z.string().meta({ description: 'When it entered this status (ISO 8601).' }),
+  reason: z.string().optional().meta({ description: 'Why it is unavailable.' }),
+}).meta({ id: 'DependencyState' });
+const Readiness = z.object({
+  status: z.literal('ready'),
+  checks: z.object({ database: DependencyStateView, temporal: DependencyStateView }),
+}).meta({ id: 'Readiness' });
+const Liveness = z.object({ status: z.literal('alive') }).meta({ id: 'Liveness' });
 
-export function healthRoutes(orm: MikroORM): Route[] {
+export function healthRoutes(dependencies: DependencyMonitor): Route[] {
+  const common = { permission: 'public', method: 'GET', tag: 'Health', resourceType: 'health' } as const;
   const health = (path: string, operationId: string) => defineRoute({
-    permission: 'public', method: 'GET', path, operationId, summary: 'Service and database health', tag: 'Health', resourceType: 'health',
-    response: Health, errors: [503],
+    ...common, path, operationId, summary: 'Service and database health', response: Health, errors: [503],
     async handle() {
-      // A database that hangs is as unhealthy as one that refuses: answer within the probe's patience.
-      const up = await Promise.race([
-        orm.em.getConnection().execute('select 1').then(() => true, () => false),
-        new Promise<false>((resolve) => setTimeout(resolve, CHECK_TIMEOUT_MS, false).unref()),
-      ]);
-      if (!up) throw new ServiceUnavailableError('Database unavailable', { checks: { database: 'unavailable' } });
+      if (!dependencies.databaseAvailable()) throw new ServiceUnavailableError('Database unavailable', { checks: { database: 'unavailable' } }, { 'Retry-After': '5' });
       return { data: { status: 'ok' as const, checks: { database: 'ok' as const } } };
     },
   });
-  return [health('/v1/health', 'healthV1'), health('/api/health', 'health')];
+  const ready = (path: string, operationId: string) => defineRoute({
+    ...common, path, operationId, response: Readiness, errors: [503],
+    summary: 'Readiness: 200 while the database answers, 503 otherwise; each dependency\'s state as last probed',
+    async handle() {
+      const checks = dependencies.state();
+      if (checks.database.status !== 'ok') throw new ServiceUnavailableError('Not ready: the database is unavailable', { checks }, { 'Retry-After': '5' });
+      return { data: { status: 'ready' as const, checks } };
+    },
+  });
+  const live = (path: string, operationId: string) => defineRoute({
+    ...common, path, operationId, response: Liveness, summary: 'Liveness: 200 whenever the process answers',
+    handle: async () => ({ data: { status: 'alive' as const } }),
+  });
+  return [
+    health('/v1/health', 'healthV1'), health('/api/health', 'health'),
+    ready('/v1/health/ready', 'readinessV1'), ready('/api/health/ready', 'readiness'),
+    live('/v1/health/live', 'livenessV1'), live('/api/health/live', 'liveness'),
+  ];
 }

@@ -1,6 +1,7 @@
 // Every request made with an API key, and every mutation made with any credential, leaves an audit
 // record, whatever its outcome. A mutation's record is written before the answer leaves; a read's is
-// queued and written in the next batch (audit/service.ts). A streamed answer whose record needs what only
+// queued and written in the next batch (audit/service.ts), and so is a mutation's while the database is
+// unavailable (its answer, a 503, does not wait for a database that does not answer). A streamed answer whose record needs what only
 // its end tells (an inference's token counts) is recorded once the stream ends, also in the next batch.
 import type { Middleware } from 'koa';
 import type { AuditDetails, AuditEntry, AuditService } from '../audit/service.ts';
@@ -8,7 +9,7 @@ import type { AppState } from './context.ts';
 
 const READS = ['GET', 'HEAD', 'OPTIONS'];
 
-export function auditTrail(audit: AuditService): Middleware<AppState> {
+export function auditTrail(audit: AuditService, databaseAvailable: () => boolean): Middleware<AppState> {
   return async (ctx, next) => {
     try {
       await next();
@@ -32,7 +33,7 @@ export function auditTrail(audit: AuditService): Middleware<AppState> {
         if (details instanceof Promise) {
           const recordEnded = (settled: AuditDetails | null) => audit.recordSoon({ ...entry, details: settled, createdAt: new Date() });
           void details.then(recordEnded, () => recordEnded(null));
-        } else if (read) audit.recordSoon(entry);
+        } else if (read || !databaseAvailable()) audit.recordSoon(entry);
         else await audit.record(entry).catch((error: unknown) => ctx.state.log.error({ err: error }, 'audit record failed'));
       }
     }

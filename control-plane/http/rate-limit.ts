@@ -101,6 +101,11 @@ export interface RateLimitDeps {
    * a Prometheus scraping every replica from one address would use up that address's budget.
    */
   isScraper?: (authorization: string) => boolean;
+  /**
+   * Whether a request is a health probe: answered from memory, asked every few seconds by load balancers from
+   * one address, and it must answer even while the database (where the counters are) does not.
+   */
+  isHealthProbe?: (path: string) => boolean;
   /** Whether a request is inference (its own lane of limits); everything else is management. */
   isInference?: (method: string, path: string) => boolean;
 }
@@ -112,6 +117,7 @@ export function rateLimit(deps: RateLimitDeps): Middleware<AppState> {
   return async (ctx, next) => {
     const principal = ctx.state.principal;
     if (!principal && deps.isScraper?.(ctx.get('Authorization'))) return next();
+    if (deps.isHealthProbe?.(ctx.path)) return next();
     const plan: Plan = principal?.plan ?? 'free';
     const limit = limits[plan];
     const lane = deps.isInference?.(ctx.method, ctx.path) ? 'inference' : 'management';

@@ -8,13 +8,18 @@ import type { AppState } from './context.ts';
 import { surfaceOf } from './surface.ts';
 
 const SANE_ID = /^[\w.-]{1,128}$/;
-/**
- * What probes and scrapers ask every few seconds (load balancers, Prometheus): logged at debug when answered well,
- * so an idle API does not write a line every 5 s; a failed probe is logged as any other request.
- */
-const PROBES = new Set(['/v1/health', '/api/health', '/metrics/internal']);
 
-export function requestContext(deps: { log: Logger; orm: MikroORM }): Middleware<AppState> {
+export interface RequestContextOptions {
+  log: Logger;
+  orm: MikroORM;
+  /**
+   * What probes and scrapers ask every few seconds (load balancers, Prometheus): logged at debug when answered well,
+   * so an idle API does not write a line every 5 s; a failed probe is logged as any other request.
+   */
+  isProbe: (path: string) => boolean;
+}
+
+export function requestContext(deps: RequestContextOptions): Middleware<AppState> {
   return async (ctx, next) => {
     const given = ctx.get('X-Request-Id');
     const requestId = SANE_ID.test(given) ? given : randomUUID();
@@ -27,7 +32,7 @@ export function requestContext(deps: { log: Logger; orm: MikroORM }): Middleware
     try {
       await next();
     } finally {
-      const level = PROBES.has(ctx.path) && ctx.status < 400 ? 'debug' : 'info';
+      const level = deps.isProbe(ctx.path) && ctx.status < 400 ? 'debug' : 'info';
       ctx.state.log[level]({
         method: ctx.method,
         path: ctx.path,

@@ -22,14 +22,14 @@ test.before(async () => {
 });
 test.after.always(() => api?.close());
 
-test('public routes are only the credential-free ones: health, OpenAPI, the sign-in family, the SSO login with its callback, the invitee\'s side by token and Stripe\'s signed webhooks', (t) => {
+test('public routes are only the credential-free ones: health (liveness and readiness too), OpenAPI, the sign-in family, the SSO login with its callback, the invitee\'s side by token and Stripe\'s signed webhooks', (t) => {
   const publicRoutes = routes.filter(([, p]) => p === 'public').map(([r]) => r).sort();
   t.deepEqual(publicRoutes, [
-    'GET /api/health', 'GET /api/openapi.json', 'GET /v1/auth/sso/callback/{provider}', 'GET /v1/auth/sso/login',
+    'GET /api/health', 'GET /api/health/live', 'GET /api/health/ready', 'GET /api/openapi.json', 'GET /v1/auth/sso/callback/{provider}', 'GET /v1/auth/sso/login',
     // Stripe's events: their signature (Stripe-Signature) is their credential; GET says what to subscribe each endpoint to.
     'GET /v1/billing/webhook',
     // Kiln's documentation, searched and asked (public as the OpenAPI document is).
-    'GET /v1/health', 'GET /v1/onboarding/help', 'GET /v1/openapi',
+    'GET /v1/health', 'GET /v1/health/live', 'GET /v1/health/ready', 'GET /v1/onboarding/help', 'GET /v1/openapi',
     // Invitation look-up by token; accepting or declining is the invitee's own act, the mailed token their credential.
     'GET /v1/team/invite/{token}',
     'POST /api/auth/login', 'POST /api/auth/refresh', 'POST /v1/auth/signin', 'POST /v1/auth/signup', 'POST /v1/billing/webhook', 'POST /v1/onboarding/help', 'POST /v1/payprovider/webhook',

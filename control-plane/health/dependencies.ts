@@ -1,0 +1,104 @@
+// What the API depends on, probed in the background: PostgreSQL (every request needs it) and Temporal (the
+// dry run and workflow inspection need it; changes are saved and delivered later without it). Requests read
+// the last probe instead of waiting on a dependency that hangs: a paused or unreachable database makes them
+// answer 503 at once (http/dependency-guard.ts), and readiness reports each dependency as it stands.
+import type { Client } from '@temporalio/client';
+import pg from 'pg';
+import { createPeriodic } from '../../lib/periodic.ts';
+
+export type DependencyName = 'database' | 'temporal';
+
+export interface DependencyState {
+  readonly status: 'ok' | 'unavailable';
+  /** When it entered this status (ISO 8601). */
+  readonly since: string;
+  /** Why it is unavailable: the probe's error, or that it did not answer in time. */
+  readonly reason?: string;
+}
+
+export interface DependencyMonitor {
+  /** Each dependency as the last probe found it (ok until a probe says otherwise). */
+  state(): Readonly<Record<DependencyName, DependencyState>>;
+  databaseAvailable(): boolean;
+  /** Calls `listener` the next times the database is found unavailable, until the returned function is called. */
+  onDatabaseLost(listener: () => void): () => void;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export interface DependencyMonitorOptions {
+  /** How to reach the database (the API's pool's settings). */
+  readonly database: pg.ClientConfig;
+  readonly temporal: Client;
+  /** How often each dependency is probed. */
+  readonly intervalMs?: number;
+  /** How long a probe may take before its dependency counts as unavailable. */
+  readonly timeoutMs?: number;
+}
+
+/** A probe's answer within `timeoutMs`; 'timeout' otherwise. Checked after the event loop's pending I/O, so a busy process is not taken for a silent dependency. */
+function within<T>(probe: Promise<T>, timeoutMs: number): Promise<T | 'timeout'> {
+  let answered = false;
+  const settled = probe.finally(() => { answered = true; });
+  const late = new Promise<'timeout'>((resolve) => {
+    setTimeout(() => setImmediate(() => { if (!answered) resolve('timeout'); }), timeoutMs).unref();
+  });
+  return Promise.race([settled, late]);
+}
+
+export function createDependencyMonitor(options: DependencyMonitorOptions): DependencyMonitor {
+  // A database on a busy machine may take a while: only one that stays silent this long is taken for gone.
+  const timeoutMs = options.timeoutMs ?? 1_500;
+  const now = () => new Date().toISOString();
+  const states: Record<DependencyName, DependencyState> = { database: { status: 'ok', since: now() }, temporal: { status: 'ok', since: now() } };
+  const lostListeners = new Set<() => void>();
+  const set = (name: DependencyName, status: DependencyState['status'], reason?: string) => {
+    if (states[name].status === status) return;
+    states[name] = { status, since: now(), ...(reason ? { reason } : {}) };
+    if (name === 'database' && status === 'unavailable') for (const listener of lostListeners) listener();
+  };
+
+  // One connection of its own: a probe that hangs holds none of the pools' connections, and is dropped.
+  let probe: { client: pg.Client; connected: Promise<unknown> } | undefined;
+  const probeDatabase = async () => {
+    if (!probe) {
+      const client = new pg.Client({ ...options.database, connectionTimeoutMillis: timeoutMs });
+      client.on('error', () => undefined);
+      probe = { client, connected: client.connect() };
+    }
+    const { client, connected } = probe;
+    const answer = await within(connected.then(() => client.query('select 1')), timeoutMs).catch((error: Error) => error);
+    if (answer === 'timeout' || answer instanceof Error) {
+      probe = undefined;
+      // A connection to a server that stopped answering would wait for it forever: closed without a goodbye.
+      (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+      set('database', 'unavailable', answer === 'timeout' ? `no answer within ${timeoutMs} ms` : answer.message);
+    } else set('database', 'ok');
+  };
+  const probeTemporal = async () => {
+    const connection = options.temporal.connection;
+    const answer = await within(connection.withDeadline(Date.now() + timeoutMs, () => connection.workflowService.getSystemInfo({})), timeoutMs)
+      .catch((error: Error) => error);
+    if (answer === 'timeout' || answer instanceof Error) set('temporal', 'unavailable', answer === 'timeout' ? `no answer within ${timeoutMs} ms` : answer.message);
+    else set('temporal', 'ok');
+  };
+  const periodic = createPeriodic(async () => { await Promise.all([probeDatabase(), probeTemporal()]); }, {
+    intervalMs: options.intervalMs ?? 250,
+    onError: () => undefined,
+  });
+
+  return {
+    state: () => ({ ...states }),
+    databaseAvailable: () => states.database.status === 'ok',
+    onDatabaseLost(listener) {
+      lostListeners.add(listener);
+      return () => lostListeners.delete(listener);
+    },
+    start: () => periodic.start(),
+    async stop() {
+      await periodic.stop();
+      await probe?.client.end().catch(() => undefined);
+      probe = undefined;
+    },
+  };
+}
