@@ -1,11 +1,13 @@
 // Kiln's door to the Pulumi Automation API: one stack and one workspace folder per deployment or cluster,
 // inline programs from stacks/, the Pulumi CLI the settings name (or the one on PATH), a file or cloud state backend.
-import { access, mkdir, readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
 import { ConcurrentUpdateError, LocalWorkspace, PulumiCommand, Stack, type EngineEvent, type OutputMap, type PulumiFn, type UpOptions } from '@pulumi/pulumi/automation/index.js';
 import { workerMetrics, type PulumiOutcome } from '../metrics.ts';
 import { driftOf, type Drift } from './drift.ts';
+import { clearStaleLock, createFileBackendStack, fileBackendHolds, projectFileBackend } from './file-backend.ts';
 import { createOperationPool, type OperationPool } from './operation-pool.ts';
+import { encrypterFor, newStackEncrypter } from './passphrase.ts';
+import { stackSettingsPath, writeStackSettings, type StackConfig } from './stack-settings.ts';
 
 export interface PulumiSettings {
   /** State backend, e.g. `file:///var/lib/kiln/pulumi-state` or `s3://bucket`. */
@@ -40,8 +42,7 @@ export interface StackRequest {
   readonly project: string;
   readonly stackName: string;
   readonly program: PulumiFn;
-  /** Stack configuration, `namespace:key` to value. */
-  readonly config?: Readonly<Record<string, { value: string; secret?: boolean }>>;
+  readonly config?: StackConfig;
   /** A stack made for one `preview` (a dry run of something not created yet): removed once it has answered. */
   readonly ephemeral?: boolean;
 }
@@ -54,45 +55,51 @@ function pulumiCommand(root: string | undefined): Promise<PulumiCommand> {
 }
 
 /**
- * Opens the request's stack, making it when missing, with one CLI run (`pulumi stack select --create`) where
- * the Automation API makes one to select and, for a new stack, a second to create it; with none when a file
- * backend already holds the stack (every command names its stack, so selecting it only checked it exists).
+ * Opens the request's stack, making it when missing. On a file backend Kiln writes a new stack's files and the
+ * stack's config itself (file-backend.ts, stack-settings.ts), so opening runs no CLI at all; every command names
+ * its stack, so selecting one only checked it exists. Elsewhere one CLI run (`pulumi stack select --create`)
+ * opens or makes it, where the Automation API makes one to select and a second to create, and `pulumi config
+ * set-all` sets its config.
  */
 export async function openStack(settings: PulumiSettings, request: StackRequest): Promise<Stack> {
-  const stateDir = fileBackendDir(settings);
-  if (stateDir) await mkdir(stateDir, { recursive: true });
+  const stateDir = await projectFileBackend(settings.backendUrl);
   const workDir = `${settings.workspacesDir}/${request.project}/${request.stackName}`;
   await mkdir(workDir, { recursive: true });
+  const command = await pulumiCommand(settings.cliRoot);
   const workspace = await LocalWorkspace.create({
     workDir,
     program: request.program,
-    pulumiCommand: await pulumiCommand(settings.cliRoot),
+    pulumiCommand: command,
     secretsProvider: 'passphrase',
     projectSettings: { name: request.project, runtime: 'nodejs', backend: { url: settings.backendUrl } },
     envVars: pulumiEnv(settings),
   });
-  const cli = workspace as unknown as { runPulumiCmd(args: string[]): Promise<unknown> };
-  workspace.selectStack = async (name) => {
-    if (await fileBackendHolds(settings, request.project, name)) return;
-    await cli.runPulumiCmd(['stack', 'select', '--create', '--secrets-provider', 'passphrase', '--stack', name]);
-  };
+  if (stateDir) {
+    await writeStackFiles(stateDir, settings, request, { workspace, cliVersion: `v${command.version}` });
+    workspace.selectStack = async () => undefined;
+  } else {
+    const cli = workspace as unknown as { runPulumiCmd(args: string[]): Promise<unknown> };
+    workspace.selectStack = async (name) => void await cli.runPulumiCmd(['stack', 'select', '--create', '--secrets-provider', 'passphrase', '--stack', name]);
+  }
   const stack = await Stack.select(request.stackName, workspace);
-  if (request.config) await stack.setAllConfig({ ...request.config });
+  if (request.config && !stateDir) await stack.setAllConfig({ ...request.config });
   return stack;
 }
 
-/** The folder of a file backend (`file://...`); undefined for other backends. */
-function fileBackendDir(settings: PulumiSettings): string | undefined {
-  return settings.backendUrl.startsWith('file://') ? new URL(settings.backendUrl).pathname : undefined;
-}
-
-/** Whether a file backend holds the stack's state (project-scoped, plain or gzipped); false for other backends. */
-async function fileBackendHolds(settings: PulumiSettings, project: string, stackName: string): Promise<boolean> {
-  const stateDir = fileBackendDir(settings);
-  if (!stateDir) return false;
-  const base = join(stateDir, '.pulumi', 'stacks', project, `${stackName}.json`);
-  for (const path of [base, `${base}.gz`]) if (await access(path).then(() => true, () => false)) return true;
-  return false;
+/**
+ * A new stack's settings (this process's salt line, the config) and state, or an existing stack's config under its
+ * own salt line. The settings are written first: a worker killed before the state is written left no stack, and
+ * the next attempt writes both again.
+ */
+async function writeStackFiles(stateDir: string, settings: PulumiSettings, request: StackRequest, { workspace, cliVersion }: { workspace: LocalWorkspace; cliVersion: string }): Promise<void> {
+  const { project, stackName } = request;
+  const held = await fileBackendHolds(stateDir, project, stackName);
+  if (held && !request.config) return;
+  const saltLine = held ? (await workspace.stackSettings(stackName).catch(() => undefined))?.encryptionSalt : undefined;
+  // A held stack whose settings are gone (a new workspace folder) gets a salt line as the CLI would give it one.
+  const encrypter = saltLine ? encrypterFor(settings.passphrase, saltLine) : await newStackEncrypter(settings.passphrase);
+  await writeStackSettings(stackSettingsPath(workspace.workDir, stackName), encrypter, request.config ?? {});
+  if (!held) await createFileBackendStack(stateDir, { project, stackName, saltLine: encrypter.saltLine, cliVersion });
 }
 
 /** The stack's outputs as an output map, from its root resource's state; undefined when one holds a secret (which events show masked). */
@@ -266,20 +273,10 @@ export async function runStackOperationHere(settings: PulumiSettings, request: S
   try {
     return await run();
   } catch (error) {
-    if (!(error instanceof ConcurrentUpdateError) || !(await clearStaleLock(settings, request))) throw error;
+    const stateDir = await projectFileBackend(settings.backendUrl);
+    if (!(error instanceof ConcurrentUpdateError) || !stateDir || !(await clearStaleLock(stateDir, request.project, request.stackName))) throw error;
     return run();
   }
-}
-
-/** Removes a file backend's lock of one stack; answers whether there was one. */
-async function clearStaleLock(settings: PulumiSettings, request: StackRequest): Promise<boolean> {
-  const stateDir = fileBackendDir(settings);
-  if (!stateDir) return false;
-  const locks = join(stateDir, '.pulumi', 'locks');
-  const entries = await readdir(locks, { recursive: true }).catch(() => [] as string[]);
-  const stale = entries.filter((path) => path.endsWith('.json') && path.split('/').slice(-3, -1).join('/') === `${request.project}/${request.stackName}`);
-  await Promise.all(stale.map((path) => rm(join(locks, path), { force: true })));
-  return stale.length > 0;
 }
 
 /**
