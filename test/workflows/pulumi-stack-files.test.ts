@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import * as pulumi from '@pulumi/pulumi';
-import { openStack, upReadingEvents, type PulumiSettings } from '../../workflows/pulumi/automation.ts';
+import { PulumiCommand } from '@pulumi/pulumi/automation/index.js';
+import { openStack, runStackOperationHere, upReadingEvents, type PulumiSettings } from '../../workflows/pulumi/automation.ts';
 import type { StackConfig } from '../../workflows/pulumi/stack-settings.ts';
 import { pulumiSettingsIn } from '../support/pulumi.ts';
 
@@ -95,4 +96,33 @@ test('a stack the CLI made gets its config written by Kiln under the CLI\'s salt
   await cli(settings, 'cli-made', ['stack', 'init', '--secrets-provider', 'passphrase', '--stack', 'cli-made']);
   await openStack(settings, { project: PROJECT, stackName: 'cli-made', program: echoConfig, config: { [`${PROJECT}:token`]: { value: 'from kiln', secret: true } } });
   t.is((await cli(settings, 'cli-made', ['config', 'get', 'token', '--stack', 'cli-made'])).trim(), 'from kiln');
+});
+
+// Serial: it counts every CLI run of this process.
+test.serial('a new stack\'s up, its config set, runs one CLI process; a refresh one; a destroy two (the destroy, the removal)', async (t) => {
+  const settings = await world();
+  const ran: string[] = [];
+  // Every CLI run of an operation goes through PulumiCommand's run (internal to the SDK, so untyped).
+  const prototype = PulumiCommand.prototype as unknown as { run(args: string[], ...rest: unknown[]): Promise<unknown> };
+  const run = prototype.run;
+  prototype.run = function (this: PulumiCommand, args, ...rest) {
+    ran.push(args.slice(0, 2).join(' '));
+    return run.call(this, args, ...rest);
+  };
+  t.teardown(() => { prototype.run = run; });
+  // No secret output: an up reads outputs that hold one with the CLI (events show them masked).
+  const program = async () => {
+    const config = new pulumi.Config();
+    config.requireSecret('token');
+    return { greeting: config.require('greeting') };
+  };
+  const request = { project: PROJECT, stackName: 'counted', program, config: { [`${PROJECT}:greeting`]: { value: 'hello' }, [`${PROJECT}:token`]: { value: 't', secret: true } } };
+  const runs = async (operation: 'up' | 'refresh' | 'destroy') => {
+    ran.length = 0;
+    await runStackOperationHere(settings, request, operation);
+    return [...ran];
+  };
+  t.deepEqual(await runs('up'), ['up --yes']);
+  t.deepEqual(await runs('refresh'), ['refresh --skip-preview']);
+  t.deepEqual(await runs('destroy'), ['destroy --yes', 'stack rm']);
 });
