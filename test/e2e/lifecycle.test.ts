@@ -329,6 +329,8 @@ test.serial('pods that cannot be placed fail the deployment with the scheduler\'
   await kiln.cluster.addNodes({ gpuType: 'nvidia-l4', nodes: 5, gpusPerNode: 1 }); // a fifth L4 machine
   const retried = await kiln.request('POST', `/v1/recovery/deployments/${id}`, { token: tenant.token, body: { action: 'retry' } });
   t.true([200, 202].includes(retried.status), JSON.stringify(retried.body));
+  // The status stays failed until the workflow takes the retry up: only then can running() tell a new failure.
+  await deploymentWhen(kiln, tenant.key, id, (d) => d.status !== 'failed', 'the retry taken up');
   await running(t, id, 'running after the retry');
   t.is((await clusterView(t).pods('overflow')).filter(isReady).length, 2);
 });
