@@ -2,32 +2,23 @@
 // missing or older than its sources, so a fresh clone and an edited page both come up right; `npm run
 // build:web` and `npm test` build it always.
 import { execFile } from 'node:child_process';
-import { readdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { WEB_DIST } from '../control-plane/config.ts';
+import { newestChange } from './newest-change.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 export const WEB_DIR = join(ROOT, 'web');
 /** What the build reads: the app, its page and configuration, and the SDK it imports. */
-const SOURCES = [join(WEB_DIR, 'src'), join(WEB_DIR, 'index.html'), join(WEB_DIR, 'vite.config.ts'), join(ROOT, 'sdk'), join(ROOT, 'package-lock.json')];
-
-async function newestChange(path: string): Promise<number> {
-  const info = await stat(path).catch(() => undefined);
-  if (!info) return 0;
-  if (!info.isDirectory()) return info.mtimeMs;
-  let newest = info.mtimeMs;
-  for (const entry of await readdir(path)) newest = Math.max(newest, await newestChange(join(path, entry)));
-  return newest;
-}
+const SOURCES = [join(WEB_DIR, 'src'), join(WEB_DIR, 'index.html'), join(WEB_DIR, 'vite.config.ts'), join(ROOT, 'client', 'sdk'), join(ROOT, 'package-lock.json')];
 
 /** Why the build must run, or undefined when web/dist is newer than every source. */
 export async function webBuildReason(): Promise<string | undefined> {
   const built = await stat(join(WEB_DIST, 'index.html')).catch(() => undefined);
   if (!built) return 'web/dist is missing';
-  const sources = Math.max(...await Promise.all(SOURCES.map(newestChange)));
-  return sources > built.mtimeMs ? 'its sources changed since the last build' : undefined;
+  return await newestChange(SOURCES) > built.mtimeMs ? 'its sources changed since the last build' : undefined;
 }
 
 /**
