@@ -18,7 +18,7 @@ const WORKFLOWS = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', 'web/dist/', 'client/dist/'] },
+  { ignores: ['node_modules/', '.data/', 'web/dist/', 'client/dist/', 'docs/.vitepress/dist/', 'docs/.vitepress/cache/', 'docs/.temp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -108,6 +108,17 @@ export default tseslint.config(
         // The live socket of sdk/live.ts is Node's (the ws library); the browser has its own (web/src/live.ts).
         { group: ['**/sdk/live.ts'], message: 'sdk/live.ts is for Node: the dashboard uses web/src/live.ts (the browser\'s WebSocket with a ticket).' },
       ),
+    },
+  },
+  {
+    // The documentation site: pages read Kiln over HTTP (the API reference, its OpenAPI documents) like any reader.
+    files: ['docs/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-imports': restrict({
+        group: ['**/control-plane/**', '**/workflows/**', '**/stacks/**', '**/infra/**', '**/lib/**', '**/catalog/**', '**/test/**', '**/client/**', '**/web/**'],
+        message: 'docs/ imports none of Kiln\'s code: its pages reach Kiln over HTTP, as a reader does (ARCHITECTURE.md).',
+      }),
     },
   },
   {
