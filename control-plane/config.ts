@@ -9,6 +9,8 @@ import type { MeteringSettings } from '../workflows/contract/metering.ts';
 
 /** Where `npm run build:web` writes the dashboard: beside this folder, whatever the working directory. */
 export const WEB_DIST = resolve(import.meta.dirname, '../web/dist');
+/** Where `npm run build:docs` writes the documentation site (VitePress's own output folder). */
+export const DOCS_DIST = resolve(import.meta.dirname, '../docs/.vitepress/dist');
 
 // A TCP port of a server on 127.0.0.1.
 const port = z.coerce.number().int().min(1).max(65535);
@@ -103,6 +105,8 @@ export const Sections = {
       .describe('How long a browser\'s single-use live-update ticket lives.'),
     KILN_WEB_DIST: z.string().default(WEB_DIST)
       .describe('The web dashboard\'s built files (npm run build:web), served at /; empty: no dashboard is served.'),
+    KILN_DOCS_DIST: z.string().default(DOCS_DIST)
+      .describe('The documentation site\'s built files (npm run build:docs), served at /docs; empty: no documentation is served.'),
   }),
   worker: z.object({
     PULUMI_BACKEND_URL: z.string().regex(/^[a-z][a-z0-9+]*:\/\/\S+$/, 'a URL such as s3://bucket').optional()
@@ -190,6 +194,8 @@ export interface ApiConfig extends SharedConfig {
   readonly liveUpdates: LiveUpdatesSettings;
   /** The folder of the dashboard's build (web/dist), served at /; undefined: none is served. */
   readonly webDist: string | undefined;
+  /** The folder of the documentation site's build (docs/.vitepress/dist), served at /docs; undefined: none is served. */
+  readonly docsDist: string | undefined;
 }
 
 export interface LiveUpdatesSettings {
@@ -327,6 +333,7 @@ async function apiConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.api
       retentionSeconds: e.KILN_WS_RETENTION_SECONDS, maxEvents: e.KILN_WS_MAX_EVENTS, ticketSeconds: e.KILN_WS_TICKET_SECONDS,
     },
     webDist: e.KILN_WEB_DIST ? resolve(e.KILN_WEB_DIST) : undefined,
+    docsDist: e.KILN_DOCS_DIST ? resolve(e.KILN_DOCS_DIST) : undefined,
   };
 }
 

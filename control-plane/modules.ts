@@ -12,6 +12,7 @@ import { billingModule } from './billing/module.ts';
 import { clustersModule } from './clusters/module.ts';
 import { deploymentLogsModule } from './deployment-logs/module.ts';
 import { deploymentsModule } from './deployments/module.ts';
+import { docsSiteModule } from './docs-site/module.ts';
 import { errorTrackerModule } from './error-tracker/module.ts';
 import { featureFlagsModule } from './feature-flags/module.ts';
 import { gpuTypesModule } from './gpu-types/module.ts';
@@ -89,5 +90,6 @@ export const API_MODULES: readonly ApiModule[] = [
   assistantModule,
   adminModule,
   openApiModule,
+  docsSiteModule,
   webAppModule,
 ];

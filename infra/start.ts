@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { deriveKey } from '../lib/keys.ts';
 import { createSecretBox } from '../lib/secret-box.ts';
 import { syncKubernetesCluster } from '../control-plane/clusters/service.ts';
-import { developmentSecret, exitOnConfigError, loadConfig, WEB_DIST } from '../control-plane/config.ts';
+import { developmentSecret, DOCS_DIST, exitOnConfigError, loadConfig, WEB_DIST } from '../control-plane/config.ts';
 import { openDatabase } from '../control-plane/database/orm.ts';
 import { startApi } from '../control-plane/server.ts';
 import { startWorker } from '../workflows/worker.ts';
@@ -21,6 +21,7 @@ import { STRIPE_MOCK_SECRET_KEY, STRIPE_MOCK_WEBHOOK_SECRET, startStripeMock } f
 import { ensurePortFree, killEveryServer } from './servers/process.ts';
 import { pulumiToolsEnv } from './tools/paths.ts';
 import { ensureWebBuilt } from './web-build.ts';
+import { ensureDocsBuilt } from './docs-build.ts';
 import { describePulumiPlugins } from './tools/pulumi-plugins.ts';
 
 // The API's settings are checked before anything starts; the worker's once its database and Temporal are known.
@@ -94,6 +95,9 @@ async function main(): Promise<void> {
   // The dashboard the API serves at /: built on first start and after its sources change.
   if (config.webDist === WEB_DIST) await ensureWebBuilt(say);
   else say(config.webDist ? `dashboard: serving KILN_WEB_DIST ${config.webDist}` : 'dashboard: off (KILN_WEB_DIST is empty)');
+  // The documentation site the API serves at /docs, the same way.
+  if (config.docsDist === DOCS_DIST) await ensureDocsBuilt(say);
+  else say(config.docsDist ? `documentation: serving KILN_DOCS_DIST ${config.docsDist}` : 'documentation: off (KILN_DOCS_DIST is empty)');
 
   // The API first: it migrates the database, which the worker's first passes (alert evaluation, optimization) read.
   const api = await startApi({ config: { ...config, stripe, metricsToken, databaseUrl: postgres.url, temporalAddress: temporal.address, temporalUiUrl: config.temporalUiUrl ?? temporal.uiUrl }, log });
@@ -103,7 +107,7 @@ async function main(): Promise<void> {
   if (workerConfig.metricsPort !== 0) await ensurePortFree(workerConfig.metricsPort, 'the worker\'s metrics', 'KILN_WORKER_METRICS_PORT');
   const worker = await startWorker(workerConfig, log);
   kilnStops.push(() => worker.stop());
-  say(`API: ${api.url} (reference API under /v1, platform API under /api)${config.webDist ? `; dashboard: ${api.url}/` : ''}`);
+  say(`API: ${api.url} (reference API under /v1, platform API under /api)${config.webDist ? `; dashboard: ${api.url}/` : ''}${config.docsDist ? `; documentation: ${api.url}/docs/` : ''}`);
   say(`Kiln's own metrics: ${api.url}/metrics/internal (API), http://127.0.0.1:${worker.metricsPort}/metrics/internal (worker), Bearer token in ${config.metricsToken ? 'KILN_METRICS_TOKEN' : join(dataDir, 'metrics-token')}`);
 
   // Unset, PROMETHEUS_URL means a Prometheus of npm start's own (on the address the configuration defaults to),

@@ -76,6 +76,8 @@ export async function startTestApi(testFile: string, overrides: TestApiOverrides
       PROMETHEUS_URL: 'http://127.0.0.1:9',
       // No dashboard unless a test serves one (config.webDist): / and unknown paths stay the API's 404.
       KILN_WEB_DIST: '',
+      // Nor documentation (config.docsDist): /docs stays the API's 404.
+      KILN_DOCS_DIST: '',
     }),
     ...overrides.config,
     databaseUrl,
