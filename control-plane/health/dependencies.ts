@@ -2,7 +2,7 @@
 // dry run and workflow inspection need it; changes are saved and delivered later without it). Requests read
 // the last probe instead of waiting on a dependency that hangs: a paused or unreachable database makes them
 // answer 503 at once (http/dependency-guard.ts), and readiness reports each dependency as it stands.
-import type { Client } from '@temporalio/client';
+import { Connection, type Client } from '@temporalio/client';
 import pg from 'pg';
 import { createPeriodic } from '../../lib/periodic.ts';
 
@@ -75,8 +75,12 @@ export function createDependencyMonitor(options: DependencyMonitorOptions): Depe
       set('database', 'unavailable', answer === 'timeout' ? `no answer within ${timeoutMs} ms` : answer.message);
     } else set('database', 'ok');
   };
+  // A connection of its own, without the client's retries: a probe asks once, and a retry left pending when the
+  // process closes its connections would fire on a closed channel.
+  const shared = options.temporal.connection;
+  const temporal = Connection.lazy({ ...(shared instanceof Connection ? shared.options : {}), interceptors: [] });
   const probeTemporal = async () => {
-    const connection = options.temporal.connection;
+    const connection = temporal;
     const answer = await within(connection.withDeadline(Date.now() + timeoutMs, () => connection.workflowService.getSystemInfo({})), timeoutMs)
       .catch((error: Error) => error);
     if (answer === 'timeout' || answer instanceof Error) set('temporal', 'unavailable', answer === 'timeout' ? `no answer within ${timeoutMs} ms` : answer.message);
@@ -99,6 +103,7 @@ export function createDependencyMonitor(options: DependencyMonitorOptions): Depe
       await periodic.stop();
       await probe?.client.end().catch(() => undefined);
       probe = undefined;
+      await temporal.close();
     },
   };
 }
