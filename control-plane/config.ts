@@ -110,7 +110,7 @@ export const Sections = {
   }),
   worker: z.object({
     PULUMI_BACKEND_URL: z.string().regex(/^[a-z][a-z0-9+]*:\/\/\S+$/, 'a URL such as s3://bucket').optional()
-      .describe('Pulumi\'s state backend (file://, s3://, https://api.pulumi.com ...); a file backend in DATA_DIR/pulumi-state when unset.'),
+      .describe('Pulumi\'s state backend (postgres://...?table=..., file://, s3://, https://api.pulumi.com ...); unset, the table pulumi_state in Kiln\'s own database (DATABASE_URL), which Kiln\'s migrations make. npm run pulumi:migrate-state moves a file backend\'s stacks there.'),
     PULUMI_CONFIG_PASSPHRASE: z.string().min(1).optional()
       .describe('Encrypts stack secrets (Pulumi\'s passphrase secrets provider). Required in production; in development generated once and kept in DATA_DIR.'),
     PULUMI_HOME: z.string().min(1).optional()
@@ -345,7 +345,7 @@ async function workerConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.
   return {
     ...common,
     databaseUrl: e.DATABASE_URL,
-    pulumiBackendUrl: e.PULUMI_BACKEND_URL ?? `file://${join(common.dataDir, 'pulumi-state')}`,
+    pulumiBackendUrl: e.PULUMI_BACKEND_URL ?? pulumiStateInDatabase(e.DATABASE_URL),
     pulumiPassphrase: e.PULUMI_CONFIG_PASSPHRASE ?? (await developmentSecret(common.dataDir, 'pulumi-passphrase')),
     pulumiHome: e.PULUMI_HOME,
     pulumiCliRoot: e.KILN_PULUMI_CLI_ROOT,
@@ -359,6 +359,21 @@ async function workerConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.
     optimizationIntervalSeconds: e.KILN_OPTIMIZATION_INTERVAL_SECONDS,
     metering: { intervalMs: e.KILN_METERING_INTERVAL_SECONDS * 1000, settleMs: e.KILN_METERING_SETTLE_SECONDS * 1000, graceMs: e.KILN_CREDITS_GRACE_SECONDS * 1000 },
   };
+}
+
+/**
+ * Pulumi's PostgreSQL state backend in Kiln's own database, in the table pulumi_state (its migration makes it,
+ * with no grant to kiln_tenant). The CLI's driver (Go's lib/pq) asks for TLS unless told otherwise, node-postgres
+ * only when told: the CLI connects as Kiln does, so with sslmode=disable unless DATABASE_URL names TLS.
+ */
+export function pulumiStateInDatabase(databaseUrl: string): string {
+  const url = new URL(databaseUrl.replace(/^postgresql:/, 'postgres:'));
+  // node-postgres's `ssl=true` is `sslmode=require` to lib/pq, which would send `ssl` to the server as a setting.
+  const ssl = url.searchParams.get('ssl');
+  url.searchParams.delete('ssl');
+  if (!url.searchParams.has('sslmode')) url.searchParams.set('sslmode', ssl === 'true' || ssl === '1' ? 'require' : 'disable');
+  url.searchParams.set('table', 'pulumi_state');
+  return url.toString();
 }
 
 /**

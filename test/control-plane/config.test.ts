@@ -75,14 +75,19 @@ test('a production worker needs no mail settings; a production API without SMTP_
   await t.throwsAsync(loadConfig('api', { DATA_DIR: await tempDir(), ...PRODUCTION }), { message: 'invalid configuration: SMTP_URL is required when KILN_ENV=production' });
 });
 
-test('worker: the Pulumi passphrase is required in production, generated and kept in development; the backend defaults to DATA_DIR', async (t) => {
+test('worker: the Pulumi passphrase is required in production, generated and kept in development; the backend defaults to Kiln\'s database', async (t) => {
   await t.throwsAsync(loadConfig('worker', { DATA_DIR: await tempDir(), ...PRODUCTION }), { message: 'invalid configuration: PULUMI_CONFIG_PASSPHRASE is required when KILN_ENV=production' });
   const dataDir = await tempDir();
   const development = await loadConfig('worker', { DATA_DIR: dataDir, DATABASE_URL: PRODUCTION.DATABASE_URL });
-  t.like(development, { temporalAddress: '127.0.0.1:7233', pulumiBackendUrl: `file://${join(dataDir, 'pulumi-state')}`, allowPrivateWebhookUrls: true, metricsToken: undefined, metricsPort: 9464, prometheusUrl: 'http://127.0.0.1:9090' });
+  t.like(development, { temporalAddress: '127.0.0.1:7233', allowPrivateWebhookUrls: true, metricsToken: undefined, metricsPort: 9464, prometheusUrl: 'http://127.0.0.1:9090' });
   t.is((await loadConfig('worker', { DATA_DIR: dataDir, DATABASE_URL: PRODUCTION.DATABASE_URL, PROMETHEUS_URL: 'http://prometheus.example:9090/' })).prometheusUrl, 'http://prometheus.example:9090', 'the autoscaler and alert rules query PROMETHEUS_URL');
   t.is((await readFile(join(dataDir, 'pulumi-passphrase'), 'utf8')).trim(), development.pulumiPassphrase);
   t.is((await loadConfig('worker', { DATA_DIR: dataDir, DATABASE_URL: PRODUCTION.DATABASE_URL })).pulumiPassphrase, development.pulumiPassphrase);
+  // The CLI's PostgreSQL backend, in the table Kiln's migrations make, connecting as Kiln does (its driver asks for TLS unless told).
+  const backendOf = async (databaseUrl: string) => (await loadConfig('worker', { DATA_DIR: dataDir, DATABASE_URL: databaseUrl })).pulumiBackendUrl;
+  t.is(await backendOf('postgres://kiln:pw@db.example:5432/kiln'), 'postgres://kiln:pw@db.example:5432/kiln?sslmode=disable&table=pulumi_state');
+  t.is(await backendOf('postgresql://kiln:pw@db.example/kiln?sslmode=verify-full'), 'postgres://kiln:pw@db.example/kiln?sslmode=verify-full&table=pulumi_state');
+  t.is(await backendOf('postgres://kiln:pw@db.example/kiln?ssl=true'), 'postgres://kiln:pw@db.example/kiln?sslmode=require&table=pulumi_state');
   t.is((await loadConfig('worker', { DATA_DIR: dataDir, DATABASE_URL: PRODUCTION.DATABASE_URL, PULUMI_BACKEND_URL: 's3://kiln-state' })).pulumiBackendUrl, 's3://kiln-state');
   await t.throwsAsync(loadConfig('worker', { DATA_DIR: dataDir }), { message: /DATABASE_URL is required by the worker/ });
   t.like(await loadConfig('worker', { DATA_DIR: dataDir, DATABASE_URL: PRODUCTION.DATABASE_URL, KILN_METRICS_TOKEN: 'm'.repeat(32), KILN_WORKER_METRICS_PORT: '0' }), { metricsToken: 'm'.repeat(32), metricsPort: 0 });

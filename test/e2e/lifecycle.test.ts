@@ -350,15 +350,19 @@ test.serial('stop removes the pods, start brings them back, delete removes the o
   await running(t, id, 'running again');
   t.is((await cluster.pods('coder')).filter(isReady).length, 1);
 
-  const stateFile = join(kiln.dataDir, 'pulumi-state', '.pulumi', 'stacks', 'kiln-deployment', `${id}.json`);
-  t.true(existsSync(stateFile), 'the stack is in the state backend while the deployment lives');
+  // The worker's default state backend: the Pulumi CLI's rows in Kiln's database, each keyed by the database's name and the file's path.
+  const database = new pg.Pool({ connectionString: kiln.databaseUrl, max: 1 });
+  t.teardown(() => database.end());
+  const stackRows = async () => (await database.query('SELECT key FROM pulumi_state WHERE key = $1', [`${new URL(kiln.databaseUrl).pathname.slice(1)}/.pulumi/stacks/kiln-deployment/${id}.json`])).rowCount;
+  t.is(await stackRows(), 1, 'the stack is in the state backend while the deployment lives');
+  t.false(existsSync(join(kiln.dataDir, 'pulumi-state')), 'no state on the worker\'s disk');
   t.is((await kiln.request('DELETE', `/api/deployments/${id}`, { token: tenant.key })).status, 200);
   // A deleted deployment is gone from the API (404), as any deleted resource.
   await eventually('the deployment deleted', async () => (await kiln.request('GET', `/api/deployments/${id}`, { token: tenant.key })).status === 404, 120_000);
   await eventually('the objects gone', async () => !(await cluster.exists(`/apis/apps/v1/namespaces/${cluster.namespace}/deployments/coder`))
     && !(await cluster.exists(`/api/v1/namespaces/${cluster.namespace}/services/coder`)));
   t.is((await cluster.pods('coder')).length, 0);
-  t.false(existsSync(stateFile), 'the stack is removed from the state backend');
+  t.is(await stackRows(), 0, 'the stack is removed from the state backend');
   await eventually('the deleted webhook', () => t.context.hooks.some((h) => h.deploymentId === id && h.type === 'deployment.deleted'));
 });
 

@@ -1,8 +1,7 @@
 // Crashes and restarts mid-way lose nothing: a worker killed during `pulumi up`, the API and the Temporal
 // server restarted while deployments change. Checked through the public API and in the cluster.
 import anyTest, { type TestFn } from 'ava';
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import pg from 'pg';
 
 import { eventually } from '../support/eventually.ts';
 import { deploymentWhen, newTenant, startKiln, type Kiln } from '../support/kiln.ts';
@@ -46,9 +45,11 @@ async function objectsOf(t: { context: Context }, name: string) {
 test.serial('a worker killed during `pulumi up` leaves a deployment that still reaches running, with one set of objects', async (t) => {
   const { kiln } = t.context;
   const id = await create(t, 'survivor');
-  // The engine holds the stack's lock for exactly as long as `pulumi up` runs.
-  const locks = join(kiln.dataDir, 'pulumi-state', '.pulumi', 'locks', 'organization', 'kiln-deployment', id);
-  await eventually('pulumi up to be under way', async () => (await readdir(locks).catch(() => [])).length > 0, 120_000);
+  // The engine holds the stack's lock (a row of the worker's default state backend, in Kiln's database) for exactly as long as `pulumi up` runs.
+  const database = new pg.Pool({ connectionString: kiln.databaseUrl, max: 1 });
+  t.teardown(() => database.end());
+  const locks = async () => (await database.query('SELECT key FROM pulumi_state WHERE key LIKE $1', [`%/.pulumi/locks/organization/kiln-deployment/${id}/%`])).rowCount;
+  await eventually('pulumi up to be under way', async () => ((await locks()) ?? 0) > 0, 120_000);
   await kiln.killWorker();
   await kiln.startWorker();
 

@@ -1,16 +1,17 @@
 // Kiln's door to the Pulumi Automation API: one stack and one workspace folder per deployment or cluster,
-// inline programs from stacks/, the Pulumi CLI the settings name (or the one on PATH), a file or cloud state backend.
+// inline programs from stacks/, the Pulumi CLI the settings name (or the one on PATH), a PostgreSQL, file or cloud state backend.
 import { mkdir } from 'node:fs/promises';
 import { ConcurrentUpdateError, LocalWorkspace, PulumiCommand, Stack, type EngineEvent, type OutputMap, type PulumiFn, type UpOptions } from '@pulumi/pulumi/automation/index.js';
 import { workerMetrics, type PulumiOutcome } from '../metrics.ts';
 import { driftOf, type Drift } from './drift.ts';
-import { clearStaleLock, createFileBackendStack, fileBackendHolds, projectFileBackend } from './file-backend.ts';
+import { projectStackStore, type StackStore } from './diy-backend.ts';
 import { createOperationPool, type OperationPool } from './operation-pool.ts';
 import { encrypterFor, newStackEncrypter } from './passphrase.ts';
+import { passwordApart } from './state-table.ts';
 import { stackSettingsPath, writeStackSettings, type StackConfig } from './stack-settings.ts';
 
 export interface PulumiSettings {
-  /** State backend, e.g. `file:///var/lib/kiln/pulumi-state` or `s3://bucket`. */
+  /** State backend, e.g. `postgres://kiln@db/kiln?table=pulumi_state`, `file:///var/lib/kiln/pulumi-state` or `s3://bucket`. */
   readonly backendUrl: string;
   /** Encrypts stack secrets with the passphrase secrets provider. */
   readonly passphrase: string;
@@ -28,12 +29,14 @@ export interface PulumiSettings {
 
 /** What every Pulumi process Kiln starts runs with: plugins are installed ahead, never downloaded mid-operation. */
 function pulumiEnv(settings: PulumiSettings): Record<string, string> {
+  const backend = passwordApart(settings.backendUrl);
   return {
     ...(settings.home && { PULUMI_HOME: settings.home }),
     PULUMI_SKIP_UPDATE_CHECK: 'true',
     PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: 'false',
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: 'true',
-    PULUMI_BACKEND_URL: settings.backendUrl,
+    PULUMI_BACKEND_URL: backend.url,
+    ...(backend.password && { PGPASSWORD: backend.password }),
     PULUMI_CONFIG_PASSPHRASE: settings.passphrase,
   };
 }
@@ -55,14 +58,14 @@ function pulumiCommand(root: string | undefined): Promise<PulumiCommand> {
 }
 
 /**
- * Opens the request's stack, making it when missing. On a file backend Kiln writes a new stack's files and the
- * stack's config itself (file-backend.ts, stack-settings.ts), so opening runs no CLI at all; every command names
+ * Opens the request's stack, making it when missing. On a PostgreSQL or file backend Kiln writes a new stack's state
+ * and the stack's config itself (diy-backend.ts, stack-settings.ts), so opening runs no CLI at all; every command names
  * its stack, so selecting one only checked it exists. Elsewhere one CLI run (`pulumi stack select --create`)
  * opens or makes it, where the Automation API makes one to select and a second to create, and `pulumi config
  * set-all` sets its config.
  */
 export async function openStack(settings: PulumiSettings, request: StackRequest): Promise<Stack> {
-  const stateDir = await projectFileBackend(settings.backendUrl);
+  const store = await projectStackStore(settings.backendUrl);
   const workDir = `${settings.workspacesDir}/${request.project}/${request.stackName}`;
   await mkdir(workDir, { recursive: true });
   const command = await pulumiCommand(settings.cliRoot);
@@ -71,18 +74,18 @@ export async function openStack(settings: PulumiSettings, request: StackRequest)
     program: request.program,
     pulumiCommand: command,
     secretsProvider: 'passphrase',
-    projectSettings: { name: request.project, runtime: 'nodejs', backend: { url: settings.backendUrl } },
+    projectSettings: { name: request.project, runtime: 'nodejs', backend: { url: passwordApart(settings.backendUrl).url } },
     envVars: pulumiEnv(settings),
   });
-  if (stateDir) {
-    await writeStackFiles(stateDir, settings, request, { workspace, cliVersion: `v${command.version}` });
+  if (store) {
+    await writeStackFiles(store, settings, request, { workspace, cliVersion: `v${command.version}` });
     workspace.selectStack = async () => undefined;
   } else {
     const cli = workspace as unknown as { runPulumiCmd(args: string[]): Promise<unknown> };
     workspace.selectStack = async (name) => void await cli.runPulumiCmd(['stack', 'select', '--create', '--secrets-provider', 'passphrase', '--stack', name]);
   }
   const stack = await Stack.select(request.stackName, workspace);
-  if (request.config && !stateDir) await stack.setAllConfig({ ...request.config });
+  if (request.config && !store) await stack.setAllConfig({ ...request.config });
   return stack;
 }
 
@@ -91,15 +94,15 @@ export async function openStack(settings: PulumiSettings, request: StackRequest)
  * own salt line. The settings are written first: a worker killed before the state is written left no stack, and
  * the next attempt writes both again.
  */
-async function writeStackFiles(stateDir: string, settings: PulumiSettings, request: StackRequest, { workspace, cliVersion }: { workspace: LocalWorkspace; cliVersion: string }): Promise<void> {
+async function writeStackFiles(store: StackStore, settings: PulumiSettings, request: StackRequest, { workspace, cliVersion }: { workspace: LocalWorkspace; cliVersion: string }): Promise<void> {
   const { project, stackName } = request;
-  const held = await fileBackendHolds(stateDir, project, stackName);
+  const held = await store.holds(project, stackName);
   if (held && !request.config) return;
   const saltLine = held ? (await workspace.stackSettings(stackName).catch(() => undefined))?.encryptionSalt : undefined;
   // A held stack whose settings are gone (a new workspace folder) gets a salt line as the CLI would give it one.
   const encrypter = saltLine ? encrypterFor(settings.passphrase, saltLine) : await newStackEncrypter(settings.passphrase);
   await writeStackSettings(stackSettingsPath(workspace.workDir, stackName), encrypter, request.config ?? {});
-  if (!held) await createFileBackendStack(stateDir, { project, stackName, saltLine: encrypter.saltLine, cliVersion });
+  if (!held) await store.create({ project, stackName, saltLine: encrypter.saltLine, cliVersion });
 }
 
 /** The stack's outputs as an output map, from its root resource's state; undefined when one holds a secret (which events show masked). */
@@ -278,8 +281,8 @@ export async function runStackOperationHere(settings: PulumiSettings, request: S
   try {
     return await run();
   } catch (error) {
-    const stateDir = await projectFileBackend(settings.backendUrl);
-    if (!(error instanceof ConcurrentUpdateError) || !stateDir || !(await clearStaleLock(stateDir, request.project, request.stackName))) throw error;
+    const store = error instanceof ConcurrentUpdateError ? await projectStackStore(settings.backendUrl) : undefined;
+    if (!store || !(await store.clearLocks(request.project, request.stackName))) throw error;
     return run();
   }
 }

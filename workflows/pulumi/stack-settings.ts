@@ -2,7 +2,7 @@
 // `pulumi config set-all`, a CLI run that costs about half a CPU-second, most of it deriving the passphrase's key
 // (Go: sdk go/common/workspace/project.go ProjectStack; a secret is `{ secure: <ciphertext> }`).
 import { join } from 'node:path';
-import { writeAtomically } from './file-backend.ts';
+import { writeAtomically } from './state-folder.ts';
 import type { Encrypter } from './passphrase.ts';
 
 /** Stack configuration, `namespace:key` to value. */

@@ -1,0 +1,136 @@
+// Pulumi state in Kiln's PostgreSQL database (the worker's default backend), with the real CLI against the real
+// test server: a stack Kiln creates itself there is the CLI's own, updated by it in one run; no secret is in the
+// table in plaintext; a dead worker's lock is cleared; kiln_tenant cannot read the table.
+import test from 'ava';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import * as pulumi from '@pulumi/pulumi';
+import { PulumiCommand } from '@pulumi/pulumi/automation/index.js';
+import { pulumiStateInDatabase } from '../../control-plane/config.ts';
+import { openStack, runStackOperationHere, upReadingEvents, type PulumiSettings } from '../../workflows/pulumi/automation.ts';
+import { stateFilesOf } from '../../workflows/pulumi/diy-backend.ts';
+import { createTestDatabase } from '../support/database.ts';
+import { TOOLS_PULUMI } from '../support/pulumi.ts';
+
+const PROJECT = 'kiln-pg';
+const SECRET = 'pg-s3cr3t-value';
+
+const databaseUrl = await createTestDatabase(import.meta.filename);
+const database = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+test.after.always(() => database.end());
+/** The database's name: the CLI keys each row by the file's path after the URL's path. */
+const PREFIX = `${new URL(databaseUrl).pathname.slice(1)}/`;
+
+async function world(): Promise<PulumiSettings> {
+  const dir = await mkdtemp(join(tmpdir(), 'kiln-pg-'));
+  return { ...TOOLS_PULUMI, backendUrl: pulumiStateInDatabase(databaseUrl), passphrase: 'pg-passphrase', workspacesDir: join(dir, 'workspaces') };
+}
+
+/**
+ * The real CLI in a stack's workspace folder; answers its stdout. Its stack listing reads the stacks 10 at a time,
+ * each holding two of its 2 x cores connections: on this machine's two cores it waits forever from four stacks on
+ * (Pulumi 3.259), unless told to read as many at a time as there are cores.
+ */
+async function cli(settings: PulumiSettings, stackName: string, args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(join(settings.cliRoot!, 'bin', 'pulumi'), [...args, '--non-interactive'], {
+    cwd: join(settings.workspacesDir, PROJECT, stackName),
+    env: { ...process.env, PULUMI_HOME: settings.home, PULUMI_BACKEND_URL: settings.backendUrl, PULUMI_CONFIG_PASSPHRASE: settings.passphrase, PULUMI_SKIP_UPDATE_CHECK: 'true', PULUMI_DIY_BACKEND_PARALLEL: String(availableParallelism()) },
+  });
+  return stdout;
+}
+
+/** Every row of the table, its file decoded. */
+async function rows(): Promise<{ key: string; raw: string; file: string }[]> {
+  const { rows: found } = await database.query<{ key: string; raw: string }>('select key, data::text as raw from pulumi_state order by key');
+  return found.map(({ key, raw }) => ({ key, raw, file: Buffer.from((JSON.parse(raw) as { data: string }).data, 'base64').toString() }));
+}
+const stateOf = async (stackName: string) => JSON.parse((await rows()).find((row) => row.key === `${PREFIX}.pulumi/stacks/${PROJECT}/${stackName}.json`)!.file) as { checkpoint: { latest: Record<string, unknown> } };
+
+/** A program that outputs its config, the secret one as a secret. */
+const echoConfig = async () => {
+  const config = new pulumi.Config();
+  return { greeting: config.require('greeting'), token: config.requireSecret('token') };
+};
+const configOf = (greeting: string) => ({ [`${PROJECT}:greeting`]: { value: greeting }, [`${PROJECT}:token`]: { value: SECRET, secret: true } });
+
+test.serial('a stack Kiln creates in PostgreSQL is the one `pulumi stack init` makes; its up runs one CLI process, and the CLI lists, reads and updates it', async (t) => {
+  const settings = await world();
+  // The CLI's version is read once per process, by the first stack opened.
+  await openStack(settings, { project: PROJECT, stackName: 'first', program: echoConfig });
+  const ran: string[] = [];
+  // Every CLI run of an operation goes through PulumiCommand's run (internal to the SDK, so untyped).
+  const prototype = PulumiCommand.prototype as unknown as { run(args: string[], ...rest: unknown[]): Promise<unknown> };
+  const run = prototype.run;
+  prototype.run = function (this: PulumiCommand, args, ...rest) {
+    ran.push(args.slice(0, 2).join(' '));
+    return run.call(this, args, ...rest);
+  };
+  t.teardown(() => { prototype.run = run; });
+  // No secret output here: an up reads outputs that hold one with the CLI (events show them masked).
+  const program = async () => ({ greeting: new pulumi.Config().require('greeting') });
+  await runStackOperationHere(settings, { project: PROJECT, stackName: 'made', program, config: configOf('hello') }, 'up');
+  t.deepEqual(ran, ['up --yes']);
+  prototype.run = run;
+
+  t.deepEqual(JSON.parse(await cli(settings, 'made', ['stack', 'ls', '--json'])).map((s: { name: string }) => s.name).sort(), ['first', 'made']);
+  t.deepEqual(JSON.parse(await cli(settings, 'made', ['stack', 'output', '--json', '--stack', 'made'])), { greeting: 'hello' });
+  t.is((await cli(settings, 'made', ['config', 'get', 'token', '--stack', 'made'])).trim(), SECRET);
+  // The workspace's Pulumi.yaml names the backend without the database's password (PGPASSWORD carries it).
+  const projectFile = await readFile(join(settings.workspacesDir, PROJECT, 'made', 'Pulumi.yaml'), 'utf8');
+  t.true(projectFile.includes('postgres://kiln@') && !projectFile.includes('kiln:kiln@'), projectFile);
+
+  // The CLI's own new stack, beside it: the same state but for its time and salt.
+  await cli(settings, 'made', ['stack', 'init', '--secrets-provider', 'passphrase', '--stack', 'by-cli']);
+  await runStackOperationHere(settings, { project: PROJECT, stackName: 'kiln-new', program: async () => ({}) }, 'preview');
+  const shape = (state: Awaited<ReturnType<typeof stateOf>>, stackName: string) => {
+    const { manifest, secrets_providers: provider } = state.checkpoint.latest as { manifest: { time: string }; secrets_providers: { state: { salt: string } } };
+    return JSON.parse(JSON.stringify(state).replaceAll(manifest.time, 'TIME').replaceAll(provider.state.salt, 'SALT').replaceAll(stackName, 'STACK'));
+  };
+  t.deepEqual(shape(await stateOf('kiln-new'), 'kiln-new'), shape(await stateOf('by-cli'), 'by-cli'));
+
+  // The CLI writes Kiln's stack (its state exported and imported back), and Kiln's up the CLI's.
+  const exported = join(settings.workspacesDir, 'made.state.json');
+  await writeFile(exported, await cli(settings, 'made', ['stack', 'export', '--stack', 'made']));
+  await cli(settings, 'made', ['stack', 'import', '--file', exported, '--stack', 'made']);
+  t.true((await rows()).some((row) => row.key === `${PREFIX}.pulumi/stacks/${PROJECT}/made.json.bak`), 'the import backed the state up');
+  t.deepEqual(JSON.parse(await cli(settings, 'made', ['stack', 'output', '--json', '--stack', 'made'])), { greeting: 'hello' });
+  const second = await upReadingEvents(await openStack(settings, { project: PROJECT, stackName: 'by-cli', program: echoConfig, config: configOf('from kiln') }), {});
+  t.is(second.greeting?.value, 'from kiln');
+  t.is(JSON.parse(await cli(settings, 'made', ['stack', 'output', 'token', '--show-secrets', '--json', '--stack', 'by-cli'])), SECRET);
+});
+
+test.serial('no secret is in the table in plaintext: config and outputs are the passphrase provider\'s ciphertext', async (t) => {
+  const settings = await world();
+  const outputs = await upReadingEvents(await openStack(settings, { project: PROJECT, stackName: 'secretive', program: echoConfig, config: configOf('hi') }), {});
+  t.true(outputs.token?.secret);
+  const all = await rows();
+  t.true(all.some((row) => row.key.endsWith(`/stacks/${PROJECT}/secretive.json`) && row.file.includes('"4dabf18193072939515e22adb298388d"')), 'the state holds a secret value');
+  for (const { key, raw, file } of all) {
+    t.false(raw.includes(SECRET), key);
+    t.false(file.includes(SECRET), key);
+    t.false(file.includes(Buffer.from(SECRET).toString('base64')), key);
+  }
+});
+
+test('a lock a killed worker left in the table is cleared by the next operation', async (t) => {
+  const settings = await world();
+  const request = { project: PROJECT, stackName: 'locked', program: echoConfig, config: configOf('hi') };
+  await runStackOperationHere(settings, request, 'up');
+  const lock = `.pulumi/locks/organization/${PROJECT}/locked/2b0e8a7c-1111-4e2f-9a55-5a4d6c0e9f00.json`;
+  await stateFilesOf(settings.backendUrl)!.write(lock, JSON.stringify({ pid: 4242, username: 'kiln', hostname: 'dead-worker', timestamp: new Date().toISOString() }));
+  t.true((await rows()).some((row) => row.key === PREFIX + lock));
+  const outputs = await runStackOperationHere(settings, request, 'up');
+  t.is(outputs.greeting?.value, 'hi');
+  t.false((await rows()).some((row) => row.key.includes('/.pulumi/locks/')));
+});
+
+test('Kiln\'s migrations make the table, and the API\'s tenant role has no grant on it', async (t) => {
+  const { rows: [table] } = await database.query(`select to_regclass('pulumi_state') is not null as made, has_table_privilege('kiln_tenant', 'pulumi_state', 'select, insert, update, delete') as tenant`);
+  t.deepEqual(table, { made: true, tenant: false });
+  const { rows: grants } = await database.query(`select privilege_type from information_schema.role_table_grants where table_name = 'pulumi_state' and grantee = 'kiln_tenant'`);
+  t.deepEqual(grants, []);
+});
