@@ -2,7 +2,7 @@
 // all within STOP_DEADLINE_MS.
 // DATABASE_URL, TEMPORAL_ADDRESS and KUBECONFIG replace the embedded PostgreSQL, Temporal dev server and
 // local GPU cluster with existing ones. Its lines are pino's JSON, as the API's and the worker's are.
-import { readFile } from 'node:fs/promises';
+import { access, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
@@ -13,6 +13,9 @@ import { developmentSecret, DOCS_DIST, exitOnConfigError, loadConfig, WEB_DIST }
 import { openDatabase } from '../control-plane/database/orm.ts';
 import { startApi } from '../control-plane/server.ts';
 import { startWorker } from '../workflows/worker.ts';
+import { moveState } from '../workflows/pulumi/move-state.ts';
+import { stateFilesOf } from '../workflows/pulumi/diy-backend.ts';
+import { stateFolder } from '../workflows/pulumi/state-folder.ts';
 import { externalPostgres, startPostgres } from './servers/postgres.ts';
 import { externalTemporal, startTemporal } from './servers/temporal.ts';
 import { startGpuCluster } from './servers/gpu-cluster.ts';
@@ -105,6 +108,7 @@ async function main(): Promise<void> {
   // Metering closes a minute at a time here (an hour in production), so the walk-through sees its debits.
   const workerConfig = await loadConfig('worker', { ...pulumiToolsEnv(), KILN_METERING_INTERVAL_SECONDS: '60', KILN_METERING_SETTLE_SECONDS: '10', ...process.env, KILN_METRICS_TOKEN: metricsToken, DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporal.address });
   if (workerConfig.metricsPort !== 0) await ensurePortFree(workerConfig.metricsPort, 'the worker\'s metrics', 'KILN_WORKER_METRICS_PORT');
+  await moveLegacyPulumiState(dataDir, workerConfig.pulumiBackendUrl);
   const worker = await startWorker(workerConfig, log);
   kilnStops.push(() => worker.stop());
   say(`API: ${api.url} (reference API under /v1, platform API under /api)${config.webDist ? `; dashboard: ${api.url}/` : ''}${config.docsDist ? `; documentation: ${api.url}/docs/` : ''}`);
@@ -169,3 +173,17 @@ main().catch((error: Error) => {
   log.error(`failed to start: ${error.message}`);
   void stopAll(1);
 });
+
+/**
+ * The stacks of the file backend npm start kept in DATA_DIR/pulumi-state before its state moved into the database,
+ * moved there before the worker starts (npm run pulumi:migrate-state's move); the folder is then renamed, kept.
+ */
+async function moveLegacyPulumiState(dataDir: string, backendUrl: string): Promise<void> {
+  const folder = join(dataDir, 'pulumi-state');
+  const destination = stateFilesOf(backendUrl);
+  if (!backendUrl.startsWith('postgres://') || !destination || !(await access(folder).then(() => true, () => false))) return;
+  const move = await moveState(stateFolder(folder), destination);
+  say(`Pulumi state: moved ${move.stacks.length} stacks (${move.moved.length} files) from ${folder} into the database`);
+  if (move.differing.length) return say(`Pulumi state: ${move.differing.length} files of ${folder} differ from the database's, which were kept: ${move.differing.join(', ')}`);
+  await rename(folder, `${folder}.moved`);
+}

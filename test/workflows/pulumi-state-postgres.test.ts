@@ -1,6 +1,7 @@
 // Pulumi state in Kiln's PostgreSQL database (the worker's default backend), with the real CLI against the real
 // test server: a stack Kiln creates itself there is the CLI's own, updated by it in one run; no secret is in the
-// table in plaintext; a dead worker's lock is cleared; kiln_tenant cannot read the table.
+// table in plaintext; a dead worker's lock is cleared; kiln_tenant cannot read the table; and
+// `npm run pulumi:migrate-state` moves a file backend's stacks there.
 import test from 'ava';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
@@ -14,7 +15,7 @@ import { pulumiStateInDatabase } from '../../control-plane/config.ts';
 import { openStack, runStackOperationHere, upReadingEvents, type PulumiSettings } from '../../workflows/pulumi/automation.ts';
 import { stateFilesOf } from '../../workflows/pulumi/diy-backend.ts';
 import { createTestDatabase } from '../support/database.ts';
-import { TOOLS_PULUMI } from '../support/pulumi.ts';
+import { pulumiSettingsIn, TOOLS_PULUMI } from '../support/pulumi.ts';
 
 const PROJECT = 'kiln-pg';
 const SECRET = 'pg-s3cr3t-value';
@@ -133,4 +134,27 @@ test('Kiln\'s migrations make the table, and the API\'s tenant role has no grant
   t.deepEqual(table, { made: true, tenant: false });
   const { rows: grants } = await database.query(`select privilege_type from information_schema.role_table_grants where table_name = 'pulumi_state' and grantee = 'kiln_tenant'`);
   t.deepEqual(grants, []);
+});
+
+test.serial('npm run pulumi:migrate-state moves a file backend\'s stacks into the table, once; the CLI and Kiln then use them there', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'kiln-pg-move-'));
+  const files = pulumiSettingsIn(dir, 'pg-passphrase');
+  const request = { project: PROJECT, stackName: 'moving', program: echoConfig, config: configOf('on files') };
+  await upReadingEvents(await openStack(files, request), {});
+  const settings = { ...(await world()), workspacesDir: files.workspacesDir };
+
+  const migrate = async () => (await promisify(execFile)(process.execPath, ['workflows/pulumi/move-state-command.ts', '--from', files.backendUrl], {
+    env: { ...process.env, DATA_DIR: dir, DATABASE_URL: databaseUrl, PULUMI_CONFIG_PASSPHRASE: 'pg-passphrase' },
+  })).stdout;
+  const first = await migrate();
+  t.regex(first, new RegExp(`1 stacks moved: ${PROJECT}/moving\\n`));
+  t.notRegex(first, /kiln:kiln@/);
+  t.regex(await migrate(), /0 stacks moved\n {2}0 files copied .*, \d+ already there/);
+
+  t.true(JSON.parse(await cli(settings, 'moving', ['stack', 'ls', '--json'])).some((s: { name: string }) => s.name === 'moving'));
+  t.is(JSON.parse(await cli(settings, 'moving', ['stack', 'output', 'greeting', '--json', '--stack', 'moving'])), 'on files');
+  const outputs = await upReadingEvents(await openStack(settings, { ...request, config: configOf('in postgres') }), {});
+  t.is(outputs.greeting?.value, 'in postgres');
+  // Changed there since, the stack is left as it is by another run.
+  t.regex(await migrate(), /left as it is .*: \.pulumi\/stacks\/kiln-pg\/moving\.json/);
 });
