@@ -129,6 +129,14 @@ test('a lock a killed worker left in the table is cleared by the next operation'
   t.false((await rows()).some((row) => row.key.includes('/.pulumi/locks/')));
 });
 
+test('a backend naming another table gets it made with the CLI\'s schema by Kiln\'s first write, and the CLI reads the stack there', async (t) => {
+  const settings = { ...(await world()), backendUrl: pulumiStateInDatabase(databaseUrl).replace('table=pulumi_state', 'table=kiln_other_state') };
+  await openStack(settings, { project: PROJECT, stackName: 'elsewhere', program: echoConfig, config: configOf('there') });
+  t.deepEqual(JSON.parse(await cli(settings, 'elsewhere', ['stack', 'ls', '--json'])).map((s: { name: string }) => s.name), ['elsewhere']);
+  const { rows: indexes } = await database.query(`select indexname from pg_indexes where tablename = 'kiln_other_state' order by indexname`);
+  t.deepEqual(indexes.map((row) => row.indexname), ['kiln_other_state_key_prefix_idx', 'kiln_other_state_pkey']);
+});
+
 test('Kiln\'s migrations make the table, and the API\'s tenant role has no grant on it', async (t) => {
   const { rows: [table] } = await database.query(`select to_regclass('pulumi_state') is not null as made, has_table_privilege('kiln_tenant', 'pulumi_state', 'select, insert, update, delete') as tenant`);
   t.deepEqual(table, { made: true, tenant: false });
