@@ -27,6 +27,7 @@ const RUN_ELSEWHERE = new Map([
   ['docs/guides/cli.md # The kiln CLI', 'test/e2e/cli-examples.test.ts'],
   ['docs/guides/sdk.md # The TypeScript SDK', 'test/cli/package.test.ts, against the packed @kiln/client'],
   ['docs/development/tests-and-benches.md ## Running parts of it', 'they are npm test and the benches themselves'],
+  ['docs/operating/backups.md ## Moving file-backend stacks into PostgreSQL', 'they name the reader\'s own folders and database; test/workflows/pulumi-state-postgres.test.ts runs the command from one backend into another'],
 ]);
 const placeOf = (b: DocBlock) => `${b.file} ${b.heading}`;
 /** The README's `kiln` lines run in test/e2e/cli-examples.test.ts with every other example of the command line. */
