@@ -69,6 +69,8 @@ async function inTerminal(c: Context, example: string, answers: readonly (readon
     const screen = async () => (await tmux('capture-pane', '-p', '-t', session)).stdout;
     for (const [prompt, ...keys] of answers) {
       await eventually(`${example}: ${prompt}`, async () => (prompt.test(await screen()) ? true : undefined), 60_000);
+      // A prompt is drawn a moment before it reads: keys sent in that moment are lost on a loaded machine.
+      await new Promise((resolve) => setTimeout(resolve, 300));
       await tmux('send-keys', '-t', session, ...keys);
     }
     const code = await eventually(`${example} to end`, async () => /exited (\d+)/.exec(await screen())?.[1], 120_000);
