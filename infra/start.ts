@@ -23,8 +23,9 @@ import { externalPrometheus, startPrometheus } from './servers/prometheus.ts';
 import { STRIPE_MOCK_SECRET_KEY, STRIPE_MOCK_WEBHOOK_SECRET, startStripeMock } from './servers/stripe-mock.ts';
 import { ensurePortFree, killEveryServer } from './servers/process.ts';
 import { pulumiToolsEnv } from './tools/paths.ts';
-import { ensureWebBuilt } from './web-build.ts';
-import { ensureDocsBuilt } from './docs-build.ts';
+import { webBuild } from './web-build.ts';
+import { docsBuild } from './docs-build.ts';
+import { ensureBuilt } from './stale-build.ts';
 import { describePulumiPlugins } from './tools/pulumi-plugins.ts';
 
 // The API's settings are checked before anything starts; the worker's once its database and Temporal are known.
@@ -96,10 +97,10 @@ async function main(): Promise<void> {
   say(`Stripe: ${config.stripe ? `${config.stripe.apiBase} (STRIPE_SECRET_KEY)` : `the local stand-in (stripe-mock) at ${stripe!.apiBase}, webhook secret ${STRIPE_MOCK_WEBHOOK_SECRET}`}`);
 
   // The dashboard the API serves at /: built on first start and after its sources change.
-  if (config.webDist === WEB_DIST) await ensureWebBuilt(say);
+  if (config.webDist === WEB_DIST) await ensureBuilt(webBuild, say);
   else say(config.webDist ? `dashboard: serving KILN_WEB_DIST ${config.webDist}` : 'dashboard: off (KILN_WEB_DIST is empty)');
   // The documentation site the API serves at /docs, the same way.
-  if (config.docsDist === DOCS_DIST) await ensureDocsBuilt(say);
+  if (config.docsDist === DOCS_DIST) await ensureBuilt(docsBuild, say);
   else say(config.docsDist ? `documentation: serving KILN_DOCS_DIST ${config.docsDist}` : 'documentation: off (KILN_DOCS_DIST is empty)');
 
   // The API first: it migrates the database, which the worker's first passes (alert evaluation, optimization) read.

@@ -7,8 +7,12 @@ import { ServiceUnavailableError } from '../core/errors.ts';
 import { defineRoute, type Route } from '../http/routes.ts';
 import type { DependencyMonitor } from './dependencies.ts';
 
+/** Each surface's health routes, by their path's start. */
+const SURFACES = [{ prefix: '/v1', suffix: 'V1' }, { prefix: '/api', suffix: '' }] as const;
+const PATHS = { health: '/health', ready: '/health/ready', live: '/health/live' } as const;
+
 /** The health routes' paths: answered whatever the database's state (http/dependency-guard.ts lets them through). */
-export const HEALTH_PATHS: ReadonlySet<string> = new Set(['/v1/health', '/api/health', '/v1/health/live', '/v1/health/ready', '/api/health/live', '/api/health/ready']);
+export const HEALTH_PATHS: ReadonlySet<string> = new Set(SURFACES.flatMap(({ prefix }) => Object.values(PATHS).map((path) => prefix + path)));
 
 const Health = z.object({ status: z.literal('ok'), checks: z.object({ database: z.literal('ok') }) }).meta({ id: 'Health' });
 const DependencyStateView = z.object({
@@ -44,9 +48,7 @@ export function healthRoutes(dependencies: DependencyMonitor): Route[] {
     ...common, path, operationId, response: Liveness, summary: 'Liveness: 200 whenever the process answers',
     handle: async () => ({ data: { status: 'alive' as const } }),
   });
-  return [
-    health('/v1/health', 'healthV1'), health('/api/health', 'health'),
-    ready('/v1/health/ready', 'readinessV1'), ready('/api/health/ready', 'readiness'),
-    live('/v1/health/live', 'livenessV1'), live('/api/health/live', 'liveness'),
-  ];
+  return SURFACES.flatMap(({ prefix, suffix }) => [
+    health(prefix + PATHS.health, `health${suffix}`), ready(prefix + PATHS.ready, `readiness${suffix}`), live(prefix + PATHS.live, `liveness${suffix}`),
+  ]);
 }

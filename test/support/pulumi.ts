@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pulumiToolsEnv } from '../../infra/tools/paths.ts';
 import type { PulumiSettings } from '../../workflows/pulumi/automation.ts';
+import type { ExecutionContext } from 'ava';
+import { PulumiCommand } from '@pulumi/pulumi/automation/index.js';
 
 /** The CLI and plugin home `npm run tools` installs, as npm start gives them to the worker. */
 const { PULUMI_HOME, KILN_PULUMI_CLI_ROOT } = pulumiToolsEnv();
@@ -16,4 +18,22 @@ export async function testPulumiSettings(prefix: string): Promise<PulumiSettings
 
 export function pulumiSettingsIn(dir: string, passphrase = 'test'): PulumiSettings {
   return { ...TOOLS_PULUMI, backendUrl: `file://${dir}/state`, passphrase, workspacesDir: join(dir, 'workspaces') };
+}
+
+/**
+ * Records every Pulumi CLI run of this process (as its first two arguments: `up --yes`), for tests that count
+ * them: each goes through PulumiCommand's run, internal to the SDK (so untyped). `stop` (or the test's end)
+ * puts the SDK back.
+ */
+export function recordCliRuns(t: ExecutionContext): { ran: string[]; stop(): void } {
+  const ran: string[] = [];
+  const prototype = PulumiCommand.prototype as unknown as { run(args: string[], ...rest: unknown[]): Promise<unknown> };
+  const run = prototype.run;
+  prototype.run = function (this: PulumiCommand, args, ...rest) {
+    ran.push(args.slice(0, 2).join(' '));
+    return run.call(this, args, ...rest);
+  };
+  const stop = () => { prototype.run = run; };
+  t.teardown(stop);
+  return { ran, stop };
 }

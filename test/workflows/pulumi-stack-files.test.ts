@@ -7,10 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import * as pulumi from '@pulumi/pulumi';
-import { PulumiCommand } from '@pulumi/pulumi/automation/index.js';
 import { openStack, runStackOperationHere, upReadingEvents, type PulumiSettings } from '../../workflows/pulumi/automation.ts';
 import type { StackConfig } from '../../workflows/pulumi/stack-settings.ts';
-import { pulumiSettingsIn } from '../support/pulumi.ts';
+import { pulumiSettingsIn, recordCliRuns } from '../support/pulumi.ts';
 
 const PROJECT = 'kiln-files';
 
@@ -101,15 +100,7 @@ test('a stack the CLI made gets its config written by Kiln under the CLI\'s salt
 // Serial: it counts every CLI run of this process.
 test.serial('a new stack\'s up, its config set, runs one CLI process; a refresh one; a destroy two (the destroy, the removal)', async (t) => {
   const settings = await world();
-  const ran: string[] = [];
-  // Every CLI run of an operation goes through PulumiCommand's run (internal to the SDK, so untyped).
-  const prototype = PulumiCommand.prototype as unknown as { run(args: string[], ...rest: unknown[]): Promise<unknown> };
-  const run = prototype.run;
-  prototype.run = function (this: PulumiCommand, args, ...rest) {
-    ran.push(args.slice(0, 2).join(' '));
-    return run.call(this, args, ...rest);
-  };
-  t.teardown(() => { prototype.run = run; });
+  const { ran } = recordCliRuns(t);
   // No secret output: an up reads outputs that hold one with the CLI (events show them masked).
   const program = async () => {
     const config = new pulumi.Config();

@@ -10,12 +10,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import * as pulumi from '@pulumi/pulumi';
-import { PulumiCommand } from '@pulumi/pulumi/automation/index.js';
 import { pulumiStateInDatabase } from '../../control-plane/config.ts';
 import { openStack, runStackOperationHere, upReadingEvents, type PulumiSettings } from '../../workflows/pulumi/automation.ts';
 import { stateFilesOf } from '../../workflows/pulumi/diy-backend.ts';
 import { createTestDatabase } from '../support/database.ts';
-import { pulumiSettingsIn, TOOLS_PULUMI } from '../support/pulumi.ts';
+import { pulumiSettingsIn, recordCliRuns, TOOLS_PULUMI } from '../support/pulumi.ts';
 
 const PROJECT = 'kiln-pg';
 const SECRET = 'pg-s3cr3t-value';
@@ -62,20 +61,12 @@ test.serial('a stack Kiln creates in PostgreSQL is the one `pulumi stack init` m
   const settings = await world();
   // The CLI's version is read once per process, by the first stack opened.
   await openStack(settings, { project: PROJECT, stackName: 'first', program: echoConfig });
-  const ran: string[] = [];
-  // Every CLI run of an operation goes through PulumiCommand's run (internal to the SDK, so untyped).
-  const prototype = PulumiCommand.prototype as unknown as { run(args: string[], ...rest: unknown[]): Promise<unknown> };
-  const run = prototype.run;
-  prototype.run = function (this: PulumiCommand, args, ...rest) {
-    ran.push(args.slice(0, 2).join(' '));
-    return run.call(this, args, ...rest);
-  };
-  t.teardown(() => { prototype.run = run; });
+  const { ran, stop } = recordCliRuns(t);
   // No secret output here: an up reads outputs that hold one with the CLI (events show them masked).
   const program = async () => ({ greeting: new pulumi.Config().require('greeting') });
   await runStackOperationHere(settings, { project: PROJECT, stackName: 'made', program, config: configOf('hello') }, 'up');
   t.deepEqual(ran, ['up --yes']);
-  prototype.run = run;
+  stop();
 
   t.deepEqual(JSON.parse(await cli(settings, 'made', ['stack', 'ls', '--json'])).map((s: { name: string }) => s.name).sort(), ['first', 'made']);
   t.deepEqual(JSON.parse(await cli(settings, 'made', ['stack', 'output', '--json', '--stack', 'made'])), { greeting: 'hello' });

@@ -8,7 +8,8 @@ import type { ExecutionContext } from 'ava';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { WEB_DIST } from '../../../control-plane/config.ts';
-import { buildWeb, webBuildReason } from '../../../infra/web-build.ts';
+import { buildWeb, webBuild } from '../../../infra/web-build.ts';
+import { staleReason } from '../../../infra/stale-build.ts';
 import { startTestApi, TEST_PASSWORD, type signup, type TestApi, type TestApiOverrides } from '../../support/control-plane.ts';
 
 type TestUser = Awaited<ReturnType<typeof signup>>;
@@ -87,7 +88,7 @@ export async function startWebTest(testFile: string, overrides: TestApiOverrides
  */
 export async function webDistForTests(): Promise<string> {
   const webDist = process.env.KILN_TEST_WEB_DIST ?? WEB_DIST;
-  if (webDist === WEB_DIST && await webBuildReason()) await buildWeb();
+  if (webDist === WEB_DIST && await staleReason(webBuild)) await buildWeb();
   return webDist;
 }
 
