@@ -42,7 +42,18 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': restrict(
         { group: ['**/stacks/**'], message: 'The API never runs Pulumi: stacks/ is the worker\'s (ARCHITECTURE.md).' },
+        { group: ['**/gateway/**'], message: 'The API does not import the gateway: the gateway is built from the API\'s areas (ARCHITECTURE.md).' },
         { regex: '(^|/)workflows/(?!contract/)', message: 'The API sees only the workflows\' contract (ARCHITECTURE.md).' },
+        { group: ['**/infra/**'], message: 'Shipping code does not import development infrastructure (ARCHITECTURE.md).' },
+      ),
+    },
+  },
+  {
+    files: ['gateway/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { group: ['**/stacks/**'], message: 'The gateway never runs Pulumi (ARCHITECTURE.md).' },
+        { regex: '(^|/)workflows/(?!contract/)', message: 'The gateway sees only the workflows\' contract (ARCHITECTURE.md).' },
         { group: ['**/infra/**'], message: 'Shipping code does not import development infrastructure (ARCHITECTURE.md).' },
       ),
     },

@@ -13,6 +13,7 @@ import type { AppState } from './http/context.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { dependencyGuard } from './http/dependency-guard.ts';
 import { measureRequests } from './http/metrics.ts';
+import { databaseCounters } from './http/rate-counters.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { requestContext } from './http/request-context.ts';
 import { mountRoutes, type Route } from './http/routes.ts';
@@ -70,7 +71,8 @@ export function createApp(deps: AppDeps): KilnApp {
   const isProbe = (path: string) => HEALTH_PATHS.has(path) || path === '/metrics/internal';
   app.use(requestContext({ log: deps.log, orm: deps.orm, isProbe }));
   app.use(measureRequests(services.metrics, routeOf));
-  app.use(auditTrail(services.audit, () => services.dependencies.databaseAvailable()));
+  // A mutation's record is written before its answer, unless the database is away (then queued, as reads' are).
+  app.use(auditTrail(services.audit, { writeBeforeAnswer: () => services.dependencies.databaseAvailable() }));
   app.use(errorHandler({ onUnhandled: (error, context) => services.errorTracker.capture(error, context) }));
   const fallbacks = API_MODULES.flatMap((module) => module.fallback?.(context) ?? []);
   if (fallbacks.length) {
@@ -88,7 +90,7 @@ export function createApp(deps: AppDeps): KilnApp {
   // Inference (the routes that need deployments:infer) is limited apart from management.
   const inferencePaths = new Set(routes.filter((route) => route.permission === 'deployments:infer').map((route) => route.path));
   app.use(rateLimit({
-    pool: deps.pool, limits: deps.rateLimits,
+    counters: databaseCounters(deps.pool), limits: deps.rateLimits,
     isInference: (method, path) => inferencePaths.has(routeOf(method, path) ?? ''),
     isHealthProbe: (path) => HEALTH_PATHS.has(path),
     isScraper: metricsToken === undefined ? undefined : (authorization) => metricsTokenMatches(authorization, metricsToken),

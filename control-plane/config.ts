@@ -1,6 +1,6 @@
 // Configuration from the environment, validated once at start-up, with safe defaults for a laptop. One schema:
-// the settings every process shares, and a section per role (the API, the worker); each process reads only
-// its own role's variables, so a worker needs no mail settings and the API no Pulumi passphrase.
+// the settings every process shares, and a section per role (the API, the worker, the inference gateway); each
+// process reads only its own role's variables, so a worker needs no mail settings and the API no Pulumi passphrase.
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -14,6 +14,10 @@ export const DOCS_DIST = resolve(import.meta.dirname, '../docs/.vitepress/dist')
 
 // A TCP port of a server on 127.0.0.1.
 const port = z.coerce.number().int().min(1).max(65535);
+
+// Read by the API and the gateway alike.
+const trustProxy = z.enum(['true', 'false']).default('false')
+  .describe('true behind a load balancer: the client address (per-address rate limits, audit) comes from X-Forwarded-For.');
 
 // Each variable's description is its reference entry: docs/reference/configuration.md is generated from these
 // schemas (npm run docs:reference).
@@ -32,7 +36,7 @@ export const Shared = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')
     .describe('The pino log level (silent to mute).'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional()
-    .describe('The PostgreSQL database (postgres://user:pass@host:port/db). Required by the worker; unset, npm start and npm run api run embedded PostgreSQL under DATA_DIR.'),
+    .describe('The PostgreSQL database (postgres://user:pass@host:port/db). Required by the worker and npm run gateway; unset, npm start and npm run api run embedded PostgreSQL under DATA_DIR.'),
   KILN_POSTGRES_PORT: port.default(54329)
     .describe('Where npm start and npm run api run their embedded PostgreSQL (127.0.0.1) when DATABASE_URL is unset.'),
   KILN_TEMPORAL_PORT: port.default(7233)
@@ -63,8 +67,7 @@ export const Sections = {
       .describe('Comma-separated e-mail addresses (case-insensitive) of the platform administrators, who alone reach the /v1/admin routes.'),
     KILN_ENDPOINT_DOMAIN: z.string().regex(/^[a-z0-9.-]+$/).default('endpoints.kiln.localhost')
       .describe('The domain of deployments\' endpoints (https://<deployment id>.<domain>).'),
-    KILN_TRUST_PROXY: z.enum(['true', 'false']).default('false')
-      .describe('true behind a load balancer: the client address (per-address rate limits, audit) comes from X-Forwarded-For.'),
+    KILN_TRUST_PROXY: trustProxy,
     ERROR_TRACKER_URL: z.url({ protocol: /^https?$/ }).optional()
       .describe('An external error tracker: each unhandled error is also POSTed there as JSON.'),
     SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional()
@@ -138,8 +141,12 @@ export const Sections = {
     KILN_CREDITS_GRACE_SECONDS: z.coerce.number().int().min(0).max(30 * 86_400).default(86_400)
       .describe('How long an organization\'s deployments run on after its credits ran out, before they are stopped.'),
   }),
+  gateway: z.object({
+    KILN_GATEWAY_PORT: z.coerce.number().int().min(0).max(65535).default(8081)
+      .describe('The inference gateway\'s HTTP port (npm run gateway, and the gateway npm start runs); 0 takes a free port.'),
+    KILN_TRUST_PROXY: trustProxy,
+  }),
 };
-
 export type Role = keyof typeof Sections;
 
 export interface LocalPorts {
@@ -253,7 +260,13 @@ export interface WorkerConfig extends SharedConfig {
   readonly metering: MeteringSettings;
 }
 
-interface RoleConfig { api: ApiConfig; worker: WorkerConfig }
+/** The inference gateway's (gateway/): it serves the inference routes from the same database as the API. */
+export interface GatewayConfig extends SharedConfig {
+  readonly port: number;
+  readonly trustProxy: boolean;
+}
+
+interface RoleConfig { api: ApiConfig; worker: WorkerConfig; gateway: GatewayConfig }
 
 export class ConfigError extends Error {}
 
@@ -274,10 +287,12 @@ function parse<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): z.infer<
 }
 
 export async function loadConfig<R extends Role>(role: R, env: NodeJS.ProcessEnv = process.env): Promise<RoleConfig[R]> {
-  const config = role === 'api'
-    ? apiConfig(parse(Shared.extend(Sections.api.shape), env))
-    : workerConfig(parse(Shared.extend(Sections.worker.shape), env));
-  return config as Promise<RoleConfig[R]>;
+  const configs: { [K in Role]: () => Promise<RoleConfig[K]> } = {
+    api: () => apiConfig(parse(Shared.extend(Sections.api.shape), env)),
+    worker: () => workerConfig(parse(Shared.extend(Sections.worker.shape), env)),
+    gateway: () => gatewayConfig(parse(Shared.extend(Sections.gateway.shape), env)),
+  };
+  return configs[role]() as Promise<RoleConfig[R]>;
 }
 
 async function sharedConfig(e: z.infer<typeof Shared>): Promise<SharedConfig> {
@@ -359,6 +374,10 @@ async function workerConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.
     optimizationIntervalSeconds: e.KILN_OPTIMIZATION_INTERVAL_SECONDS,
     metering: { intervalMs: e.KILN_METERING_INTERVAL_SECONDS * 1000, settleMs: e.KILN_METERING_SETTLE_SECONDS * 1000, graceMs: e.KILN_CREDITS_GRACE_SECONDS * 1000 },
   };
+}
+
+async function gatewayConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.gateway>): Promise<GatewayConfig> {
+  return { ...await sharedConfig(e), port: e.KILN_GATEWAY_PORT, trustProxy: e.KILN_TRUST_PROXY === 'true' };
 }
 
 /**

@@ -121,7 +121,7 @@ export function configurationReference(): string {
 
 Kiln's processes read their settings from the environment, validated once at start-up: an invalid value stops the start (exit status 1) with a message naming the variable. Each process reads the shared settings and its own section alone.
 
-## Both processes (the API and the worker)
+## Every process (the API, the worker and the inference gateway)
 
 ${configTable(Shared)}
 
@@ -132,6 +132,10 @@ ${configTable(Sections.api)}
 ## The worker
 
 ${configTable(Sections.worker)}
+
+## The inference gateway
+
+${configTable(Sections.gateway)}
 `;
 }
 

@@ -13,6 +13,7 @@ import { developmentSecret, DOCS_DIST, exitOnConfigError, loadConfig, WEB_DIST }
 import { openDatabase } from '../control-plane/database/orm.ts';
 import { startApi } from '../control-plane/server.ts';
 import { startWorker } from '../workflows/worker.ts';
+import { startGateway } from '../gateway/server.ts';
 import { moveState } from '../workflows/pulumi/move-state.ts';
 import { stateFilesOf } from '../workflows/pulumi/diy-backend.ts';
 import { stateFolder } from '../workflows/pulumi/state-folder.ts';
@@ -28,11 +29,13 @@ import { docsBuild } from './docs-build.ts';
 import { ensureBuilt } from './stale-build.ts';
 import { describePulumiPlugins } from './tools/pulumi-plugins.ts';
 
-// The API's settings are checked before anything starts; the worker's once its database and Temporal are known.
+// The API's and the gateway's settings are checked before anything starts; the worker's once its database and
+// Temporal are known.
 const config = await loadConfig('api').catch(exitOnConfigError);
+const gatewayConfig = await loadConfig('gateway').catch(exitOnConfigError);
 const { dataDir } = config;
 const log = pino({ level: config.logLevel });
-// Kiln's own processes (the API, the worker) stop first, then the servers they use, together.
+// Kiln's own processes (the API, the gateway, the worker) stop first, then the servers they use, together.
 const kilnStops: (() => Promise<unknown>)[] = [];
 const serverStops: (() => Promise<unknown>)[] = [];
 const say = (line: string) => log.info(line);
@@ -47,6 +50,7 @@ function portsToClaim(): PortClaim[] {
   if (!process.env.KUBECONFIG) for (let i = 0; i < 4; i++) claims.push([ports.gpuCluster + i, 'the local GPU cluster', `KILN_GPU_CLUSTER_PORT (it takes 4 ports from ${ports.gpuCluster})`]);
   if (!config.stripe) claims.push([ports.stripeMock, 'stripe-mock', 'KILN_STRIPE_MOCK_PORT'], [ports.stripeMock + 1, 'stripe-mock (HTTPS)', 'KILN_STRIPE_MOCK_PORT (HTTPS takes the next port)']);
   if (config.port !== 0) claims.push([config.port, 'the API', 'PORT']);
+  if (gatewayConfig.port !== 0) claims.push([gatewayConfig.port, 'the inference gateway', 'KILN_GATEWAY_PORT']);
   if (!process.env.PROMETHEUS_URL) claims.push([ports.prometheus, 'Prometheus', 'KILN_PROMETHEUS_PORT']);
   return claims;
 }
@@ -106,6 +110,8 @@ async function main(): Promise<void> {
   // The API first: it migrates the database, which the worker's first passes (alert evaluation, optimization) read.
   const api = await startApi({ config: { ...config, stripe, metricsToken, databaseUrl: postgres.url, temporalAddress: temporal.address, temporalUiUrl: config.temporalUiUrl ?? temporal.uiUrl }, log });
   kilnStops.push(() => api.close());
+  const gateway = await startGateway({ config: { ...gatewayConfig, metricsToken, databaseUrl: postgres.url, temporalAddress: temporal.address }, log });
+  kilnStops.push(() => gateway.close());
   // Metering closes a minute at a time here (an hour in production), so the walk-through sees its debits.
   const workerConfig = await loadConfig('worker', { ...pulumiToolsEnv(), KILN_METERING_INTERVAL_SECONDS: '60', KILN_METERING_SETTLE_SECONDS: '10', ...process.env, KILN_METRICS_TOKEN: metricsToken, DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporal.address });
   if (workerConfig.metricsPort !== 0) await ensurePortFree(workerConfig.metricsPort, 'the worker\'s metrics', 'KILN_WORKER_METRICS_PORT');
@@ -113,7 +119,8 @@ async function main(): Promise<void> {
   const worker = await startWorker(workerConfig, log);
   kilnStops.push(() => worker.stop());
   say(`API: ${api.url} (reference API under /v1, platform API under /api)${config.webDist ? `; dashboard: ${api.url}/` : ''}${config.docsDist ? `; documentation: ${api.url}/docs/` : ''}`);
-  say(`Kiln's own metrics: ${api.url}/metrics/internal (API), http://127.0.0.1:${worker.metricsPort}/metrics/internal (worker), Bearer token in ${config.metricsToken ? 'KILN_METRICS_TOKEN' : join(dataDir, 'metrics-token')}`);
+  say(`inference gateway: ${gateway.url}/v1/inference (the API serves the same route; the gateway scales apart from it)`);
+  say(`Kiln's own metrics: ${api.url}/metrics/internal (API), ${gateway.url}/metrics/internal (gateway), http://127.0.0.1:${worker.metricsPort}/metrics/internal (worker), Bearer token in ${config.metricsToken ? 'KILN_METRICS_TOKEN' : join(dataDir, 'metrics-token')}`);
 
   // Unset, PROMETHEUS_URL means a Prometheus of npm start's own (on the address the configuration defaults to),
   // scraping the cluster's model servers and the API's and worker's own metrics.
@@ -121,7 +128,7 @@ async function main(): Promise<void> {
     ? externalPrometheus(config.prometheusUrl)
     : await startPrometheus({
       dataDir: join(dataDir, 'prometheus'), port: config.localPorts.prometheus, kubeconfigs: [kubeconfig],
-      kiln: { targets: [new URL(api.url).host, `127.0.0.1:${worker.metricsPort}`], token: metricsToken },
+      kiln: { targets: [new URL(api.url).host, new URL(gateway.url).host, `127.0.0.1:${worker.metricsPort}`], token: metricsToken },
     });
   serverStops.push(() => prometheus.stop());
   say(`Prometheus: ${prometheus.url}${process.env.PROMETHEUS_URL ? ' (PROMETHEUS_URL)' : ', scraping the model servers by pod discovery and Kiln\'s own metrics'}`);

@@ -5,7 +5,10 @@
 // entries expire. Only successes are cached: a refused credential is looked up again every time. An entry
 // used when past REFRESH_AFTER_MS is looked up again in the background (never more than one at a time), so
 // a credential in steady use never makes a request wait for its lookup; the entry still lives no longer.
+// The inference gateway, which serves while the database is away, keeps answering entries past their time
+// then (staleWhileUnavailable): a revocation made during the outage is seen once the database answers.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { DatabaseUnavailableError } from '../core/errors.ts';
 import type { Principal } from './principal.ts';
 import { sha256 } from './tokens.ts';
 import type { OrganizationAccess } from '../organizations/service.ts';
@@ -44,6 +47,11 @@ export interface CredentialCacheOptions {
   observe?(result: 'hit' | 'miss'): void;
   /** The clock, in ms (tests); performance.now() by default. */
   now?(): number;
+  /**
+   * While `databaseAvailable()` says no, or a lookup fails with DatabaseUnavailableError, an entry loaded less than
+   * `maxAgeMs` ago is answered though past its time. Unset (the API, which answers 503 then): never.
+   */
+  staleWhileUnavailable?: { databaseAvailable(): boolean; maxAgeMs: number };
 }
 
 export function createCredentialCache(options: CredentialCacheOptions = {}) {
@@ -83,15 +91,25 @@ export function createCredentialCache(options: CredentialCacheOptions = {}) {
   ): Promise<T> {
     const hit = entries.get(key);
     const at = now();
-    if (hit && hit.expires > at) {
+    const stale = options.staleWhileUnavailable;
+    const servableStale = hit !== undefined && stale !== undefined && at - hit.loaded < stale.maxAgeMs;
+    if (hit && (hit.expires > at || (servableStale && !stale.databaseAvailable()))) {
       options.observe?.('hit');
-      if (!hit.refreshing && at - hit.loaded >= REFRESH_AFTER_MS) refresh(key, hit, describe, load);
+      if (!hit.refreshing && at - hit.loaded >= REFRESH_AFTER_MS && (stale?.databaseAvailable() ?? true)) refresh(key, hit, describe, load);
       return hit.value as T;
     }
     options.observe?.('miss');
-    if (hit) entries.delete(key);
     const started = generation;
-    const value = await load();
+    let value: T;
+    try {
+      value = await load();
+    } catch (error) {
+      // The database went away as the entry ran out: what it said last stands until it answers again.
+      if (servableStale && error instanceof DatabaseUnavailableError && entries.get(key) === hit) return hit.value as T;
+      if (hit && entries.get(key) === hit) entries.delete(key);
+      throw error;
+    }
+    if (hit && entries.get(key) === hit) entries.delete(key);
     if (value && started === generation) store(key, describe(value), value);
     return value;
   }

@@ -44,6 +44,12 @@ export class UnsupportedMediaTypeError extends ApiError {}
 export class UpgradeRequiredError extends ApiError {}
 export class RateLimitedError extends ApiError {}
 export class ServiceUnavailableError extends ApiError {}
+/** The database is paused, unreachable or refusing (health/dependencies.ts says so): retry shortly. */
+export class DatabaseUnavailableError extends ServiceUnavailableError {
+  constructor() {
+    super('The database is unavailable: retry shortly (a creating request with the same Idempotency-Key is answered once)', { dependency: 'database' }, { 'Retry-After': '5' });
+  }
+}
 
 /**
  * One field of the request at fault, in the shape every validation answer has (`details.fields`): a rule

@@ -5,6 +5,7 @@
 import { Connection, type Client } from '@temporalio/client';
 import pg from 'pg';
 import { createPeriodic } from '../../lib/periodic.ts';
+import { DatabaseUnavailableError } from '../core/errors.ts';
 
 export type DependencyName = 'database' | 'temporal';
 
@@ -20,8 +21,12 @@ export interface DependencyMonitor {
   /** Each dependency as the last probe found it (ok until a probe says otherwise). */
   state(): Readonly<Record<DependencyName, DependencyState>>;
   databaseAvailable(): boolean;
-  /** Calls `listener` the next times the database is found unavailable, until the returned function is called. */
-  onDatabaseLost(listener: () => void): () => void;
+  /**
+   * What `work` settles with, unless the database is unavailable now (DatabaseUnavailableError at once) or is found
+   * so before it settles (DatabaseUnavailableError then, the work left to finish in the background): nothing
+   * waits on a database that stopped answering for longer than the probes take to see it.
+   */
+  whileAvailable<T>(work: () => Promise<T>): Promise<T>;
   start(): void;
   stop(): Promise<void>;
 }
@@ -91,12 +96,25 @@ export function createDependencyMonitor(options: DependencyMonitorOptions): Depe
     onError: () => undefined,
   });
 
+  const databaseAvailable = () => states.database.status === 'ok';
   return {
     state: () => ({ ...states }),
-    databaseAvailable: () => states.database.status === 'ok',
-    onDatabaseLost(listener) {
+    databaseAvailable,
+    async whileAvailable(work) {
+      if (!databaseAvailable()) throw new DatabaseUnavailableError();
+      let listener = () => {};
+      const lost = new Promise<never>((_, reject) => { listener = () => reject(new DatabaseUnavailableError()); });
       lostListeners.add(listener);
-      return () => lostListeners.delete(listener);
+      const running = work();
+      try {
+        return await Promise.race([running, lost]);
+      } catch (error) {
+        // Lost: whatever the work ends with later is nobody's answer.
+        if (error instanceof DatabaseUnavailableError) running.catch(() => undefined);
+        throw error;
+      } finally {
+        lostListeners.delete(listener);
+      }
     },
     start: () => periodic.start(),
     async stop() {

@@ -1,7 +1,8 @@
 // Health on both surfaces, answered at once from the background probes (dependencies.ts), never by waiting on
 // a dependency that hangs: the spec's health routes and readiness say 503 while the database is unavailable,
 // readiness naming each dependency's state (Temporal's is reported; the API serves without it, saving changes
-// for later delivery); liveness says only that the process answers.
+// for later delivery); liveness says only that the process answers. The inference gateway serves its liveness
+// and readiness only, and is ready while the database is away: it serves running deployments from its caches.
 import { z } from 'zod';
 import { ServiceUnavailableError } from '../core/errors.ts';
 import { defineRoute, type Route } from '../http/routes.ts';
@@ -26,7 +27,10 @@ const Readiness = z.object({
 }).meta({ id: 'Readiness' });
 const Liveness = z.object({ status: z.literal('alive') }).meta({ id: 'Liveness' });
 
-export function healthRoutes(dependencies: DependencyMonitor): Route[] {
+/** Which process serves them: the API (all three, ready with the database) or the inference gateway. */
+export type HealthOf = 'api' | 'gateway';
+
+export function healthRoutes(dependencies: DependencyMonitor, of: HealthOf = 'api'): Route[] {
   const common = { permission: 'public', method: 'GET', tag: 'Health', resourceType: 'health' } as const;
   const health = (path: string, operationId: string) => defineRoute({
     ...common, path, operationId, summary: 'Service and database health', response: Health, errors: [503],
@@ -37,10 +41,12 @@ export function healthRoutes(dependencies: DependencyMonitor): Route[] {
   });
   const ready = (path: string, operationId: string) => defineRoute({
     ...common, path, operationId, response: Readiness, errors: [503],
-    summary: 'Readiness: 200 while the database answers, 503 otherwise; each dependency\'s state as last probed',
+    summary: of === 'api'
+      ? 'Readiness: 200 while the database answers, 503 otherwise; each dependency\'s state as last probed'
+      : 'Readiness of the inference gateway: 200 while it runs (it serves from its caches while the database is away); each dependency\'s state as last probed',
     async handle() {
       const checks = dependencies.state();
-      if (checks.database.status !== 'ok') throw new ServiceUnavailableError('Not ready: the database is unavailable', { checks }, { 'Retry-After': '5' });
+      if (of === 'api' && checks.database.status !== 'ok') throw new ServiceUnavailableError('Not ready: the database is unavailable', { checks }, { 'Retry-After': '5' });
       return { data: { status: 'ready' as const, checks } };
     },
   });
@@ -49,6 +55,7 @@ export function healthRoutes(dependencies: DependencyMonitor): Route[] {
     handle: async () => ({ data: { status: 'alive' as const } }),
   });
   return SURFACES.flatMap(({ prefix, suffix }) => [
-    health(prefix + PATHS.health, `health${suffix}`), ready(prefix + PATHS.ready, `readiness${suffix}`), live(prefix + PATHS.live, `liveness${suffix}`),
+    ...(of === 'api' ? [health(prefix + PATHS.health, `health${suffix}`)] : []),
+    ready(prefix + PATHS.ready, `readiness${suffix}`), live(prefix + PATHS.live, `liveness${suffix}`),
   ]);
 }

@@ -1,15 +1,21 @@
 // Every request made with an API key, and every mutation made with any credential, leaves an audit
-// record, whatever its outcome. A mutation's record is written before the answer leaves; a read's is
-// queued and written in the next batch (audit/service.ts), and so is a mutation's while the database is
-// unavailable (its answer, a 503, does not wait for a database that does not answer). A streamed answer whose record needs what only
-// its end tells (an inference's token counts) is recorded once the stream ends, also in the next batch.
+// record, whatever its outcome. A mutation's record is written before the answer leaves when the process says
+// so (the API, while the database answers); a read's is queued and written in the next batch
+// (audit/service.ts), and so is every record of the inference gateway, which writes nothing on a request's
+// path. A streamed answer whose record needs what only its end tells (an inference's token counts) is
+// recorded once the stream ends, also in the next batch.
 import type { Middleware } from 'koa';
 import type { AuditDetails, AuditEntry, AuditService } from '../audit/service.ts';
 import type { AppState } from './context.ts';
 
 const READS = ['GET', 'HEAD', 'OPTIONS'];
 
-export function auditTrail(audit: AuditService, databaseAvailable: () => boolean): Middleware<AppState> {
+export interface AuditTrailOptions {
+  /** Whether a mutation's record is written before its answer leaves (else queued). */
+  writeBeforeAnswer(): boolean;
+}
+
+export function auditTrail(audit: AuditService, options: AuditTrailOptions): Middleware<AppState> {
   return async (ctx, next) => {
     try {
       await next();
@@ -33,7 +39,7 @@ export function auditTrail(audit: AuditService, databaseAvailable: () => boolean
         if (details instanceof Promise) {
           const recordEnded = (settled: AuditDetails | null) => audit.recordSoon({ ...entry, details: settled, createdAt: new Date() });
           void details.then(recordEnded, () => recordEnded(null));
-        } else if (read || !databaseAvailable()) audit.recordSoon(entry);
+        } else if (read || !options.writeBeforeAnswer()) audit.recordSoon(entry);
         else await audit.record(entry).catch((error: unknown) => ctx.state.log.error({ err: error }, 'audit record failed'));
       }
     }

@@ -1,9 +1,9 @@
 // Rate limits by plan (catalog/plans.ts), per API key (or login user) and per organization, counted in
-// PostgreSQL so every control-plane replica shares them. Inference and management requests are counted apart
-// (two lanes), and an organization's counter allows ORGANIZATION_HEADROOM credentials' worth: one key's traffic,
-// however heavy, never refuses another credential's calls, nor its own calls of the other lane. Both counters
-// go up in one statement: one round trip per request (a second only for a request past the minute's limit, to
-// draw on the burst allowance). The rows keep rate-limiter-flexible's RateLimiterPostgres layout and meaning
+// PostgreSQL so every replica of the API and of the inference gateway shares them (rate-counters.ts). Inference
+// and management requests are counted apart (two lanes), and an organization's counter allows
+// ORGANIZATION_HEADROOM credentials' worth: one key's traffic, however heavy, never refuses another credential's
+// calls, nor its own calls of the other lane. Both counters go up in one count (a second only for a request
+// past the minute's limit, to draw on the burst allowance). The rows keep rate-limiter-flexible's RateLimiterPostgres layout and meaning
 // (window counters with an expiry), so the sign-in limiter shares the table and its hourly sweep of expired
 // rows. Calls without a valid credential are limited per client address at the free plan's rate.
 import type { Middleware } from 'koa';
@@ -12,14 +12,13 @@ import { BurstyRateLimiter, RateLimiterMemory, RateLimiterPostgres, RateLimiterR
 import { PLAN_RATE_LIMITS, type Plan, type PlanLimit } from '../../catalog/plans.ts';
 import type { AppState } from './context.ts';
 import { RateLimitedError } from '../core/errors.ts';
-
+import { RATE_LIMIT_TABLE, type RateCounters, type WindowCount } from './rate-counters.ts';
 
 /** An organization's counter in each lane allows this many credentials at the plan's rate. */
 export const ORGANIZATION_HEADROOM = 5;
 
 /** The burst allowance (burst - perMinute) refills over this many seconds, so bursts stay occasional. */
 const BURST_REFILL_SECONDS = 600;
-export const RATE_LIMIT_TABLE = 'rate_limit';
 
 interface Count {
   allowed: boolean;
@@ -28,34 +27,17 @@ interface Count {
   msBeforeNext: number;
 }
 
-// One statement counts a request against several windows (one row each): a window that has ended starts
-// again at one. Keys are locked in the order given, the same in every request (subject, then
-// organization), so two requests never deadlock. $1 keys, $2 a new window's end, $3 now (ms).
-const COUNT = `
-  INSERT INTO ${RATE_LIMIT_TABLE} AS r (key, points, expire)
-  SELECT key, 1, $2::bigint FROM unnest($1::text[]) AS key
-  ON CONFLICT (key) DO UPDATE SET
-    points = CASE WHEN r.expire <= $3::bigint THEN 1 ELSE r.points + 1 END,
-    expire = CASE WHEN r.expire <= $3::bigint THEN excluded.expire ELSE r.expire END
-  RETURNING key, points, expire`;
-
-async function count(pool: pg.Pool, keys: string[], windowMs: number, now: number): Promise<Map<string, { points: number; msBeforeNext: number }>> {
-  const { rows } = await pool.query<{ key: string; points: number; expire: string }>({ name: 'kiln-rate-limit', text: COUNT, values: [keys, now + windowMs, now] });
-  return new Map(rows.map((row) => [row.key, { points: row.points, msBeforeNext: Math.max(Number(row.expire) - now, 0) }]));
-}
-
 /** A counter a request goes against, and the limit it keeps. */
 interface Subject { readonly key: string; readonly limit: PlanLimit }
 
-// Every subject's minute counter goes up by one: one round trip. Only a subject past its minute's limit
-// then draws on its burst allowance, in a second statement (as BurstyRateLimiter does).
-async function countInDatabase(pool: pg.Pool, subjects: readonly Subject[]): Promise<Count[]> {
-  const now = Date.now();
-  const minute = await count(pool, subjects.map((s) => s.key), 60_000, now);
+// Every subject's minute counter goes up by one. Only a subject past its minute's limit then draws on its
+// burst allowance, in a second count (as BurstyRateLimiter does).
+async function countShared(counters: RateCounters, subjects: readonly Subject[]): Promise<Count[]> {
+  const minute = await counters.add(subjects.map((s) => s.key), 60_000);
   const counts = subjects.map((s) => minute.get(s.key)!);
   const allowanceOf = (s: Subject) => Math.max(0, s.limit.burst - s.limit.perMinute);
   const over = subjects.filter((s, i) => counts[i]!.points > s.limit.perMinute && allowanceOf(s) > 0);
-  const burst = over.length ? await count(pool, over.map((s) => `burst:${s.key}`), BURST_REFILL_SECONDS * 1000, now) : new Map();
+  const burst = over.length ? await counters.add(over.map((s) => `burst:${s.key}`), BURST_REFILL_SECONDS * 1000) : new Map<string, WindowCount>();
   return subjects.map((subject, i) => {
     const { points, msBeforeNext } = counts[i]!;
     if (points <= subject.limit.perMinute) return { allowed: true, remaining: subject.limit.perMinute - points, msBeforeNext };
@@ -94,7 +76,8 @@ async function countInMemory(limiterFor: (limit: PlanLimit) => BurstyRateLimiter
 }
 
 export interface RateLimitDeps {
-  pool: pg.Pool;
+  /** Where the counts are kept: databaseCounters (the API) or batchedCounters (the inference gateway). */
+  counters: RateCounters;
   limits?: Readonly<Record<Plan, PlanLimit>>;
   /**
    * Whether a request without a user's credential is a scraper holding KILN_METRICS_TOKEN: it is no user, and
@@ -127,7 +110,7 @@ export function rateLimit(deps: RateLimitDeps): Middleware<AppState> {
         { key: `${plan}:${lane}:org:${principal.organizationId}`, limit: { perMinute: limit.perMinute * ORGANIZATION_HEADROOM, burst: limit.burst * ORGANIZATION_HEADROOM } },
       ]
       : [{ key: `${plan}:${lane}:ip:${ctx.ip}`, limit }];
-    const counts = await countInDatabase(deps.pool, subjects).catch(() => countInMemory(inMemory, subjects));
+    const counts = await countShared(deps.counters, subjects).catch(() => countInMemory(inMemory, subjects));
     // Report the tightest of the limits that apply: the credential's own, as a rule.
     const tightestAt = counts.reduce((a, c, i) => ((!c.allowed && counts[a]!.allowed) || c.remaining < counts[a]!.remaining ? i : a), 0);
     const tightest = counts[tightestAt]!;

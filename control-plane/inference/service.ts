@@ -9,7 +9,7 @@ import type { AuditDetails } from '../audit/service.ts';
 import type { ClusterInferenceAccess, ClusterService } from '../clusters/service.ts';
 import type { DeploymentStatus } from '../deployments/deployment.entity.ts';
 import {
-  DeploymentNotFoundError, DeploymentNotRunningError, InferenceRejectedError, ReplicaUnavailableError, UpstreamError, UpstreamTimeoutError,
+  DatabaseUnavailableError, DeploymentNotFoundError, DeploymentNotRunningError, InferenceRejectedError, ReplicaUnavailableError, UpstreamError, UpstreamTimeoutError,
 } from '../core/errors.ts';
 import type { StreamReply } from '../http/routes.ts';
 import { namespaceOf } from '../../workflows/contract/deployment.ts';
@@ -18,6 +18,7 @@ import { jsonRelay, sseRelay, type Relay, type RelayOutcome } from './relay.ts';
 import type { InferenceInput, InferenceTestInput, InferenceTestResultBody } from './schemas.ts';
 import { SilenceError } from './upstream.ts';
 import type { DeploymentOrchestrator } from '../deployments/orchestrator.ts';
+import type { DependencyMonitor } from '../health/dependencies.ts';
 
 /**
  * Statuses in which a deployment serves: its Ready pods answer through a scale or an update, and one scaled to
@@ -64,6 +65,12 @@ export interface InferenceServiceDeps {
   gateway: Pick<InferenceGateway, 'send'>;
   /** Signals a deployment's workflow to run a replica again (deployments/orchestrator.ts). */
   orchestrator: Pick<DeploymentOrchestrator, 'wake'>;
+  /**
+   * The inference gateway's, which serves while the database is away: lookups fail at once then
+   * (DatabaseUnavailableError), and a request for a deployment this replica has resolved before goes where it
+   * went last. Unset (the API, which answers 503 then): lookups run as they are.
+   */
+  database?: Pick<DependencyMonitor, 'whileAvailable'>;
 }
 
 export function createInferenceService(deps: InferenceServiceDeps) {
@@ -79,8 +86,9 @@ export function createInferenceService(deps: InferenceServiceDeps) {
 
   /** The caller's deployment named by id or name: 404 when not theirs, 409 unless it serves. */
   async function target(em: EntityManager, principal: Principal, reference: string): Promise<InferenceTarget> {
-    const [deployment] = await em.getConnection().execute<DeploymentRow[]>(
+    const query = () => em.getConnection().execute<DeploymentRow[]>(
       reference.startsWith('dep_') ? LOOKUP_BY_ID : LOOKUP_BY_NAME, [principal.organizationId, reference]);
+    const [deployment] = await (deps.database ? deps.database.whileAvailable(query) : query());
     if (!deployment) throw new DeploymentNotFoundError(`Deployment ${reference} not found`);
     if (!SERVING.includes(deployment.status)) {
       throw new DeploymentNotRunningError(`Deployment ${deployment.name} is ${deployment.status}; inference needs it running`, { status: deployment.status });
@@ -154,7 +162,8 @@ export function createInferenceService(deps: InferenceServiceDeps) {
      * lookup runs, and the lookup still decides: an error it finds (404, 409, no cluster) is the answer and the
      * early request is cancelled; a target that changed gets the request afresh. The client thus gets what
      * the lookup allows, as before; the model server may only see a request cancelled within the lookup's
-     * round trip. The early request never wakes a deployment scaled to zero: the lookup's target does.
+     * round trip. The early request never wakes a deployment scaled to zero: the lookup's target does. While
+     * the database is away (the gateway's `database`), the target last resolved decides instead of the lookup.
      * `located` is told the deployment as soon as the lookup finds it (the audit record names it).
      */
     async run(em: EntityManager, principal: Principal, input: InferenceInput, signal: AbortSignal, located: (target: InferenceTarget) => void): Promise<StreamReply> {
@@ -164,7 +173,8 @@ export function createInferenceService(deps: InferenceServiceDeps) {
         remember(key, found);
         return found;
       }, (error: unknown) => {
-        remembered.delete(key);
+        // The database away: what this replica knew stands until it answers again.
+        if (!(error instanceof DatabaseUnavailableError)) remembered.delete(key);
         throw error;
       });
       const guess = remembered.get(key);
@@ -183,8 +193,12 @@ export function createInferenceService(deps: InferenceServiceDeps) {
       try {
         found = await lookup;
       } catch (error) {
-        cancel(error);
-        throw error;
+        if (!(error instanceof DatabaseUnavailableError)) {
+          cancel(error);
+          throw error;
+        }
+        located(guess);
+        found = guess;
       }
       if (!sameTarget(guess, found)) {
         cancel(new Error('the deployment changed: sent again to its current target'));

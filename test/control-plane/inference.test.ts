@@ -1,25 +1,26 @@
-// POST /v1/inference and /v1/inference/test: requests reach a deployment's model server through Kiln's
-// gateway, which finds the deployment's Ready pods through its cluster's API (a real local cluster here) and
-// connects to them itself. The model servers are stand-ins started by this file (startFakeModelServer), each
-// on a loopback address of its own that a Pod object of the cluster names as its IP; the pods are never
-// scheduled, their status is written here (Ready, podIP), so discovery is real and nothing else runs them.
-import { randomInt } from 'node:crypto';
+// POST /v1/inference and /v1/inference/test, served by Kiln's inference gateway (gateway/, as `npm run gateway`
+// runs it beside the API on the API's database): requests reach a deployment's model server, found through
+// its cluster's API (a real local cluster here) and connected to by the gateway itself. The model servers are
+// stand-ins (test/support/model-pods.ts) on loopback addresses that Pod objects of the cluster name as their IPs.
+// The API serves the same routes through its own middleware: one test here sends them there.
 import { readFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { createReplicaDirectory } from '../../control-plane/inference/replicas.ts';
 import { namespaceOf } from '../../workflows/contract/deployment.ts';
 import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
 import { signupAdmin } from '../support/admin.ts';
-import { addMember, createApiKey, signup, startTestApi, type TestApi, validDeployment } from '../support/control-plane.ts';
+import { addMember, createApiKey, signup, startTestApi, startTestGateway, type TestApi, type TestGateway, validDeployment } from '../support/control-plane.ts';
 import { eventually } from '../support/eventually.ts';
 import { startTestGpuCluster } from '../support/gpu-cluster.ts';
+import { type Answer, createModelPods, MODEL_PORT, silent, USAGE, vllmAnswer } from '../support/model-pods.ts';
 
 let api: TestApi;
+let gateway: TestGateway;
 let gpuCluster: GpuCluster;
 let admin: string;
 let kubeconfig: string;
+const { nextAddress, startFakeModelServer, podOf, unreadyPodOf, markReady, closeAll } = createModelPods(() => gpuCluster, 1);
 
 /**
  * The silence the gateway allows here before answering 504: short, so the timeout test is quick, yet long enough
@@ -29,109 +30,27 @@ const SILENCE_MS = 5000;
 const RETRY_AFTER_SECONDS = 2;
 /** How long a request for a deployment waking from zero is held here before its 503. */
 const WAKE_TIMEOUT_MS = 8000;
+const INFERENCE_OPTIONS = { silenceTimeoutMs: SILENCE_MS, retryAfterSeconds: RETRY_AFTER_SECONDS, wakeTimeoutMs: WAKE_TIMEOUT_MS };
 
 test.before(async () => {
   [api, gpuCluster] = await Promise.all([
-    startTestApi(import.meta.filename, { defaultCluster: false, inference: { silenceTimeoutMs: SILENCE_MS, retryAfterSeconds: RETRY_AFTER_SECONDS, wakeTimeoutMs: WAKE_TIMEOUT_MS } }),
+    startTestApi(import.meta.filename, { defaultCluster: false, inference: INFERENCE_OPTIONS }),
     startTestGpuCluster(),
   ]);
+  gateway = await startTestGateway(api, { inference: INFERENCE_OPTIONS });
   kubeconfig = await readFile(gpuCluster.kubeconfig, 'utf8');
   admin = (await signupAdmin(api)).token;
   const registered = await api.request('POST', '/v1/admin/clusters', { token: admin, body: { provider: 'kubernetes', name: 'local', kubeconfig } });
   if (registered.status !== 201) throw new Error(`cluster registration failed: ${JSON.stringify(registered.body)}`);
 });
 test.after.always(async () => {
+  await gateway?.close();
   await api?.close();
   await gpuCluster?.stop();
-  await Promise.all([...fakeServers].map((s) => new Promise((resolve) => s.close(resolve))));
+  await closeAll();
 });
 
-// ---- Model servers: stand-ins answering vLLM's OpenAI API on loopback addresses of their own ----
-
-/** The container port the fake pods name `http` (not vLLM's 8000: the cluster's simulator may answer there). */
-const MODEL_PORT = 18080;
-/** Addresses 127.1.<run>.<n>: loopback, one per fake pod, outside the ranges local clusters give their pods. */
-const RUN = randomInt(256);
-let hosts = 0;
-const nextAddress = () => `127.1.${RUN}.${++hosts}`;
-const fakeServers = new Set<Server>();
-
-interface Received {
-  readonly path: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the request body as sent, read freely
-  readonly body: any;
-  /** Resolves when the gateway's connection for this request closes. */
-  readonly closed: Promise<void>;
-}
-
-type Answer = (received: Received, res: ServerResponse) => void | Promise<void>;
-
-interface FakeModelServer {
-  readonly address: string;
-  readonly received: Received[];
-  /** Requests received and not yet closed. */
-  open(): number;
-  /** Stops listening and drops its connections: nothing answers at its address any more. */
-  close(): Promise<void>;
-}
-
-/** A stand-in for one pod's vLLM server, on `address`:MODEL_PORT, answering as `answer` says (vLLM's way by default). */
-async function startFakeModelServer(address: string, answer: Answer = vllmAnswer()): Promise<FakeModelServer> {
-  const received: Received[] = [];
-  let open = 0;
-  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    open += 1;
-    const closed = new Promise<void>((resolve) => res.once('close', () => { open -= 1; resolve(); }));
-    const request: Received = { path: req.url ?? '', body: JSON.parse(Buffer.concat(chunks).toString('utf8')), closed };
-    received.push(request);
-    await answer(request, res);
-  });
-  fakeServers.add(server);
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(MODEL_PORT, address, resolve));
-  const close = () => new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
-  return { address, received, open: () => open, close };
-}
-
-const USAGE = { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 };
-
-/**
- * Answers as vLLM does: a chat.completion or text_completion, or with `stream` its chunks ("Hel", "lo", " there")
- * then, when asked for, the usage-only chunk, then [DONE]. `afterFirstChunk` holds the rest of a stream back.
- */
-function vllmAnswer(options: { afterFirstChunk?: () => Promise<void> } = {}): Answer {
-  return async ({ path, body }, res) => {
-    const chat = path === '/v1/chat/completions';
-    const base = { id: 'cmpl-test', created: 1_700_000_000, model: body.model };
-    if (!body.stream) {
-      const choice = chat ? { index: 0, message: { role: 'assistant', content: 'Hello there' }, finish_reason: 'stop' } : { index: 0, text: 'Hello there', finish_reason: 'stop' };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...base, object: chat ? 'chat.completion' : 'text_completion', choices: [choice], usage: USAGE }));
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    const object = chat ? 'chat.completion.chunk' : 'text_completion';
-    const event = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
-    const piece = (text: string) => event({ ...base, object, choices: [chat ? { index: 0, delta: { content: text }, finish_reason: null } : { index: 0, text, finish_reason: null }] });
-    piece('Hel');
-    await options.afterFirstChunk?.();
-    if (res.destroyed) return;
-    piece('lo');
-    piece(' there');
-    if (body.stream_options?.include_usage) event({ ...base, object, choices: [], usage: USAGE });
-    res.end('data: [DONE]\n\n');
-  };
-}
-
-/** Holds every request open without a word (until the gateway gives up). */
-const silent: Answer = () => {};
-
 // ---- Deployments and their pods ----
-
-let pods = 0;
 
 /** A new organization with a deployment of `status` (running unless told otherwise), placed on the local cluster. */
 async function deploymentOf(status = 'running', name = 'chat', fields: Record<string, unknown> = {}) {
@@ -142,41 +61,9 @@ async function deploymentOf(status = 'running', name = 'chat', fields: Record<st
   return { ...owner, id: created.body.id as string, name };
 }
 
-/**
- * A pod of the deployment as the vllm-deployment stack labels it, Ready at `address` unless `ready` is false.
- * Never scheduled (no scheduler serves its schedulerName), so the status written here stays.
- */
-async function podOf(deployment: { organizationId: string; name: string }, address: string, options: { ready?: boolean } = {}) {
-  const name = await unreadyPodOf(deployment);
-  if (options.ready ?? true) await markReady(namespaceOf(deployment.organizationId), name, address);
-  return name;
-}
-
-/** A pod of the deployment whose status says nothing yet (as a pod just created). */
-async function unreadyPodOf(deployment: { organizationId: string; name: string }) {
-  const namespace = namespaceOf(deployment.organizationId);
-  await gpuCluster.api.ensure('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-  const name = `${deployment.name}-${++pods}`;
-  const pod = {
-    apiVersion: 'v1', kind: 'Pod',
-    metadata: { name, labels: { 'app.kubernetes.io/name': 'vllm', 'app.kubernetes.io/instance': deployment.name } },
-    spec: { schedulerName: 'kiln-test-unscheduled', containers: [{ name: 'vllm', image: 'vllm/vllm-openai:v0.11.0', ports: [{ name: 'http', containerPort: MODEL_PORT }] }] },
-  };
-  // A new namespace's default service account, which pods need, comes from the controller manager shortly.
-  await eventually(`pod ${name} created`, () => gpuCluster.api.request('POST', `/api/v1/namespaces/${namespace}/pods`, pod).then(() => true, () => false), 30_000);
-  return name;
-}
-
-/** What the kubelet writes once the pod's readiness probe passes. */
-async function markReady(namespace: string, pod: string, address: string) {
-  await gpuCluster.api.request('PATCH', `/api/v1/namespaces/${namespace}/pods/${pod}/status`, {
-    status: { phase: 'Running', podIP: address, podIPs: [{ ip: address }], conditions: [{ type: 'Ready', status: 'True' }] },
-  }, 'application/merge-patch+json');
-}
-
 const chat = (deployment: string, extra: Record<string, unknown> = {}) => ({ deployment, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 8, ...extra });
-const infer = (token: string | undefined, body: unknown) => api.request('POST', '/v1/inference', { token, body });
-const probe = (token: string | undefined, body: unknown) => api.request('POST', '/v1/inference/test', { token, body });
+const infer = (token: string | undefined, body: unknown) => gateway.request('POST', '/v1/inference', { token, body });
+const probe = (token: string | undefined, body: unknown) => gateway.request('POST', '/v1/inference/test', { token, body });
 
 async function auditDetails(deploymentId: string, action: string) {
   return eventually(`the ${action} audit record of ${deploymentId}`, async () => {
@@ -188,7 +75,7 @@ async function auditDetails(deploymentId: string, action: string) {
 /** Sends an inference request and reads its streamed answer chunk by chunk. */
 async function streamOf(body: { token: string; request: unknown }) {
   const controller = new AbortController();
-  const res = await fetch(`${api.url}/v1/inference`, {
+  const res = await fetch(`${gateway.url}/v1/inference`, {
     method: 'POST', headers: { authorization: `Bearer ${body.token}`, 'content-type': 'application/json' },
     body: JSON.stringify(body.request), signal: controller.signal,
   });
@@ -229,6 +116,20 @@ test('a chat completion is answered as the model server answers it, the model de
   const [record] = await auditDetails(deployment.id, 'inferV1');
   t.is(record.status_code, 200);
   t.like(record.details, { promptTokens: 7, completionTokens: 3, stream: false, completed: true, replica: pod });
+});
+
+test('the API serves the same routes: a request sent to it is answered, relayed and audited as through the gateway', async (t) => {
+  const deployment = await deploymentOf();
+  const server = await startFakeModelServer(nextAddress());
+  const pod = await podOf(deployment, server.address);
+  const res = await api.request('POST', '/v1/inference', { token: deployment.token, body: chat(deployment.id) });
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.is(res.headers.get('x-kiln-replica'), pod);
+  t.like(res.body, { object: 'chat.completion', usage: USAGE });
+  const probed = await api.request('POST', '/v1/inference/test', { token: deployment.token, body: { deployment: deployment.name } });
+  t.is(probed.status, 200, JSON.stringify(probed.body));
+  t.like(probed.body, { deploymentId: deployment.id, replica: pod, output: 'Hello there' });
+  t.is((await auditDetails(deployment.id, 'inferV1')).length, 1);
 });
 
 test('a completion (prompt) by deployment name goes to /v1/completions with the model given', async (t) => {
@@ -376,11 +277,11 @@ for (const endpoint of ENDPOINTS) {
     const readOnly = await createApiKey(api, deployment.token, 'read_only');
     t.like((await endpoint.send(readOnly.key, endpoint.body(deployment.id))).body, { statusCode: 403, code: 'INSUFFICIENT_PERMISSIONS' });
     const viewer = await addMember(api, deployment.organizationId, 'viewer');
-    t.is((await api.request('POST', endpoint.path, { ...viewer.as, body: endpoint.body(deployment.id) })).status, 403);
+    t.is((await gateway.request('POST', endpoint.path, { ...viewer.as, body: endpoint.body(deployment.id) })).status, 403);
     const deploymentsOnly = await createApiKey(api, deployment.token, 'deployments_only');
     t.is((await endpoint.send(deploymentsOnly.key, endpoint.body(deployment.id))).status, 200);
     const member = await addMember(api, deployment.organizationId, 'member');
-    t.is((await api.request('POST', endpoint.path, { ...member.as, body: endpoint.body(deployment.id) })).status, 200);
+    t.is((await gateway.request('POST', endpoint.path, { ...member.as, body: endpoint.body(deployment.id) })).status, 200);
   });
 
   test(`${endpoint.name}: an unknown deployment, or another organization's, is 404`, async (t) => {

@@ -10,6 +10,8 @@ import type { Orm } from '../../control-plane/database/orm.ts';
 import { isLoopback } from '../../control-plane/inference/gateway.ts';
 import { GpuClusterSchema } from '../../control-plane/clusters/gpu-cluster.entity.ts';
 import { startApi } from '../../control-plane/server.ts';
+import type { GatewayAppDeps } from '../../gateway/app.ts';
+import { startGateway } from '../../gateway/server.ts';
 import { GPU_TYPES } from '../../catalog/gpu-types.ts';
 import { PLANS } from '../../catalog/plans.ts';
 import type { DesiredDeployment } from '../../workflows/contract/deployment.ts';
@@ -61,6 +63,10 @@ export interface TestApiOverrides extends Partial<Pick<AppDeps, 'rateLimits' | '
   log?: AppDeps['log'];
 }
 
+const TEST_SIGNING_KEY = 'test-signing-key-0123456789abcdefghijklmnop';
+/** Rate limits no test reaches unless it sets its own. */
+const UNLIMITED = Object.fromEntries(PLANS.map((plan) => [plan, { perMinute: 10_000, burst: 10_000 }])) as NonNullable<AppDeps['rateLimits']>;
+
 export async function startTestApi(testFile: string, overrides: TestApiOverrides = {}): Promise<TestApi> {
   const databaseUrl = overrides.databaseUrl ?? await createTestDatabase(testFile);
   // The configuration as the API validates it, then what the test changes.
@@ -68,7 +74,7 @@ export async function startTestApi(testFile: string, overrides: TestApiOverrides
     ...await loadConfig('api', {
       DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: overrides.orchestratorTemporalAddress ?? testTemporalAddress(), PORT: '0', LOG_LEVEL: 'silent',
       DATA_DIR: join(process.env.KILN_TEST_DATA_DIR ?? tmpdir(), 'api', basename(testFile)),
-      KILN_SIGNING_KEY: 'test-signing-key-0123456789abcdefghijklmnop', KILN_ENDPOINT_DOMAIN: 'endpoints.test',
+      KILN_SIGNING_KEY: TEST_SIGNING_KEY, KILN_ENDPOINT_DOMAIN: 'endpoints.test',
       KILN_ADMIN_EMAILS: 'admin@kiln.test', KILN_PUBLIC_URL: 'http://kiln.test',
       // No Hub unless a test gives one (test/support/hub-recordings.ts): a closed port, refused at once.
       KILN_HF_ENDPOINT: 'http://127.0.0.1:9',
@@ -92,7 +98,7 @@ export async function startTestApi(testFile: string, overrides: TestApiOverrides
     overrides: {
       mail: overrides.mail,
       inference: { connectable: isLoopback, ...overrides.inference },
-      rateLimits: overrides.rateLimits ?? Object.fromEntries(PLANS.map((plan) => [plan, { perMinute: 10_000, burst: 10_000 }])) as AppDeps['rateLimits'],
+      rateLimits: overrides.rateLimits ?? UNLIMITED,
     },
   });
   const { orm, pool, app, url } = api;
@@ -111,23 +117,57 @@ export async function startTestApi(testFile: string, overrides: TestApiOverrides
     orm,
     pool,
     workflows,
-    async request(method, path, options = {}) {
-      const headers: Record<string, string> = { ...options.headers };
-      if (options.token) headers.authorization = `Bearer ${options.token}`;
-      let body: string | undefined;
-      if (options.body !== undefined) {
-        body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-        headers['content-type'] ??= 'application/json';
-      }
-      const response = await fetch(url + path, { method, headers, body });
-      const text = await response.text();
-      return { status: response.status, headers: response.headers, body: !text ? undefined : response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
-    },
+    request: requester(url),
     async close() {
       await api.close();
       await temporal.close();
     },
   };
+}
+
+/** Sends requests to `url` as a client would, the answer's body read as JSON when it says it is. */
+function requester(url: string): TestApi['request'] {
+  return async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(url + path, { method, headers, body });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: !text ? undefined : response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
+  };
+}
+
+export interface TestGateway {
+  readonly url: string;
+  request: TestApi['request'];
+  close(): Promise<void>;
+}
+
+export interface TestGatewayOverrides extends Partial<Pick<GatewayAppDeps, 'rateLimits' | 'inference'>> {
+  /** Another database than the API's (one reached through a proxy a test pauses). */
+  databaseUrl?: string;
+}
+
+/** An inference gateway (gateway/server.ts) on a test API's database, as `npm run gateway` runs it beside the API. */
+export async function startTestGateway(api: TestApi, overrides: TestGatewayOverrides = {}): Promise<TestGateway> {
+  const config = await loadConfig('gateway', {
+    DATABASE_URL: overrides.databaseUrl ?? api.databaseUrl, TEMPORAL_ADDRESS: testTemporalAddress(), KILN_GATEWAY_PORT: '0', LOG_LEVEL: 'silent',
+    DATA_DIR: join(process.env.KILN_TEST_DATA_DIR ?? tmpdir(), 'gateway'),
+    KILN_SIGNING_KEY: TEST_SIGNING_KEY,
+  });
+  const gateway = await startGateway({
+    config: { ...config, databaseUrl: overrides.databaseUrl ?? api.databaseUrl },
+    host: '127.0.0.1',
+    overrides: {
+      inference: { connectable: isLoopback, ...overrides.inference },
+      rateLimits: overrides.rateLimits ?? UNLIMITED,
+    },
+  });
+  return { url: gateway.url, request: requester(gateway.url), close: gateway.close };
 }
 
 let counter = 0;
