@@ -1,20 +1,28 @@
 // `npm run bench:inference`: the time Kiln's `POST /v1/inference` adds to the first token of a streamed chat
-// completion. Starts only what that path needs, under DATA_DIR (the cluster in DATA_DIR/bench-inference,
-// emptied first): the API (control-plane/server.ts, on embedded PostgreSQL, through bench/support/bench-api.ts),
-// the local GPU cluster with its simulated vLLM servers (infra/servers/gpu-cluster.ts), one deployment row
-// placed on it and one pod kwok runs; no Temporal nor worker (nothing here changes a deployment).
-// Baseline, in the same run: the same request sent straight to the pod's simulated server. Requests go one
-// at a time, interleaved (direct, API key, session token, rotating the order), so all three see the same
-// machine. Every request runs the whole of Kiln's chain: authentication, the rate limiter's count (limits
-// lifted, the statement still runs), permission, database scope, the audit record, metrics.
-// Settings: BENCH_INFERENCE_REQUESTS (300 each way), BENCH_INFERENCE_TOKENS (8), BENCH_INFERENCE_WARMUP (30).
+// completion, through the inference gateway (`node gateway/main.ts` processes) and through the API. Starts
+// only what that path needs, under DATA_DIR (the cluster in DATA_DIR/bench-inference, emptied first): the API
+// (control-plane/server.ts, on embedded PostgreSQL, through bench/support/bench-api.ts), two gateway processes
+// on its database, the local GPU cluster with its simulated vLLM servers (infra/servers/gpu-cluster.ts), one
+// deployment row placed on it and one pod kwok runs; no Temporal nor worker (nothing here changes a deployment).
+// Baseline, in the same run: the same request sent straight to the pod's simulated server.
+// - One at a time, interleaved (direct, gateway, API key, session token, rotating the order), so all see the
+//   same machine. Every request runs the whole of each chain: authentication, the rate limit (the tenant is on
+//   the enterprise plan, far from its limits), permission, database scope, the audit record, metrics.
+// - Concurrent streams, in rounds that alternate direct, one gateway and two gateways: time to first token and
+//   each stream's tokens per second, and the gateways' own CPU per request.
+// - A thousand streams at once through one gateway: how many fail.
+// Settings: BENCH_INFERENCE_REQUESTS (300 each way), BENCH_INFERENCE_TOKENS (8), BENCH_INFERENCE_WARMUP (30),
+// BENCH_INFERENCE_CONCURRENCY (200), BENCH_INFERENCE_ROUNDS (3), BENCH_INFERENCE_STREAM_TOKENS (32),
+// BENCH_INFERENCE_MANY (1000).
 import { readFile, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { GPU_RESOURCE, GPU_TAINT, GPU_TYPE_LABEL } from '../catalog/gpu-types.ts';
 import { modelServerLabels, VLLM_PORT, VLLM_PORT_NAME } from '../catalog/model-server.ts';
 import { startGpuCluster } from '../infra/servers/gpu-cluster.ts';
 import { namespaceOf } from '../workflows/contract/deployment.ts';
+import { SIM_ANNOTATIONS } from '../infra/model-server-sim/pods.ts';
 import { startBenchApi } from './support/bench-api.ts';
+import { startGatewayProcess, type GatewayProcess } from './support/gateway-processes.ts';
 import { percentile, streamedCompletion } from './support/streamed-completion.ts';
 
 const REQUESTS = Number(process.env.BENCH_INFERENCE_REQUESTS ?? 300);
@@ -22,6 +30,10 @@ const MAX_TOKENS = Number(process.env.BENCH_INFERENCE_TOKENS ?? 8);
 const WARMUP = Number(process.env.BENCH_INFERENCE_WARMUP ?? 30);
 const MODEL = 'Qwen/Qwen2.5-0.5B-Instruct';
 const ADMIN_EMAIL = 'admin@bench.example';
+const CONCURRENCY = Number(process.env.BENCH_INFERENCE_CONCURRENCY ?? 200);
+const ROUNDS = Number(process.env.BENCH_INFERENCE_ROUNDS ?? 3);
+const STREAM_TOKENS = Number(process.env.BENCH_INFERENCE_STREAM_TOKENS ?? 32);
+const MANY = Number(process.env.BENCH_INFERENCE_MANY ?? 1000);
 
 process.env.LOG_LEVEL ??= 'warn';
 const clusterDir = resolve(process.env.DATA_DIR ?? '.data', 'bench-inference');
@@ -53,12 +65,16 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Time to the first token alone: what this bench compares. */
 const firstTokenMs = async (url: string, body: unknown, token?: string) => (await streamedCompletion(url, body, token)).ttft;
 
+const gateways: GatewayProcess[] = [];
 try {
   // The cluster, registered by a platform administrator as in production.
   const admin = await signUp('admin', ADMIN_EMAIL);
   const registered = await call('POST', '/v1/admin/clusters', admin.token, { provider: 'kubernetes', name: 'local', kubeconfig: await readFile(cluster.kubeconfig, 'utf8') });
   const tenant = await signUp('tenant');
   const apiKey = (await call('POST', '/v1/settings/api-keys', tenant.token, { name: 'bench', scope: 'deployments_only' })).key as string;
+  // A thousand streams at once are far below the enterprise plan's limits; the limiter still counts each.
+  await api.pool.query(`UPDATE organization SET plan = 'enterprise' WHERE id = $1`, [tenant.organizationId]);
+  gateways.push(...await Promise.all([startGatewayProcess(api), startGatewayProcess(api)]));
 
   // A running deployment on it, as the workflow would have left it (written here: no worker runs).
   const deploymentId = 'dep_benchinference';
@@ -72,7 +88,8 @@ try {
   await cluster.api.ensure('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
   const pod = {
     apiVersion: 'v1', kind: 'Pod',
-    metadata: { name: 'bench-0', labels: modelServerLabels('bench') },
+    // The simulated server generates for every stream at once, as a large vLLM batch would: what queues is Kiln's.
+    metadata: { name: 'bench-0', labels: modelServerLabels('bench'), annotations: { [SIM_ANNOTATIONS.maxConcurrency]: String(Math.max(MANY, CONCURRENCY) * 2) } },
     spec: {
       nodeSelector: { [GPU_TYPE_LABEL]: 'nvidia-l4' },
       tolerations: [{ key: GPU_TAINT.key, operator: 'Equal', value: GPU_TAINT.value, effect: GPU_TAINT.effect }],
@@ -96,6 +113,7 @@ try {
   const messages = (i: number) => [{ role: 'user', content: `Request ${i}: summarise the history of the printing press.` }];
   const ways = {
     direct: (i: number) => firstTokenMs(`http://${podIp}:${VLLM_PORT}/v1/chat/completions`, { model: MODEL, messages: messages(i), max_tokens: MAX_TOKENS, stream: true }),
+    gateway: (i: number) => firstTokenMs(`${gateways[0]!.url}/v1/inference`, { deployment: deploymentId, messages: messages(i), max_tokens: MAX_TOKENS, stream: true }, apiKey),
     'API key': (i: number) => firstTokenMs(`${api.url}/v1/inference`, { deployment: deploymentId, messages: messages(i), max_tokens: MAX_TOKENS, stream: true }, apiKey),
     'session token': (i: number) => firstTokenMs(`${api.url}/v1/inference`, { deployment: 'bench', messages: messages(i), max_tokens: MAX_TOKENS, stream: true }, tenant.token),
   };
@@ -122,9 +140,51 @@ try {
   for (const name of names) console.log(`  ${name.padEnd(14)} ${row(ttft[name])}`);
   for (const name of names.filter((n) => n !== 'direct')) {
     const added = ps.map((p) => `p${p} ${(percentile(ttft[name], p) - percentile(ttft.direct, p)).toFixed(2)} ms`).join(', ');
-    console.log(`  added by Kiln (${name}): ${added} (aim: under 5 ms at p50)`);
+    console.log(`  added by Kiln (${name}): ${added} (aim for the gateway: p50 <= 1 ms, p99 <= 5 ms)`);
   }
+
+  // Concurrent streams: every stream of a round starts at once; rounds alternate the ways.
+  const streamBody = (i: number) => ({ messages: messages(i), max_tokens: STREAM_TOKENS, stream: true });
+  const direct = (i: number) => streamedCompletion(`http://${podIp}:${VLLM_PORT}/v1/chat/completions`, { model: MODEL, ...streamBody(i) });
+  const through = (count: number) => (i: number) => streamedCompletion(`${gateways[i % count]!.url}/v1/inference`, { deployment: deploymentId, ...streamBody(i) }, apiKey);
+  const concurrentWays = { direct, '1 gateway': through(1), '2 gateways': through(2) };
+  type ConcurrentWay = keyof typeof concurrentWays;
+  const seen = Object.fromEntries(Object.keys(concurrentWays).map((name) => [name, { ttft: [] as number[], tps: [] as number[], failed: 0, cpu: 0 }])) as Record<ConcurrentWay, { ttft: number[]; tps: number[]; failed: number; cpu: number }>;
+  const gatewayCpu = async () => (await Promise.all(gateways.map((g) => g.cpuSeconds()))).reduce((a, b) => a + b, 0);
+  const round = async (name: ConcurrentWay, streams: number) => {
+    const cpuBefore = await gatewayCpu();
+    const results = await Promise.allSettled(Array.from({ length: streams }, (_, i) => concurrentWays[name](i)));
+    const entry = seen[name];
+    entry.cpu += (await gatewayCpu()) - cpuBefore;
+    for (const result of results) {
+      if (result.status === 'fulfilled') {
+        entry.ttft.push(result.value.ttft);
+        entry.tps.push(result.value.tokensPerSecond);
+      } else entry.failed += 1;
+    }
+  };
+  const concurrentNames = Object.keys(concurrentWays) as ConcurrentWay[];
+  for (const name of concurrentNames) await round(name, Math.min(CONCURRENCY, 20)); // warm
+  for (const name of concurrentNames) Object.assign(seen[name], { ttft: [], tps: [], failed: 0, cpu: 0 });
+  for (let r = 0; r < ROUNDS; r++) for (let j = 0; j < concurrentNames.length; j++) await round(concurrentNames[(r + j) % concurrentNames.length]!, CONCURRENCY);
+  console.log(`\n${CONCURRENCY} concurrent streams, ${ROUNDS} rounds each way, ${STREAM_TOKENS} tokens each:`);
+  const median = (values: number[]) => percentile(values, 50);
+  for (const name of concurrentNames) {
+    const { ttft: t, tps, failed, cpu } = seen[name];
+    const vsDirect = name === 'direct' ? '' : `; added p50 ${(median(t) - median(seen.direct.ttft)).toFixed(2)} ms, p99 ${(percentile(t, 99) - percentile(seen.direct.ttft, 99)).toFixed(2)} ms`
+      + `; tokens/s kept ${((100 * median(tps)) / median(seen.direct.tps)).toFixed(1)}% (aim >= 99%); gateway CPU ${((1000 * cpu) / (t.length + failed)).toFixed(2)} ms per stream`;
+    console.log(`  ${name.padEnd(11)} time to first token ${row(t)}; tokens/s per stream median ${median(tps).toFixed(1)}; failed ${failed}${vsDirect}`);
+  }
+
+  // Many streams at once through one gateway: each must be answered whole.
+  Object.assign(seen['1 gateway'], { ttft: [], tps: [], failed: 0, cpu: 0 });
+  Object.assign(seen.direct, { ttft: [], tps: [], failed: 0, cpu: 0 });
+  await round('direct', MANY);
+  await round('1 gateway', MANY);
+  const many = seen['1 gateway'];
+  console.log(`\n${MANY} streams at once through one gateway: ${many.ttft.length} answered whole, ${many.failed} failed (aim: 0); time to first token ${row(many.ttft)} (direct: ${row(seen.direct.ttft)}, ${seen.direct.failed} failed); gateway CPU ${((1000 * many.cpu) / MANY).toFixed(2)} ms per stream`);
 } finally {
+  await Promise.all(gateways.map((g) => g.stop()));
   await api.close();
   await cluster.stop();
   await rm(clusterDir, { recursive: true, force: true });

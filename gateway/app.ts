@@ -5,7 +5,8 @@
 // - rate limits counted in memory and added to the shared counters every flush (http/rate-counters.ts), never a
 //   round trip on a request's path;
 // - audit records (the usage: tokens per request) queued and written in batches, never before an answer;
-// - no dependency guard: while the database is away, a deployment this replica resolved before is still served.
+// - a deployment's lookup answered from what this replica resolved within TARGET_FRESH_MS, refreshed in the
+//   background; no dependency guard: while the database is away, what it resolved before is still served.
 // It serves nothing else but its liveness, readiness and metrics.
 import { METHODS } from 'node:http';
 import Koa from 'koa';
@@ -49,6 +50,8 @@ import { createServiceKeyService } from '../control-plane/service-keys/service.t
 
 /** How often the gateway adds its rate-limit counts to the shared counters (and learns the other replicas'). */
 export const RATE_COUNT_FLUSH_MS = 250;
+/** How long a deployment's target, once looked up, answers for the lookup (a stop or a deletion is seen within it). */
+export const TARGET_FRESH_MS = 1_000;
 /** How long past its load a credential is still answered while the database is away. */
 export const STALE_CREDENTIAL_MS = 10 * 60_000;
 
@@ -90,7 +93,9 @@ export function createGatewayApp(deps: GatewayAppDeps): GatewayApp {
     secrets: createSecretBox(key('cluster-kubeconfigs')), orchestrator: createClusterOrchestrator(deps.temporal), circuits: createCircuitService(), log,
   });
   const gateway = createInferenceGateway({ log, options: deps.inference });
-  const inference = createInferenceService({ clusters, gateway, orchestrator: createDeploymentOrchestrator(deps.temporal), database: dependencies });
+  const inference = createInferenceService({
+    clusters, gateway, orchestrator: createDeploymentOrchestrator(deps.temporal), database: dependencies, targetFreshMs: TARGET_FRESH_MS,
+  });
   const counters = batchedCounters(deps.pool, { flushMs: RATE_COUNT_FLUSH_MS, onError: (error) => log.warn({ err: error }, 'rate-limit counts not written; kept for the next flush') });
 
   const routes = [...inferenceRoutes(inference), ...healthRoutes(dependencies, 'gateway'), ...observabilityRoutes(metrics)];

@@ -11,11 +11,16 @@ import { startApi } from '../../control-plane/server.ts';
 import { createDatabase, startPostgres } from '../../infra/servers/postgres.ts';
 import { freePort } from '../../infra/servers/process.ts';
 
+const SIGNING_KEY = 'bench-signing-key-0123456789abcdefghijklmnop';
 const UNLIMITED = Object.fromEntries(PLANS.map((plan) => [plan, { perMinute: 1e9, burst: 1e9 }])) as AppDeps['rateLimits'];
 
 export interface BenchApi {
   /** http://127.0.0.1:<port> */
   readonly url: string;
+  /** Its database, for other processes of Kiln's the bench runs beside it (inference gateways). */
+  readonly databaseUrl: string;
+  /** The signing key it was started with: a gateway beside it needs the same. */
+  readonly signingKey: string;
   readonly orm: Orm;
   readonly pool: pg.Pool;
   close(): Promise<void>;
@@ -28,7 +33,7 @@ export async function startBenchApi(name: string, env: Record<string, string> = 
   const databaseUrl = await createDatabase(process.env.DATABASE_URL ?? server!.url, `kiln_bench_${name}_${Date.now()}`);
   const config = await loadConfig('api', {
     DATABASE_URL: databaseUrl, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent',
-    KILN_SIGNING_KEY: 'bench-signing-key-0123456789abcdefghijklmnop', KILN_ENDPOINT_DOMAIN: 'endpoints.bench', KILN_PUBLIC_URL: 'http://kiln.bench',
+    KILN_SIGNING_KEY: SIGNING_KEY, KILN_ENDPOINT_DOMAIN: 'endpoints.bench', KILN_PUBLIC_URL: 'http://kiln.bench',
     // Never connected: nothing a bench does tells a workflow anything.
     TEMPORAL_ADDRESS: '127.0.0.1:7233',
     ...env,
@@ -38,6 +43,8 @@ export async function startBenchApi(name: string, env: Record<string, string> = 
   api.pool.on('error', (error) => console.error(`bench: idle database connection closed: ${error.message}`));
   return {
     url: api.url,
+    databaseUrl,
+    signingKey: SIGNING_KEY,
     orm: api.orm,
     pool: api.pool,
     async close() {

@@ -25,6 +25,8 @@ export interface AppState {
   resourceType?: string;
   /** Added to the audit record; a promise when only the end of a streamed answer tells them. */
   auditDetails?: AuditDetails | Promise<AuditDetails>;
+  /** The streamed answer's reads query no database (StreamReply.readsNoDatabase). */
+  streamReadsNoDatabase?: boolean;
   /** The route's query, path parameters and body, validated by its schemas. */
   input?: { query: unknown; params: unknown; body: unknown };
 }

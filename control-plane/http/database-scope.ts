@@ -17,8 +17,8 @@ export function databaseScope(permission: Permission): Middleware<AppState> {
     const { organizationId } = principal;
     await asOrganization(organizationId, next);
     // A streamed answer is read after the handler returned, outside its scope: each read (and the queries
-    // behind it, such as an export's later batches) runs in the scope again.
-    if (ctx.body instanceof Readable) ctx.body = Readable.from(inScope(ctx.body, organizationId), { objectMode: false });
+    // behind it, such as an export's later batches) runs in the scope again, unless its reads query nothing.
+    if (ctx.body instanceof Readable && !ctx.state.streamReadsNoDatabase) ctx.body = Readable.from(inScope(ctx.body, organizationId), { objectMode: false });
   };
 }
 

@@ -51,6 +51,11 @@ export interface StreamReply extends ReplyAudit {
   filename?: string;
   /** Further response headers (e.g. Cache-Control of an event stream). */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * Reading the stream queries no database (an inference relay): it is sent as it comes, without entering the
+   * request's row-level-security scope again for each chunk (http/database-scope.ts).
+   */
+  readsNoDatabase?: boolean;
 }
 
 /** A list route's answer: the page's items as `data`, with the pagination envelope. */
@@ -226,6 +231,7 @@ export function mountRoutes(router: Router<AppState>, routes: readonly Route[], 
         if (!route.streams?.[reply.contentType]) throw new Error(`${route.operationId} answered ${reply.contentType}, which it does not declare`);
         if (reply.filename) ctx.attachment(reply.filename);
         if (reply.headers) ctx.set(reply.headers);
+        if (reply.readsNoDatabase) ctx.state.streamReadsNoDatabase = true;
         ctx.type = reply.contentType;
         ctx.body = reply.stream;
       } else {

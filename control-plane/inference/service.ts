@@ -71,6 +71,13 @@ export interface InferenceServiceDeps {
    * went last. Unset (the API, which answers 503 then): lookups run as they are.
    */
   database?: Pick<DependencyMonitor, 'whileAvailable'>;
+  /**
+   * The inference gateway's: a target this replica resolved less than this long ago answers for the lookup (a
+   * lookup in the background refreshes it once it is half that old), so a request waits on no database round
+   * trip; a deployment stopped, deleted or changed is seen within it. Unset (the API): each request's lookup
+   * decides.
+   */
+  targetFreshMs?: number;
 }
 
 export function createInferenceService(deps: InferenceServiceDeps) {
@@ -107,11 +114,22 @@ export function createInferenceService(deps: InferenceServiceDeps) {
    * The target each organization's reference last resolved to on this replica. Never trusted on its own: a
    * request is sent to it while the lookup runs (run), and the lookup decides what the client gets.
    */
-  const remembered = new Map<string, InferenceTarget>();
+  const remembered = new Map<string, { target: InferenceTarget; resolvedAt: number; refreshing?: boolean }>();
   function remember(key: string, found: InferenceTarget): void {
     remembered.delete(key);
     if (remembered.size >= MAX_REMEMBERED) remembered.delete(remembered.keys().next().value!);
-    remembered.set(key, found);
+    remembered.set(key, { target: found, resolvedAt: performance.now() });
+  }
+
+  /** Looks `reference` up again in the background: the result replaces what is remembered, a refusal drops it. */
+  function refresh(key: string, em: EntityManager, principal: Principal, reference: string): void {
+    const entry = remembered.get(key)!;
+    entry.refreshing = true;
+    target(em, principal, reference).then((found) => remember(key, found), (error: unknown) => {
+      if (remembered.get(key) !== entry) return;
+      if (error instanceof DatabaseUnavailableError) entry.refreshing = false;
+      else remembered.delete(key);
+    });
   }
   /** Whether a request sent to `guess` went where one sent to `found` would (a wake aside: see run). */
   const sameTarget = (guess: InferenceTarget, found: InferenceTarget) => guess.deploymentId === found.deploymentId && guess.name === found.name
@@ -148,6 +166,7 @@ export function createInferenceService(deps: InferenceServiceDeps) {
       stream: relay.stream,
       contentType: stream ? 'text/event-stream' : 'application/json',
       headers: { 'X-Kiln-Replica': answer.replica, ...(stream ? { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' } : {}) },
+      readsNoDatabase: true,
       auditDetails: relay.outcome.then((outcome) => usageDetails(outcome, { stream, replica: answer.replica })),
     };
   }
@@ -163,11 +182,19 @@ export function createInferenceService(deps: InferenceServiceDeps) {
      * early request is cancelled; a target that changed gets the request afresh. The client thus gets what
      * the lookup allows, as before; the model server may only see a request cancelled within the lookup's
      * round trip. The early request never wakes a deployment scaled to zero: the lookup's target does. While
-     * the database is away (the gateway's `database`), the target last resolved decides instead of the lookup.
+     * the database is away (the gateway's `database`), the target last resolved decides instead of the lookup;
+     * on the gateway, so does one resolved within `targetFreshMs`.
      * `located` is told the deployment as soon as the lookup finds it (the audit record names it).
      */
     async run(em: EntityManager, principal: Principal, input: InferenceInput, signal: AbortSignal, located: (target: InferenceTarget) => void): Promise<StreamReply> {
       const key = `${principal.organizationId}\u0000${input.deployment}`;
+      const fresh = remembered.get(key);
+      const age = fresh ? performance.now() - fresh.resolvedAt : Infinity;
+      if (fresh && deps.targetFreshMs !== undefined && age < deps.targetFreshMs) {
+        if (!fresh.refreshing && age >= deps.targetFreshMs / 2) refresh(key, em, principal, input.deployment);
+        located(fresh.target);
+        return infer(fresh.target, input, signal);
+      }
       const lookup = target(em, principal, input.deployment).then((found) => {
         located(found);
         remember(key, found);
@@ -177,7 +204,7 @@ export function createInferenceService(deps: InferenceServiceDeps) {
         if (!(error instanceof DatabaseUnavailableError)) remembered.delete(key);
         throw error;
       });
-      const guess = remembered.get(key);
+      const guess = fresh?.target;
       if (!guess) return infer(await lookup, input, signal);
 
       const early = new AbortController();

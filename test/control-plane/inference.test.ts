@@ -442,20 +442,23 @@ test('a request for a deployment that does not wake in time is 503 with Retry-Af
   t.regex(none.body.message, /has no ready replica/);
 });
 
-// ---- A deployment resolved before: requests are sent ahead of its lookup, which still decides ----
+// ---- On the API, a deployment resolved before: requests are sent ahead of its lookup, which still decides ----
+// (The gateway answers from a lookup made within TARGET_FRESH_MS instead: test/gateway/gateway.test.ts.)
+
+const inferOnApi = (token: string, body: unknown) => api.request('POST', '/v1/inference', { token, body });
 
 test('a deployment stopped, then deleted, after it answered is 409, then 404: the early request is cancelled', async (t) => {
   const deployment = await deploymentOf();
   const server = await startFakeModelServer(nextAddress());
   await podOf(deployment, server.address);
-  t.is((await infer(deployment.token, chat(deployment.id))).status, 200);
+  t.is((await inferOnApi(deployment.token, chat(deployment.id))).status, 200);
 
   await api.pool.query(`UPDATE deployment SET status = 'stopped' WHERE id = $1`, [deployment.id]);
-  const stopped = await infer(deployment.token, chat(deployment.id));
+  const stopped = await inferOnApi(deployment.token, chat(deployment.id));
   t.is(stopped.status, 409);
   t.like(stopped.body, { code: 'DEPLOYMENT_NOT_RUNNING', message: 'Deployment chat is stopped; inference needs it running' });
   await api.pool.query(`UPDATE deployment SET status = 'running', deleted_at = now() WHERE id = $1`, [deployment.id]);
-  const deleted = await infer(deployment.token, chat(deployment.id));
+  const deleted = await inferOnApi(deployment.token, chat(deployment.id));
   t.is(deleted.status, 404);
   t.like(deleted.body, { code: 'DEPLOYMENT_NOT_FOUND' });
   await eventually('the early requests closed', () => server.open() === 0, 10_000);
@@ -466,7 +469,7 @@ test('a deployment deleted and made again under the same name: the request is se
   const old = await deploymentOf('running', 'chat');
   const server = await startFakeModelServer(nextAddress());
   const oldPod = await podOf(old, server.address);
-  t.is((await infer(old.token, chat('chat'))).status, 200);
+  t.is((await inferOnApi(old.token, chat('chat'))).status, 200);
 
   // The old one is gone (pod and row); a new one of the same name serves another model.
   const namespace = namespaceOf(old.organizationId);
@@ -477,7 +480,7 @@ test('a deployment deleted and made again under the same name: the request is se
   await api.pool.query(`UPDATE deployment SET status = 'running' WHERE id = $1`, [created.body.id]);
   await podOf(old, server.address);
 
-  const res = await infer(old.token, chat('chat'));
+  const res = await inferOnApi(old.token, chat('chat'));
   t.is(res.status, 200, JSON.stringify(res.body));
   t.is(res.body.model, 'Qwen/Qwen2.5-0.5B-Instruct', 'answered on the new deployment\'s model');
   const [record] = await auditDetails(created.body.id, 'inferV1');

@@ -10,7 +10,7 @@ import test from 'ava';
 import pg from 'pg';
 import { type Plan, type PlanLimit, PLANS } from '../../catalog/plans.ts';
 import { CREDENTIAL_CACHE_MS } from '../../control-plane/auth/credential-cache.ts';
-import { RATE_COUNT_FLUSH_MS } from '../../gateway/app.ts';
+import { RATE_COUNT_FLUSH_MS, TARGET_FRESH_MS } from '../../gateway/app.ts';
 import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
 import { signupAdmin } from '../support/admin.ts';
 import { createApiKey, signup, startTestApi, startTestGateway, type TestApi, type TestGateway, validDeployment } from '../support/control-plane.ts';
@@ -86,6 +86,24 @@ test.serial('a key revoked through the API is refused by the gateway within the 
   t.log(`refused ${seconds.toFixed(1)} s after the revocation`);
   t.true(seconds <= CREDENTIAL_CACHE_MS / 1000 + 1, `refused after ${seconds.toFixed(1)} s`);
   t.like(refused.body, { code: 'INVALID_API_KEY' });
+});
+
+test.serial('a deployment stopped, then deleted, is refused by the gateway within TARGET_FRESH_MS of the change', async (t) => {
+  const deployment = await servingDeployment();
+  const send = () => gateway.request('POST', '/v1/inference', { token: deployment.key, body: chat(deployment.id) });
+  t.is((await send()).status, 200);
+  await api.pool.query(`UPDATE deployment SET status = 'stopped' WHERE id = $1`, [deployment.id]);
+  const stoppedAt = performance.now();
+  const stopped = await eventually('the stopped deployment refused', async () => {
+    const res = await send();
+    return res.status === 409 ? res : undefined;
+  }, 10_000);
+  const seconds = (performance.now() - stoppedAt) / 1000;
+  t.log(`stop seen after ${seconds.toFixed(2)} s`);
+  t.true(seconds <= TARGET_FRESH_MS / 1000 + 1, `seen after ${seconds.toFixed(2)} s`);
+  t.like(stopped.body, { code: 'DEPLOYMENT_NOT_RUNNING' });
+  await api.pool.query(`UPDATE deployment SET status = 'running', deleted_at = now() WHERE id = $1`, [deployment.id]);
+  t.like((await send()).body, { code: 'DEPLOYMENT_NOT_FOUND' }, 'a refusal is not remembered: the next request looks up again');
 });
 
 test.serial('rate limits are shared: two gateways count against one budget per key, in the rows every API replica counts in', async (t) => {
