@@ -79,7 +79,9 @@ export function createGatewayApp(deps: GatewayAppDeps): GatewayApp {
   const { config, log } = deps;
   const key = (purpose: Parameters<typeof deriveKey>[1]) => deriveKey(config.signingKey, purpose);
   const metrics = createApiMetrics();
-  const dependencies = createDependencyMonitor({ database: deps.pool.options, temporal: deps.temporal });
+  // The database is probed as often as the API's (a loss is served from the caches within 2 s); Temporal, needed
+  // only to wake deployments scaled to zero, every few seconds.
+  const dependencies = createDependencyMonitor({ database: deps.pool.options, temporal: deps.temporal, temporalIntervalMs: 5_000 });
   const credentials = createCredentialCache({
     observe: (result) => metrics.credentialLookup(result),
     staleWhileUnavailable: { databaseAvailable: () => dependencies.databaseAvailable(), maxAgeMs: STALE_CREDENTIAL_MS },

@@ -37,6 +37,8 @@ export interface DependencyMonitorOptions {
   readonly temporal: Client;
   /** How often each dependency is probed. */
   readonly intervalMs?: number;
+  /** Temporal is probed only this often (the inference gateway, which needs it only to wake deployments); every pass by default. */
+  readonly temporalIntervalMs?: number;
   /** How long a probe may take before its dependency counts as unavailable. */
   readonly timeoutMs?: number;
 }
@@ -91,7 +93,13 @@ export function createDependencyMonitor(options: DependencyMonitorOptions): Depe
     if (answer === 'timeout' || answer instanceof Error) set('temporal', 'unavailable', answer === 'timeout' ? `no answer within ${timeoutMs} ms` : answer.message);
     else set('temporal', 'ok');
   };
-  const periodic = createPeriodic(async () => { await Promise.all([probeDatabase(), probeTemporal()]); }, {
+  let temporalProbedAt = -Infinity;
+  const temporalDue = () => {
+    if (performance.now() - temporalProbedAt < (options.temporalIntervalMs ?? 0)) return false;
+    temporalProbedAt = performance.now();
+    return true;
+  };
+  const periodic = createPeriodic(async () => { await Promise.all([probeDatabase(), temporalDue() ? probeTemporal() : undefined]); }, {
     intervalMs: options.intervalMs ?? 250,
     onError: () => undefined,
   });

@@ -25,7 +25,9 @@ export function requestContext(deps: RequestContextOptions): Middleware<AppState
     const requestId = SANE_ID.test(given) ? given : randomUUID();
     ctx.set('X-Request-Id', requestId);
     ctx.state.requestId = requestId;
-    ctx.state.log = deps.log.child({ requestId });
+    // Made when first used: a child logger costs more than most requests' own work, and most never log.
+    let log: Logger | undefined;
+    Object.defineProperty(ctx.state, 'log', { get: () => (log ??= deps.log.child({ requestId })), enumerable: true });
     ctx.state.surface = surfaceOf(ctx.path);
     ctx.state.em = deps.orm.em.fork();
     const started = performance.now();
@@ -33,7 +35,8 @@ export function requestContext(deps: RequestContextOptions): Middleware<AppState
       await next();
     } finally {
       const level = deps.isProbe(ctx.path) && ctx.status < 400 ? 'debug' : 'info';
-      ctx.state.log[level]({
+      deps.log[level]({
+        requestId,
         method: ctx.method,
         path: ctx.path,
         status: ctx.status,

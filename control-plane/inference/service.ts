@@ -1,7 +1,6 @@
 // Inference through Kiln: a request for one of the caller's running deployments goes to its model server
 // (vLLM's OpenAI-compatible API) through the gateway, and the answer comes back as the server gives it,
 // streamed chunk by chunk when asked. The tokens it carried are counted for the audit record.
-import { pipeline } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
@@ -281,9 +280,19 @@ export function createInferenceService(deps: InferenceServiceDeps) {
 
 export type InferenceService = ReturnType<typeof createInferenceService>;
 
-/** Pipes the model server's answer through the relay; a failure on either side ends both (the client's stream is cut off). */
+/**
+ * Pipes the model server's answer through the relay; a failure on either side ends both (the client's stream is
+ * cut off, the model server's request closed). Wired by hand rather than with stream.pipeline, whose internal
+ * AbortController costs every answer a DOMException when it finishes.
+ */
 function relayFrom(response: IncomingMessage, relay: Relay): void {
-  pipeline(response, relay.stream, () => {});
+  const { stream } = relay;
+  response.once('error', (error) => stream.destroy(error));
+  // Ended early without an error of its own: the client's stream must not wait for more.
+  response.once('close', () => { if (!response.complete) stream.destroy(new Error('the model server closed its answer before its end')); });
+  // Closed before the answer was whole (the client left, or the relay failed): the model server's request goes too.
+  stream.once('close', () => { if (!response.complete) response.destroy(); });
+  response.pipe(stream);
 }
 
 /** Why a probe's stream broke off, as the client is told it. */

@@ -50,7 +50,7 @@ async function freePorts(): Promise<NodeJS.ProcessEnv> {
     KILN_GPU_CLUSTER_POD_NETWORK: String(podNetwork),
     KILN_POSTGRES_PORT: String(await block(1)), KILN_TEMPORAL_PORT: String(await block(1)), KILN_TEMPORAL_UI_PORT: String(await block(1)),
     KILN_PROMETHEUS_PORT: String(await block(1)), KILN_STRIPE_MOCK_PORT: String(stripe), KILN_GPU_CLUSTER_PORT: String(cluster),
-    PORT: String(await block(1)), KILN_WORKER_METRICS_PORT: String(await block(1)),
+    PORT: String(await block(1)), KILN_GATEWAY_PORT: String(await block(1)), KILN_WORKER_METRICS_PORT: String(await block(1)),
   };
 }
 
