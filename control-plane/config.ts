@@ -277,6 +277,19 @@ export function exitOnConfigError(error: unknown): never {
   process.exit(1);
 }
 
+/**
+ * For a process's entry point: a start that failed says so in one line and exits 1. A port in use names the
+ * setting that moves it; any other failure its message.
+ */
+export function exitOnStartError(server: string, port: number, setting: string): (error: NodeJS.ErrnoException) => never {
+  return (error) => {
+    console.error(error.code === 'EADDRINUSE'
+      ? `failed to start: ${server} cannot listen on port ${port}: it is in use. Stop what holds it, or set ${setting} to a free port`
+      : `failed to start: ${error.message}`);
+    process.exit(1);
+  };
+}
+
 const required = (name: string, when = 'when KILN_ENV=production') => new ConfigError(`invalid configuration: ${name} is required ${when}`);
 
 /** One parse of the shared settings and the role's section: every invalid variable named at once. */

@@ -108,6 +108,27 @@ test('the worker\'s entry point prints a configuration error alone, no stack, an
   t.is(stderr, 'invalid configuration: PULUMI_CONFIG_PASSPHRASE is required when KILN_ENV=production\n');
 });
 
+for (const [entry, setting, server] of [['control-plane/main.ts', 'PORT', 'the API'], ['gateway/main.ts', 'KILN_GATEWAY_PORT', 'the inference gateway']] as const) {
+  test(`${entry} with its port taken prints one line naming ${setting}, no stack, and exits 1`, async (t) => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+    const port = (taken.address() as AddressInfo).port;
+    const child = spawn(process.execPath, [new URL(`../../${entry}`, import.meta.url).pathname], {
+      env: {
+        PATH: process.env.PATH, DATA_DIR: await tempDir(), DATABASE_URL: await createTestDatabase(import.meta.filename),
+        TEMPORAL_ADDRESS: testTemporalAddress(), LOG_LEVEL: 'silent', [setting]: String(port),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    t.is(code, 1);
+    t.is(stderr, `failed to start: ${server} cannot listen on port ${port}: it is in use. Stop what holds it, or set ${setting} to a free port\n`);
+  });
+}
+
 test('startApi serves the API on the given database and port', async (t) => {
   const databaseUrl = await createTestDatabase(import.meta.filename);
   const config = await loadConfig('api', { DATABASE_URL: databaseUrl, PORT: '0', DATA_DIR: await tempDir(), TEMPORAL_ADDRESS: testTemporalAddress(), LOG_LEVEL: 'silent' });
