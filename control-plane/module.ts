@@ -21,7 +21,7 @@ import type { AppState } from './http/context.ts';
 
 /** What the app is built from (app.ts createApp): every module's context starts with it. */
 export interface AppDeps {
-  config: Pick<Config, 'env' | 'signingKey' | 'secretsKeys' | 'endpointDomain' | 'trustProxy' | 'adminEmails' | 'dataDir' | 'errorTrackerUrl' | 'hub' | 'metricsToken' | 'prometheusUrl' | 'stripe' | 'liveUpdates' | 'webDist' | 'docsDist' | 'temporalUiUrl'>;
+  config: Pick<Config, 'env' | 'signingKey' | 'secretsKeys' | 'endpointDomain' | 'trustProxy' | 'adminEmails' | 'errorTrackerUrl' | 'hub' | 'metricsToken' | 'prometheusUrl' | 'stripe' | 'liveUpdates' | 'webDist' | 'docsDist' | 'temporalUiUrl'>;
   orm: MikroORM;
   /** For the statements every request runs outside the ORM: rate-limit counters, audit records. */
   pool: pg.Pool;

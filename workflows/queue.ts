@@ -22,7 +22,6 @@ export interface WorkerDeps {
   /** Opens organizations' secrets (KILN_SECRETS_KEY and the previous keys); derived from the signing key when absent. */
   readonly secretsKeys?: { readonly current: string; readonly previous: readonly string[] };
   readonly pulumi: PulumiSettings;
-  readonly dataDir: string;
   /** Development delivers webhooks to loopback and private addresses; production refuses them. */
   readonly allowPrivateWebhookUrls: boolean;
   /** The Prometheus the autoscaler and the alert rules query (PROMETHEUS_URL). */

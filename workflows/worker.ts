@@ -68,7 +68,7 @@ export async function startWorker(config: WorkerConfig, log: Logger = pino({ lev
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const client = new Client({ connection: await Connection.connect({ address: config.temporalAddress }) });
   const deps: WorkerDeps = {
-    orm, client, log, signingKey: config.signingKey, secretsKeys: config.secretsKeys, dataDir: config.dataDir, allowPrivateWebhookUrls: config.allowPrivateWebhookUrls,
+    orm, client, log, signingKey: config.signingKey, secretsKeys: config.secretsKeys, allowPrivateWebhookUrls: config.allowPrivateWebhookUrls,
     prometheus: createPrometheusClient(config.prometheusUrl), autoscaleIntervalMs: config.autoscaleIntervalMs, unschedulableGraceMs: config.unschedulableGraceMs, alertIntervalSeconds: config.alertIntervalSeconds,
     metering: config.metering,
     pulumi: {

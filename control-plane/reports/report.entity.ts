@@ -6,7 +6,7 @@ export type ReportKind = (typeof REPORT_KINDS)[number];
 export const REPORT_STATUSES = ['pending', 'running', 'ready', 'failed'] as const;
 export type ReportStatus = (typeof REPORT_STATUSES)[number];
 
-/** A CSV report asked for by a platform administrator and written by its workflow under DATA_DIR/reports. */
+/** A CSV report asked for by a platform administrator and written by its workflow into its ReportChunk rows. */
 export const ReportSchema = defineEntity({
   name: 'Report',
   extends: BaseSchema,
@@ -27,3 +27,20 @@ export const ReportSchema = defineEntity({
 });
 
 export type Report = InferEntity<typeof ReportSchema>;
+
+/**
+ * A piece of a ready report's CSV, in order by `sequence`: the content lives in PostgreSQL so that any API
+ * replica serves what any worker wrote, with no disk shared between hosts. In pieces rather than one bytea
+ * because a report has no size bound: an audit report holds one line (~250 bytes) per audited request in its
+ * window, so a year of a busy platform is tens of gigabytes, past bytea's 1 GB and past what a process should
+ * hold; in pieces of REPORT_CHUNK_BYTES (workflows/reports/store.ts) neither side holds more than one. Written
+ * and read through SQL (workflows/reports/store.ts, reports/content.ts); declared for the schema.
+ */
+export const ReportChunkSchema = defineEntity({
+  name: 'ReportChunk',
+  properties: {
+    report: () => p.manyToOne(ReportSchema).ref().primary().deleteRule('cascade'),
+    sequence: p.integer().primary(),
+    data: p.blob(),
+  },
+});

@@ -1,15 +1,15 @@
 // CSV reports for platform administrators: the request is recorded, its workflow started, and the answer
-// given at once; the worker writes the file (workflows/reports) and the administrator polls, then downloads.
-import { createReadStream } from 'node:fs';
+// given at once; the worker writes the CSV into the database (workflows/reports) and the administrator polls,
+// then downloads.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { reportFile } from '../../workflows/contract/reports.ts';
 import type { Principal } from '../auth/principal.ts';
 import { UserSchema } from '../auth/user.entity.ts';
 import { newId } from '../../lib/ids.ts';
 import { ConflictError, NotFoundError, ServiceUnavailableError } from '../core/errors.ts';
 import type { CursorCodec } from '../core/pagination.ts';
 import type { StreamReply } from '../http/routes.ts';
+import { reportContent } from './content.ts';
 import { ReportSchema, type Report } from './report.entity.ts';
 import type { ReportOrchestrator } from './orchestrator.ts';
 import type { GenerateReportInput, ListReportsInput, ReportViewBody } from './schemas.ts';
@@ -18,8 +18,6 @@ import type { GenerateReportInput, ListReportsInput, ReportViewBody } from './sc
 const ORDERING = 'reports:-created_at,-id';
 
 export interface ReportServiceDeps {
-  /** DATA_DIR/reports: where the worker writes the files. */
-  dir: string;
   cursors: CursorCodec;
   orchestrator: ReportOrchestrator;
   log: Pick<Logger, 'error'>;
@@ -76,11 +74,11 @@ export function createReportService(deps: ReportServiceDeps) {
 
     get: async (em: EntityManager, id: string) => (await views(em, [await find(em, id)]))[0]!,
 
-    /** The CSV of a ready report, streamed from its file. */
+    /** The CSV of a ready report, streamed from the database. */
     async download(em: EntityManager, id: string): Promise<StreamReply> {
       const report = await find(em, id);
       if (report.status !== 'ready') throw new ConflictError(`Report ${id} is ${report.status}, not ready`, { field: 'id', status: report.status });
-      return { stream: createReadStream(reportFile(deps.dir, report.id)), contentType: 'text/csv', filename: `${report.kind}-${report.id}.csv` };
+      return { stream: await reportContent(em, report.id), contentType: 'text/csv', filename: `${report.kind}-${report.id}.csv` };
     },
   };
 }

@@ -1,18 +1,20 @@
 // POST /v1/admin/reports/generate, GET /v1/admin/reports and GET /v1/admin/reports/{id}[/download]: the API
 // records the report and starts its workflow on the test run's real Temporal dev server, where a worker with
-// Kiln's real report activities writes the CSV; the administrator lists or polls, then downloads.
+// Kiln's real report activities writes the CSV into the database; the administrator lists or polls, then
+// downloads. The worker shares nothing with the API but PostgreSQL and Temporal, as on another host: it has its
+// own connection pool, and neither it nor the API is given a folder.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
 import { NativeConnection } from '@temporalio/worker';
 import { ServiceUnavailableError } from '../../control-plane/core/errors.ts';
 import { createCursorCodec } from '../../control-plane/core/pagination.ts';
+import { TENANT_ROLE } from '../../control-plane/core/row-level-security.ts';
+import { openDatabase, type Orm } from '../../control-plane/database/orm.ts';
 import { createReportService } from '../../control-plane/reports/service.ts';
 import type { ReportWorkflowResult } from '../../workflows/contract/reports.ts';
 import { createQueueWorker } from '../../workflows/queue.ts';
 import { reportsQueue } from '../../workflows/reports/queue.ts';
+import { REPORT_CHUNK_BYTES } from '../../workflows/reports/store.ts';
 import { ADMIN_EMAIL, signupAdmin } from '../support/admin.ts';
 import { createApiKey, signup, startTestApi, validDeployment, type TestApi } from '../support/control-plane.ts';
 import { eventually } from '../support/eventually.ts';
@@ -26,10 +28,10 @@ interface Context { api: TestApi; admin: Awaited<ReturnType<typeof signupAdmin>>
 const test = anyTest as TestFn<Context>;
 
 test.before(async (t) => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'kiln-reports-'));
-  const api = await startTestApi(import.meta.filename, { config: { dataDir } });
+  const api = await startTestApi(import.meta.filename);
+  const workerOrm: Orm = await openDatabase(api.databaseUrl, { migrate: false });
   const connection = await NativeConnection.connect({ address: testTemporalAddress() });
-  const worker = await createQueueWorker(reportsQueue, { connection, bundleDir: testBundleDir(), activities: reportsQueue.activities({ orm: api.orm, dataDir }) });
+  const worker = await createQueueWorker(reportsQueue, { connection, bundleDir: testBundleDir(), activities: reportsQueue.activities({ orm: workerOrm }) });
   const running = worker.run();
   t.context = {
     api,
@@ -38,6 +40,7 @@ test.before(async (t) => {
       worker.shutdown();
       await running;
       await connection.close();
+      await workerOrm.close();
     },
   };
 });
@@ -123,6 +126,68 @@ test('deployment and audit reports hold the rows created in the window, oldest f
   t.true(auditRows.every((r) => r.organization_id === owner.organizationId && r.status_code === '201'));
 });
 
+test('a report over one chunk: written by the worker into the database in chunks, served whole by the API', async (t) => {
+  const { api } = t.context;
+  const owner = await signup(api, 'busy');
+  // Audit records in a window of their own, enough for a CSV of about two and a half chunks (a line is ~170 bytes).
+  const records = Math.ceil((REPORT_CHUNK_BYTES * 1.5) / 100);
+  await api.pool.query(
+    `INSERT INTO audit_log (id, created_at, organization_id, action, resource_type, user_id, ip_address, status_code)
+     SELECT 'aud_bulk' || lpad(n::text, 16, '0'), '2023-03-01T00:00:00Z'::timestamptz + n * interval '1 millisecond', $1, 'listDeploymentsV1', 'deployment', $2, '203.0.113.7', 200
+     FROM generate_series(1, $3::int) n`,
+    [owner.organizationId, owner.userId, records]);
+
+  const { id, downloadUrl } = await generate(t, { kind: 'audit', from: '2023-03-01T00:00:00Z', to: '2023-03-02T00:00:00Z' });
+  const report = await finished(t, id);
+  t.like(report, { status: 'ready', rows: records });
+  const chunks = (await api.pool.query('SELECT length(data) AS bytes FROM report_chunk WHERE report_id = $1 ORDER BY sequence', [id])).rows.map((r) => r.bytes as number);
+  t.true(chunks.length >= 2, `${chunks.length} chunks`);
+  t.true(chunks.slice(0, -1).every((bytes) => bytes === REPORT_CHUNK_BYTES));
+
+  const response = await fetch(api.url + downloadUrl, { headers: { authorization: `Bearer ${t.context.admin.token}` } });
+  t.is(response.status, 200);
+  const body = Buffer.from(await response.arrayBuffer());
+  t.is(body.length, report.bytes, 'every byte the worker wrote');
+  const rows = parseCsv(body.toString('utf8'));
+  t.is(rows.length, records);
+  t.deepEqual(rows.map((r) => r.audit_id), Array.from({ length: records }, (_, i) => `aud_bulk${String(i + 1).padStart(16, '0')}`), 'every record once, in order');
+});
+
+test('a ready report\'s CSV is for platform administrators alone: no credential 401, another organization\'s owner and keys 403 with none of it; a malformed id 400; tenants\' database role cannot read report contents', async (t) => {
+  const { api, admin } = t.context;
+  const { downloadUrl } = await generate(t, { kind: 'customers' });
+  t.like(await finished(t, downloadUrl.split('/')[4]!), { status: 'ready' });
+
+  t.is((await api.request('GET', downloadUrl)).status, 401);
+  t.is((await api.request('GET', downloadUrl, { token: 'kiln_not_a_key' })).status, 401);
+  const owner = await signup(api, 'download-peeker');
+  const ownersKey = await createApiKey(api, owner.token, 'full_access');
+  const adminsDeploymentsKey = await createApiKey(api, admin.token, 'deployments_only');
+  for (const [label, token] of [['another organization\'s owner', owner.token], ['their full-access key', ownersKey.key], ['admin\'s deployments-only key', adminsDeploymentsKey.key]] as const) {
+    const res = await api.request('GET', downloadUrl, { token });
+    t.is(res.status, 403, label);
+    t.false(JSON.stringify(res.body).includes('organization_id'), `${label}: none of the CSV`);
+  }
+  const malformed = await api.request('GET', `/v1/admin/reports/rpt_${'x'.repeat(80)}/download`, { token: admin.token });
+  t.is(malformed.status, 400);
+  t.true(malformed.body.message.includes('id'), malformed.body.message);
+
+  // Beneath the routes: the role tenant requests run as has no grant on report contents, which hold every organization's data.
+  const client = await api.pool.connect();
+  try {
+    await client.query(`SET ROLE ${TENANT_ROLE}`);
+    await t.throwsAsync(client.query('SELECT data FROM report_chunk'), { message: /permission denied/ });
+  } finally {
+    await client.query('RESET ROLE');
+    client.release();
+  }
+
+  const readOnly = await createApiKey(api, admin.token, 'read_only');
+  const response = await fetch(api.url + downloadUrl, { headers: { authorization: `Bearer ${readOnly.key}` } });
+  t.is(response.status, 200, 'an administrator\'s read-only key downloads it');
+  t.regex(await response.text(), /^organization_id,name,plan,/);
+});
+
 // Serial: it hides the audit table from the other tests' requests.
 test.serial('a report whose data cannot be read fails after its retries, with the reason', async (t) => {
   const { api } = t.context;
@@ -175,7 +240,7 @@ test.serial('bad requests are 400 or 422 and record nothing; unknown ids are 404
 test('when Temporal cannot be reached the answer is 503 and the report is recorded as failed', async (t) => {
   const { api, admin } = t.context;
   const reports = createReportService({
-    dir: tmpdir(), log: { error: () => undefined }, cursors: createCursorCodec(randomBytes(32)),
+    log: { error: () => undefined }, cursors: createCursorCodec(randomBytes(32)),
     orchestrator: { start: async () => { throw new Error('14 UNAVAILABLE: connection refused'); } },
   });
   const principal = { userId: admin.userId } as Principal;

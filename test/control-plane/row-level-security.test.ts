@@ -21,6 +21,8 @@ const THROUGH_PARENT: Readonly<Record<string, { column: string; parent: string }
 /** Shared by every organization (or by none): no policy. */
 const PLATFORM_TABLES = new Set([
   'user', 'email_verification', 'circuit', 'feature_flag', 'notification', 'error_issue', 'report', 'service_key',
+  // A report's CSV (every organization's data), which kiln_tenant has no grant on at all.
+  'report_chunk',
   // Keyed by caller (organization and credential); only the idempotency middleware reads it, by that key.
   'idempotency_record',
   // A user's stars, counted across organizations; read only for templates the caller may see.

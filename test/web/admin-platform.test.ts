@@ -6,9 +6,7 @@
 // registered by kubeconfig (a broken one, and a bad AWS subnet, refused at their fields), changed and removed
 // after confirming; deployments of another organization stopped in bulk after a confirmation that counts
 // them, with a result per deployment. An organization owner sees none of these pages. axe-core on each page; screenshots light, dark and on a phone.
-import { readFile, mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
 import test from 'ava';
 import { DefaultLogger } from '@temporalio/worker';
 import { MockActivityEnvironment } from '@temporalio/testing';
@@ -23,18 +21,15 @@ import { axe, checkPages, LOOKS, screenshot, startWebTest, type WebTestEnvironme
 
 let web: WebTestEnvironment;
 let admin: Admin;
-let dataDir: string;
 let gpuCluster: GpuCluster;
 
 test.before(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'kiln-admin-platform-'));
-  [web, gpuCluster] = await Promise.all([startWebTest(import.meta.filename, { config: { dataDir } }), startTestGpuCluster()]);
+  [web, gpuCluster] = await Promise.all([startWebTest(import.meta.filename), startTestGpuCluster()]);
   admin = await signupAdmin(web.api);
 });
 test.after.always(async () => {
   await web?.close();
   await gpuCluster?.stop();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
 /** Signs in through the form and lands on `path`. */
@@ -50,7 +45,7 @@ const fieldInvalid = async (page: Page, label: string) => (await page.getByLabel
  * queue of the test run's Temporal server is shared by test files running at the same time.
  */
 function writeReport(reportId: string) {
-  const activities = createReportActivities({ store: reportStore(web.api.orm), dir: join(dataDir, 'reports') });
+  const activities = createReportActivities({ store: reportStore(web.api.orm) });
   return new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') }).run(activities.writeReport, { reportId });
 }
 

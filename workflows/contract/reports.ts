@@ -13,8 +13,3 @@ export interface ReportWorkflowResult {
   readonly rows?: number;
   readonly error?: string;
 }
-
-/** Where a report's CSV is written by the worker and read by the API (both under DATA_DIR/reports). */
-export function reportFile(dir: string, reportId: string): string {
-  return `${dir}/${reportId}.csv`;
-}

@@ -1,18 +1,15 @@
-// Writes a report's CSV under the reports folder: to a temporary file first, renamed when complete, so a
-// reader never sees half a report. Heartbeats once per batch, so a stuck write is noticed and retried.
-import { createWriteStream } from 'node:fs';
-import { mkdir, rename, stat } from 'node:fs/promises';
+// Writes a report's CSV into PostgreSQL, where any API replica serves it from: streamed into chunks inside the
+// transaction that marks the report ready, so a reader never sees half a report. Heartbeats once per batch, so
+// a stuck write is noticed and retried.
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { stringify } from 'csv-stringify';
-import { reportFile, type ReportWorkflowInput } from '../contract/reports.ts';
+import type { ReportWorkflowInput } from '../contract/reports.ts';
 import { REPORT_COLUMNS, type ReportStore } from './store.ts';
 
 export interface ReportActivityDeps {
   readonly store: ReportStore;
-  /** Folder the CSV files are written to (DATA_DIR/reports); the API serves them from there. */
-  readonly dir: string;
 }
 
 export function createReportActivities(deps: ReportActivityDeps) {
@@ -21,7 +18,6 @@ export function createReportActivities(deps: ReportActivityDeps) {
       const report = await deps.store.find(input.reportId);
       if (!report) throw ApplicationFailure.create({ message: `report ${input.reportId} does not exist`, type: 'ReportNotFound' });
       await deps.store.update(report.id, { status: 'running' });
-      await mkdir(deps.dir, { recursive: true });
       const columns = REPORT_COLUMNS[report.kind];
       let rows = 0;
       async function* records() {
@@ -36,12 +32,7 @@ export function createReportActivities(deps: ReportActivityDeps) {
           }
         }
       }
-      const file = reportFile(deps.dir, report.id);
-      const partial = `${file}.part`;
-      await pipeline(Readable.from(records()), stringify({ header: true, columns: [...columns] }), createWriteStream(partial));
-      await rename(partial, file);
-      const { size } = await stat(file);
-      await deps.store.update(report.id, { status: 'ready', rows, bytes: size, completedAt: new Date() });
+      await pipeline(Readable.from(records()), stringify({ header: true, columns: [...columns] }), (csv) => deps.store.saveReady(report.id, csv, () => rows));
       return { rows };
     },
 

@@ -1,5 +1,4 @@
-// The kiln-reports task queue: one workflow per report, writing its CSV under DATA_DIR/reports.
-import { join } from 'node:path';
+// The kiln-reports task queue: one workflow per report, writing its CSV into PostgreSQL.
 import { REPORTS_TASK_QUEUE } from '../contract/reports.ts';
 import type { QueueModule, WorkerDeps } from '../queue.ts';
 import { createReportActivities } from './activities.ts';
@@ -8,5 +7,5 @@ import { reportStore } from './store.ts';
 export const reportsQueue = {
   taskQueue: REPORTS_TASK_QUEUE,
   workflowsPath: new URL('./workflow.ts', import.meta.url).pathname,
-  activities: ({ orm, dataDir }: Pick<WorkerDeps, 'orm' | 'dataDir'>) => createReportActivities({ store: reportStore(orm), dir: join(dataDir, 'reports') }),
+  activities: ({ orm }: Pick<WorkerDeps, 'orm'>) => createReportActivities({ store: reportStore(orm) }),
 } satisfies QueueModule;

@@ -1,9 +1,16 @@
-// What report generation reads and writes in PostgreSQL: the report's row, and the report's data read in
-// keyset batches (oldest first), so a report of any size is streamed rather than loaded.
+// What report generation reads and writes in PostgreSQL: the report's row, the report's data read in
+// keyset batches (oldest first), and the CSV written back in chunks, so a report of any size is streamed
+// rather than loaded.
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ReportSchema, type Report, type ReportKind } from '../../control-plane/reports/report.entity.ts';
 
 const BATCH = 1_000;
+
+/**
+ * The size of a report_chunk row's content (the last one's is smaller): the most either side holds of a report
+ * at once, and a row few enough of which make even a large report (a thousand per gigabyte).
+ */
+export const REPORT_CHUNK_BYTES = 1024 * 1024;
 
 /** The columns of each kind of report, in order; every row read is an object with these keys. */
 export const REPORT_COLUMNS: Readonly<Record<ReportKind, readonly string[]>> = {
@@ -39,9 +46,14 @@ export type ReportRow = Record<string, unknown>;
 
 export interface ReportStore {
   find(id: string): Promise<Pick<Report, 'id' | 'kind' | 'from' | 'to'> | undefined>;
-  update(id: string, changes: Partial<Pick<Report, 'status' | 'rows' | 'bytes' | 'error' | 'completedAt'>>): Promise<void>;
+  update(id: string, changes: Partial<Pick<Report, 'status' | 'error' | 'completedAt'>>): Promise<void>;
   /** The report's rows in batches. */
   batches(report: Pick<Report, 'kind' | 'from' | 'to'>): AsyncIterable<ReportRow[]>;
+  /**
+   * Stores the report's CSV and marks it ready with its row count (`rows`, asked once `csv` has ended) in one
+   * transaction: the API serves a report whole or not at all. Replaces what an earlier attempt stored.
+   */
+  saveReady(id: string, csv: AsyncIterable<Uint8Array | string>, rows: () => number): Promise<void>;
 }
 
 export function reportStore(orm: MikroORM): ReportStore {
@@ -64,5 +76,38 @@ export function reportStore(orm: MikroORM): ReportStore {
         if (rows.length < BATCH) return;
       }
     },
+    async saveReady(id, csv, rows) {
+      await orm.em.fork().transactional(async (em) => {
+        // The report's row locked first: an attempt Temporal has given up on but that still runs finishes (or
+        // fails) before this one replaces its chunks, rather than the two interleaving.
+        await em.execute('SELECT id FROM report WHERE id = ? FOR UPDATE', [id]);
+        await em.execute('DELETE FROM report_chunk WHERE report_id = ?', [id]);
+        let sequence = 0;
+        let bytes = 0;
+        for await (const chunk of chunks(csv, REPORT_CHUNK_BYTES)) {
+          await em.execute('INSERT INTO report_chunk (report_id, sequence, data) VALUES (?, ?, ?)', [id, sequence++, chunk]);
+          bytes += chunk.length;
+        }
+        await em.execute(`UPDATE report SET status = 'ready', rows = ?, bytes = ?, completed_at = ? WHERE id = ?`, [rows(), bytes, new Date(), id]);
+      });
+    },
   };
+}
+
+/** `source` regrouped into buffers of `size` bytes, the last one smaller. */
+async function* chunks(source: AsyncIterable<Uint8Array | string>, size: number): AsyncIterable<Buffer> {
+  let pending: Buffer[] = [];
+  let length = 0;
+  for await (const piece of source) {
+    const buffer = typeof piece === 'string' ? Buffer.from(piece) : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
+    pending.push(buffer);
+    length += buffer.length;
+    while (length >= size) {
+      const whole = Buffer.concat(pending, length);
+      yield whole.subarray(0, size);
+      pending = [whole.subarray(size)];
+      length -= size;
+    }
+  }
+  if (length > 0) yield Buffer.concat(pending, length);
 }

@@ -39,3 +39,4 @@ export { Migration20261124126000Assistant } from './Migration20261124126000Assis
 export { Migration20261125010000ActivityDeploymentActions } from './Migration20261125010000ActivityDeploymentActions.ts';
 export { Migration20261125020000ReportsList } from './Migration20261125020000ReportsList.ts';
 export { Migration20261127010000PulumiState } from './Migration20261127010000PulumiState.ts';
+export { Migration20261128013000ReportChunks } from './Migration20261128013000ReportChunks.ts';
