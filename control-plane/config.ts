@@ -25,7 +25,7 @@ export const Shared = z.object({
   KILN_ENV: z.enum(['development', 'production']).default('development')
     .describe('development or production. Production requires KILN_SIGNING_KEY, SMTP_URL (API) and PULUMI_CONFIG_PASSPHRASE (worker), refuses webhook, single sign-on, secret-test and cluster addresses on private networks, and issues sk_live_... API keys (sk_test_... in development); a key of the other environment is refused.'),
   DATA_DIR: z.string().min(1).default('./.data')
-    .describe('The embedded database, reports, the worker\'s workflow bundles and, in development, the generated secrets (signing-key, pulumi-passphrase).'),
+    .describe('The embedded database, the worker\'s workflow bundles and Pulumi workspace folders and, in development, the generated secrets (signing-key, pulumi-passphrase). Each host\'s own: no process reads what another host wrote there, so processes on several hosts take KILN_SIGNING_KEY (and workers PULUMI_CONFIG_PASSPHRASE) from their environment, the same everywhere.'),
   KILN_SIGNING_KEY: z.string().min(32).optional()
     .describe('The secret the JWT and pagination-cursor keys are derived from (HKDF). Required in production; in development generated once and kept in DATA_DIR.'),
   KILN_SECRETS_KEY: z.string().min(32).optional()
