@@ -31,8 +31,8 @@ export type Report = InferEntity<typeof ReportSchema>;
 /**
  * A piece of a ready report's CSV, in order by `sequence`: the content lives in PostgreSQL so that any API
  * replica serves what any worker wrote, with no disk shared between hosts. In pieces rather than one bytea
- * because a report has no size bound: an audit report holds one line (~250 bytes) per audited request in its
- * window, so a year of a busy platform is tens of gigabytes, past bytea's 1 GB and past what a process should
+ * because a report has no size bound: an audit report holds a line (~170 bytes) per audited request in its
+ * window, so a year of a million requests a day is some 60 GB, past bytea's 1 GB and past what a process should
  * hold; in pieces of REPORT_CHUNK_BYTES (workflows/reports/store.ts) neither side holds more than one. Written
  * and read through SQL (workflows/reports/store.ts, reports/content.ts); declared for the schema.
  */

@@ -5,7 +5,8 @@
 // own connection pool, and neither it nor the API is given a folder.
 import { randomBytes } from 'node:crypto';
 import anyTest, { type TestFn } from 'ava';
-import { NativeConnection } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection } from '@temporalio/worker';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { ServiceUnavailableError } from '../../control-plane/core/errors.ts';
 import { createCursorCodec } from '../../control-plane/core/pagination.ts';
 import { TENANT_ROLE } from '../../control-plane/core/row-level-security.ts';
@@ -13,8 +14,9 @@ import { openDatabase, type Orm } from '../../control-plane/database/orm.ts';
 import { createReportService } from '../../control-plane/reports/service.ts';
 import type { ReportWorkflowResult } from '../../workflows/contract/reports.ts';
 import { createQueueWorker } from '../../workflows/queue.ts';
+import { createReportActivities } from '../../workflows/reports/activities.ts';
 import { reportsQueue } from '../../workflows/reports/queue.ts';
-import { REPORT_CHUNK_BYTES } from '../../workflows/reports/store.ts';
+import { REPORT_CHUNK_BYTES, reportStore } from '../../workflows/reports/store.ts';
 import { ADMIN_EMAIL, signupAdmin } from '../support/admin.ts';
 import { createApiKey, signup, startTestApi, validDeployment, type TestApi } from '../support/control-plane.ts';
 import { eventually } from '../support/eventually.ts';
@@ -151,6 +153,20 @@ test('a report over one chunk: written by the worker into the database in chunks
   const rows = parseCsv(body.toString('utf8'));
   t.is(rows.length, records);
   t.deepEqual(rows.map((r) => r.audit_id), Array.from({ length: records }, (_, i) => `aud_bulk${String(i + 1).padStart(16, '0')}`), 'every record once, in order');
+});
+
+test('a report with no rows in its window is the header alone; written again, as a retried attempt writes it, it is replaced, not added to', async (t) => {
+  const { api } = t.context;
+  const { id, downloadUrl } = await generate(t, { kind: 'deployments', from: '1990-01-01T00:00:00Z', to: '1990-01-02T00:00:00Z' });
+  t.like(await finished(t, id), { status: 'ready', rows: 0 });
+  const fetchCsv = async () => (await fetch(api.url + downloadUrl, { headers: { authorization: `Bearer ${t.context.admin.token}` } })).text();
+  const header = 'deployment_id,organization_id,name,model,gpu,status,replicas,created_at,deleted_at,failure_reason\n';
+  t.is(await fetchCsv(), header);
+
+  const activities = createReportActivities({ store: reportStore(api.orm) });
+  t.deepEqual(await new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') }).run(activities.writeReport, { reportId: id }), { rows: 0 });
+  t.is(await fetchCsv(), header);
+  t.is((await api.pool.query('SELECT count(*)::int AS n FROM report_chunk WHERE report_id = $1', [id])).rows[0].n, 1);
 });
 
 test('a ready report\'s CSV is for platform administrators alone: no credential 401, another organization\'s owner and keys 403 with none of it; a malformed id 400; tenants\' database role cannot read report contents', async (t) => {

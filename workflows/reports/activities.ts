@@ -1,12 +1,10 @@
-// Writes a report's CSV into PostgreSQL, where any API replica serves it from: streamed into chunks inside the
-// transaction that marks the report ready, so a reader never sees half a report. Heartbeats once per batch, so
-// a stuck write is noticed and retried.
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+// Writes a report's CSV into PostgreSQL, where any API replica serves it from: a batch of rows at a time, into
+// chunks stored in the transaction that marks the report ready, so a reader never sees half a report.
+// Heartbeats once per batch, so a stuck write is noticed and retried.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { stringify } from 'csv-stringify';
+import { stringify } from 'csv-stringify/sync';
 import type { ReportWorkflowInput } from '../contract/reports.ts';
-import { REPORT_COLUMNS, type ReportStore } from './store.ts';
+import { REPORT_COLUMNS, type ReportRow, type ReportStore } from './store.ts';
 
 export interface ReportActivityDeps {
   readonly store: ReportStore;
@@ -19,21 +17,20 @@ export function createReportActivities(deps: ReportActivityDeps) {
       if (!report) throw ApplicationFailure.create({ message: `report ${input.reportId} does not exist`, type: 'ReportNotFound' });
       await deps.store.update(report.id, { status: 'running' });
       const columns = REPORT_COLUMNS[report.kind];
-      let rows = 0;
-      async function* records() {
-        for await (const batch of deps.store.batches(report!)) {
+      // A batch at a time (a thousand rows): the header first, even for a report with no rows.
+      async function* csv(batches: AsyncIterable<ReportRow[]>) {
+        let rows = 0;
+        yield stringify([], { header: true, columns: [...columns] });
+        for await (const batch of batches) {
           Context.current().heartbeat({ rows });
-          for (const row of batch) {
-            rows += 1;
-            yield columns.map((column) => {
-              const value = row[column];
-              return value instanceof Date ? value.toISOString() : value;
-            });
-          }
+          rows += batch.length;
+          yield stringify(batch.map((row) => columns.map((column) => {
+            const value = row[column];
+            return value instanceof Date ? value.toISOString() : value;
+          })));
         }
       }
-      await pipeline(Readable.from(records()), stringify({ header: true, columns: [...columns] }), (csv) => deps.store.saveReady(report.id, csv, () => rows));
-      return { rows };
+      return deps.store.saveReady(report, csv);
     },
 
     async markReportFailed(input: ReportWorkflowInput, reason: string): Promise<void> {

@@ -1,14 +1,14 @@
 // What report generation reads and writes in PostgreSQL: the report's row, the report's data read in
 // keyset batches (oldest first), and the CSV written back in chunks, so a report of any size is streamed
 // rather than loaded.
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { ReportSchema, type Report, type ReportKind } from '../../control-plane/reports/report.entity.ts';
 
 const BATCH = 1_000;
 
 /**
- * The size of a report_chunk row's content (the last one's is smaller): the most either side holds of a report
- * at once, and a row few enough of which make even a large report (a thousand per gigabyte).
+ * The size of a report_chunk row's content (the last one's is smaller): the most the worker or the API holds of
+ * a report at once, and large enough that a gigabyte is a thousand rows.
  */
 export const REPORT_CHUNK_BYTES = 1024 * 1024;
 
@@ -47,13 +47,12 @@ export type ReportRow = Record<string, unknown>;
 export interface ReportStore {
   find(id: string): Promise<Pick<Report, 'id' | 'kind' | 'from' | 'to'> | undefined>;
   update(id: string, changes: Partial<Pick<Report, 'status' | 'error' | 'completedAt'>>): Promise<void>;
-  /** The report's rows in batches. */
-  batches(report: Pick<Report, 'kind' | 'from' | 'to'>): AsyncIterable<ReportRow[]>;
   /**
-   * Stores the report's CSV and marks it ready with its row count (`rows`, asked once `csv` has ended) in one
-   * transaction: the API serves a report whole or not at all. Replaces what an earlier attempt stored.
+   * Writes the report: `csv` turns the report's rows, read in batches, into its CSV, which is stored with the
+   * report marked ready in one transaction, so the API serves a report whole or not at all. Replaces what an
+   * earlier attempt stored. Answers how many rows the report holds.
    */
-  saveReady(id: string, csv: AsyncIterable<Uint8Array | string>, rows: () => number): Promise<void>;
+  saveReady(report: Pick<Report, 'id' | 'kind' | 'from' | 'to'>, csv: (batches: AsyncIterable<ReportRow[]>) => AsyncIterable<string>): Promise<{ rows: number }>;
 }
 
 export function reportStore(orm: MikroORM): ReportStore {
@@ -64,42 +63,55 @@ export function reportStore(orm: MikroORM): ReportStore {
     async update(id, changes) {
       await orm.em.fork().nativeUpdate(ReportSchema, { id }, changes);
     },
-    async *batches(report) {
-      const window = [report.from ?? new Date(0), report.to ?? new Date('9999-12-31T00:00:00Z')];
-      let position: [Date, string] = [new Date(0), ''];
-      for (;;) {
-        const rows = await orm.em.fork().getConnection().execute<ReportRow[]>(BATCH_SQL[report.kind], [...window, ...position, BATCH]);
-        if (!rows.length) return;
-        const last = rows.at(-1)!;
-        position = [last.position_at as Date, last.position_id as string];
-        yield rows;
-        if (rows.length < BATCH) return;
-      }
-    },
-    async saveReady(id, csv, rows) {
-      await orm.em.fork().transactional(async (em) => {
-        // The report's row locked first: an attempt Temporal has given up on but that still runs finishes (or
-        // fails) before this one replaces its chunks, rather than the two interleaving.
-        await em.execute('SELECT id FROM report WHERE id = ? FOR UPDATE', [id]);
-        await em.execute('DELETE FROM report_chunk WHERE report_id = ?', [id]);
+    async saveReady(report, csv) {
+      // One connection for the whole write (minutes for a large audit report): the rows are read through the
+      // transaction too, so reports running at once never wait on each other for a second connection. It holds
+      // the report's row, which only another attempt at the same report waits for.
+      return orm.em.fork().transactional(async (em) => {
+        // The row locked first: an attempt Temporal has given up on but that still runs finishes (or fails) before
+        // this one replaces its chunks, rather than the two interleaving.
+        await em.execute('SELECT id FROM report WHERE id = ? FOR UPDATE', [report.id]);
+        await em.execute('DELETE FROM report_chunk WHERE report_id = ?', [report.id]);
+        let rows = 0;
+        async function* batches() {
+          for await (const batch of batchesOf(em, report)) {
+            rows += batch.length;
+            yield batch;
+          }
+        }
         let sequence = 0;
         let bytes = 0;
-        for await (const chunk of chunks(csv, REPORT_CHUNK_BYTES)) {
-          await em.execute('INSERT INTO report_chunk (report_id, sequence, data) VALUES (?, ?, ?)', [id, sequence++, chunk]);
+        for await (const chunk of chunks(csv(batches()), REPORT_CHUNK_BYTES)) {
+          await em.execute('INSERT INTO report_chunk (report_id, sequence, data) VALUES (?, ?, ?)', [report.id, sequence++, chunk]);
           bytes += chunk.length;
         }
-        await em.execute(`UPDATE report SET status = 'ready', rows = ?, bytes = ?, completed_at = ? WHERE id = ?`, [rows(), bytes, new Date(), id]);
+        await em.execute(`UPDATE report SET status = 'ready', rows = ?, bytes = ?, completed_at = ? WHERE id = ?`, [rows, bytes, new Date(), report.id]);
+        return { rows };
       });
     },
   };
 }
 
+/** The report's rows in batches. */
+async function* batchesOf(em: EntityManager, report: Pick<Report, 'kind' | 'from' | 'to'>): AsyncIterable<ReportRow[]> {
+  const window = [report.from ?? new Date(0), report.to ?? new Date('9999-12-31T00:00:00Z')];
+  let position: [Date, string] = [new Date(0), ''];
+  for (;;) {
+    const rows = await em.execute<ReportRow[]>(BATCH_SQL[report.kind], [...window, ...position, BATCH]);
+    if (!rows.length) return;
+    const last = rows.at(-1)!;
+    position = [last.position_at as Date, last.position_id as string];
+    yield rows;
+    if (rows.length < BATCH) return;
+  }
+}
+
 /** `source` regrouped into buffers of `size` bytes, the last one smaller. */
-async function* chunks(source: AsyncIterable<Uint8Array | string>, size: number): AsyncIterable<Buffer> {
+async function* chunks(source: AsyncIterable<string>, size: number): AsyncIterable<Buffer> {
   let pending: Buffer[] = [];
   let length = 0;
   for await (const piece of source) {
-    const buffer = typeof piece === 'string' ? Buffer.from(piece) : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
+    const buffer = Buffer.from(piece);
     pending.push(buffer);
     length += buffer.length;
     while (length >= size) {
