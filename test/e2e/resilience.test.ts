@@ -1,5 +1,9 @@
 // Crashes and restarts mid-way lose nothing: a worker killed during `pulumi up`, the API and the Temporal
-// server restarted while deployments change. Checked through the public API and in the cluster.
+// server restarted while deployments change. Checked through the public API and in the cluster. And the API
+// and the worker share no folder (test/support/kiln.ts), as on hosts of their own: what one writes the other
+// reads through the database.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
 import pg from 'pg';
 
@@ -7,11 +11,13 @@ import { eventually } from '../support/eventually.ts';
 import { deploymentWhen, newTenant, startKiln, type Kiln } from '../support/kiln.ts';
 import { namespaceOf } from '../../workflows/contract/deployment.ts';
 
+const ADMIN_EMAIL = 'ops@resilience.example';
+
 interface Context { kiln: Kiln; tenant: Awaited<ReturnType<typeof newTenant>> }
 const test = anyTest as TestFn<Context>;
 
 test.before(async (t) => {
-  const kiln = await startKiln(import.meta.filename, { nodePools: [{ gpuType: 'nvidia-l4', nodes: 4, gpusPerNode: 1 }] });
+  const kiln = await startKiln(import.meta.filename, { nodePools: [{ gpuType: 'nvidia-l4', nodes: 4, gpusPerNode: 1 }], env: { KILN_ADMIN_EMAILS: ADMIN_EMAIL } });
   t.context = { kiln } as Context; // stopped by the after hook even if the rest of this set-up fails
   t.context = { kiln, tenant: await newTenant(kiln, 'resilience') };
 });
@@ -77,4 +83,30 @@ test.serial('the API and the Temporal server restarted while deployments change 
     t.is(deployment.status, 'running', deployment.failureReason ?? '');
     t.deepEqual(await objectsOf(t, name), { deployments: 1, services: 1, readyPods: replicas });
   }
+});
+
+test.serial('a report the worker process writes is downloaded from the API process, though their DATA_DIRs differ', async (t) => {
+  const { kiln, tenant } = t.context;
+  const signup = await kiln.request('POST', '/v1/auth/signup', {
+    body: { email: ADMIN_EMAIL, password: 'correct horse battery', name: 'Operations', organizationName: 'Operations' },
+  });
+  t.is(signup.status, 201);
+  const token = signup.body.access_token as string;
+  const generated = await kiln.request('POST', '/v1/admin/reports/generate', { token, body: { kind: 'customers' } });
+  t.is(generated.status, 201);
+  const report = await eventually('the report to be written', async () => {
+    const res = await kiln.request('GET', generated.body.statusUrl, { token });
+    return ['ready', 'failed'].includes(res.body.status) && res.body;
+  });
+  t.like(report, { status: 'ready', error: null });
+
+  const download = await kiln.request('GET', generated.body.downloadUrl, { token });
+  t.is(download.status, 200);
+  const csv = download.body as string;
+  t.is(Buffer.byteLength(csv), report.bytes);
+  t.true(csv.startsWith('organization_id,name,plan,'));
+  t.true(csv.includes(`${tenant.organizationId},resilience org,growth,`), 'the tenant\'s organization is listed');
+  t.false(existsSync(join(kiln.dataDir, 'reports')) || existsSync(join(kiln.apiDataDir, 'reports')), 'no report on either disk');
+  // The tenant, not an administrator, cannot fetch it.
+  t.is((await kiln.request('GET', generated.body.downloadUrl, { token: tenant.token })).status, 403);
 });

@@ -1,5 +1,6 @@
 // Kiln as it runs for real, for end-to-end tests: the API and the worker as processes of their own, started
-// the way `npm run api` and `npm run worker` start them (so they can be killed and restarted mid-way), a
+// the way `npm run api` and `npm run worker` start them (so they can be killed and restarted mid-way), each
+// with a DATA_DIR of its own (they share no folder, as on hosts of their own), a
 // Temporal dev server of this file's own (its task queues then serve only this file's database, and it can be
 // restarted too), and a local GPU cluster with simulated model servers. Tests reach Kiln through its public
 // API only; the database is used to set a plan, as an operator would.
@@ -32,8 +33,10 @@ export interface Kiln {
   url(): string;
   readonly cluster: GpuCluster;
   readonly databaseUrl: string;
-  /** DATA_DIR of the API and worker (the Pulumi file backend lives under it). */
+  /** DATA_DIR of the worker (the Pulumi file backend lives under it), and of this file's servers. */
   readonly dataDir: string;
+  /** DATA_DIR of the API: a folder apart from the worker's, as on hosts of their own. */
+  readonly apiDataDir: string;
   request(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<KilnResponse>;
   /** Kills the worker process (SIGKILL: no shutdown, as a crash or an evicted pod). */
   killWorker(): Promise<void>;
@@ -55,6 +58,7 @@ export async function startKiln(
   options: { nodePools?: readonly GpuNodePool[]; /** Added to the API's and worker's environment. */ env?: Record<string, string> } = {},
 ): Promise<Kiln> {
   const dataDir = await mkdtemp(join(tmpdir(), 'kiln-e2e-'));
+  const apiDataDir = await mkdtemp(join(tmpdir(), 'kiln-e2e-api-'));
   // The worker keeps its workflow bundles in DATA_DIR/workflow-bundles: this one shares the test run's, which the
   // other files built already, instead of bundling every queue again (seconds of webpack per queue).
   const bundles = resolve(testBundleDir()); // absolute: the test data dir may be given relative
@@ -72,7 +76,7 @@ export async function startKiln(
 
   const env = {
     ...pulumiToolsEnv(), ...process.env,
-    DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address, DATA_DIR: dataDir, KILN_SIGNING_KEY: SIGNING_KEY,
+    DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address, KILN_SIGNING_KEY: SIGNING_KEY,
     PULUMI_CONFIG_PASSPHRASE: 'e2e', PORT: String(apiPort), LOG_LEVEL: 'warn', PROMETHEUS_URL: prometheus.url,
     // The autoscaler reads load every 2 s here (Prometheus scrapes every second): scaling tests take seconds.
     KILN_AUTOSCALE_INTERVAL_SECONDS: '2',
@@ -84,7 +88,7 @@ export async function startKiln(
   };
   const start = (role: 'api' | 'worker') => startProcess(`kiln ${role}`, process.execPath,
     [join(ROOT, role === 'api' ? 'control-plane/main.ts' : 'workflows/worker.ts')],
-    { env, cwd: ROOT, logFile: join(dataDir, 'logs', `${role}.log`) });
+    { env: { ...env, DATA_DIR: role === 'api' ? apiDataDir : dataDir }, cwd: ROOT, logFile: join(dataDir, 'logs', `${role}.log`) });
   const url = `http://127.0.0.1:${apiPort}`;
 
   let api: ServerProcess = await start('api');
@@ -100,6 +104,7 @@ export async function startKiln(
     cluster,
     databaseUrl,
     dataDir,
+    apiDataDir,
     async request(method, path, requestOptions = {}) {
       const headers: Record<string, string> = { ...requestOptions.headers };
       if (requestOptions.token) headers.authorization = `Bearer ${requestOptions.token}`;
