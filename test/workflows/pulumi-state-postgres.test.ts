@@ -108,6 +108,23 @@ test.serial('no secret is in the table in plaintext: config and outputs are the 
   }
 });
 
+test('any worker runs any stack: one with a workspace folder of its own updates a stack another worker made, secrets and all', async (t) => {
+  // Two workers on two hosts: the same backend and passphrase, no folder in common.
+  const [first, second] = [await world(), await world()];
+  // As a deployment's program: its values in the program itself, no stack config, a secret among its outputs.
+  const inline = { project: PROJECT, stackName: 'shared', program: async () => ({ greeting: 'inline', token: pulumi.secret(SECRET) }) };
+  t.deepEqual((await upReadingEvents(await openStack(first, inline), {})).token, { value: SECRET, secret: true });
+  const fromSecond = await upReadingEvents(await openStack(second, inline), {});
+  t.deepEqual([fromSecond.greeting?.value, fromSecond.token], ['inline', { value: SECRET, secret: true }], 'a folder that never saw the stack');
+  // With config now (a secret among it), on a third folder, then back on the first.
+  const configured = { ...inline, program: echoConfig };
+  const third = await upReadingEvents(await openStack(await world(), { ...configured, config: configOf('from the third') }), {});
+  t.deepEqual([third.greeting?.value, third.token?.value], ['from the third', SECRET]);
+  const back = await upReadingEvents(await openStack(first, { ...configured, config: configOf('back') }), {});
+  t.deepEqual([back.greeting?.value, back.token?.value], ['back', SECRET]);
+  t.is((await cli(first, 'shared', ['config', 'get', 'token', '--stack', 'shared'])).trim(), SECRET);
+});
+
 test('a lock a killed worker left in the table is cleared by the next operation', async (t) => {
   const settings = await world();
   const request = { project: PROJECT, stackName: 'locked', program: echoConfig, config: configOf('hi') };
