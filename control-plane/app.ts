@@ -7,6 +7,7 @@ import Router from '@koa/router';
 import { deriveKey } from '../lib/keys.ts';
 import { metricsTokenMatches } from '../lib/metrics.ts';
 import { createCursorCodec } from './core/pagination.ts';
+import { declaredRouteOf, logAnswerFailures } from './http/app-wiring.ts';
 import { auditTrail } from './http/audit.ts';
 import { authenticate } from './http/authenticate.ts';
 import type { AppState } from './http/context.ts';
@@ -17,7 +18,7 @@ import { databaseCounters } from './http/rate-counters.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { requestContext } from './http/request-context.ts';
 import { mountRoutes, type Route } from './http/routes.ts';
-import { HEALTH_PATHS } from './health/routes.ts';
+import { HEALTH_PATHS, isProbe } from './health/routes.ts';
 import { idempotency } from './idempotency/middleware.ts';
 import type { ApiModule, AppDeps, ModuleContext, Services } from './module.ts';
 import { API_MODULES } from './modules.ts';
@@ -54,21 +55,10 @@ export function createApp(deps: AppDeps): KilnApp {
   const router = new Router<AppState>({ methods: METHODS });
   mountRoutes(router, routes, { idempotency: idempotency({ key: context.key('idempotency') }), internalToken: deps.config.metricsToken });
   // The declared path of whatever route the URL names, for requests answered before reaching it.
-  const routeOf = (method: string, path: string) => {
-    const declared = router.match(path, method).path[0]?.path;
-    return typeof declared === 'string' ? declared.replace(/:(\w+)/g, '{$1}') : undefined;
-  };
+  const routeOf = declaredRouteOf(router);
 
   const app = new Koa<AppState>({ proxy: deps.config.trustProxy });
-  // Failures once an answer has started (a streamed body breaking off, a client leaving mid-download)
-  // reach Koa's error event, not the error handler: into the structured log, not stderr.
-  app.on('error', (error: NodeJS.ErrnoException, ctx?: Koa.ParameterizedContext<AppState>) => {
-    const log = ctx?.state.log ?? deps.log;
-    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE' || error.code === 'ECONNRESET') log.info({ err: error }, 'client closed the connection mid-answer');
-    else log.error({ err: error }, 'answer failed after it started');
-  });
-  // Health probes and Kiln's metrics: asked every few seconds, answered without the database.
-  const isProbe = (path: string) => HEALTH_PATHS.has(path) || path === '/metrics/internal';
+  logAnswerFailures(app, deps.log);
   app.use(requestContext({ log: deps.log, orm: deps.orm, isProbe }));
   app.use(measureRequests(services.metrics, routeOf));
   // A mutation's record is written before its answer, unless the database is away (then queued, as reads' are).

@@ -28,7 +28,8 @@ import type { GatewayConfig } from '../control-plane/config.ts';
 import type { Orm } from '../control-plane/database/orm.ts';
 import { createDeploymentOrchestrator } from '../control-plane/deployments/orchestrator.ts';
 import { createDependencyMonitor } from '../control-plane/health/dependencies.ts';
-import { HEALTH_PATHS, healthRoutes } from '../control-plane/health/routes.ts';
+import { HEALTH_PATHS, healthRoutes, isProbe } from '../control-plane/health/routes.ts';
+import { declaredRouteOf, logAnswerFailures } from '../control-plane/http/app-wiring.ts';
 import { auditTrail } from '../control-plane/http/audit.ts';
 import { authenticate } from '../control-plane/http/authenticate.ts';
 import type { AppState } from '../control-plane/http/context.ts';
@@ -103,20 +104,12 @@ export function createGatewayApp(deps: GatewayAppDeps): GatewayApp {
   const routes = [...inferenceRoutes(inference), ...healthRoutes(dependencies, 'gateway'), ...observabilityRoutes(metrics)];
   const router = new Router<AppState>({ methods: METHODS });
   mountRoutes(router, routes, { idempotency: idempotency({ key: key('idempotency') }), internalToken: config.metricsToken });
-  const routeOf = (method: string, path: string) => {
-    const declared = router.match(path, method).path[0]?.path;
-    return typeof declared === 'string' ? declared.replace(/:(\w+)/g, '{$1}') : undefined;
-  };
-  const isProbe = (path: string) => HEALTH_PATHS.has(path) || path === '/metrics/internal';
+  const routeOf = declaredRouteOf(router);
   // Lookups of credentials fail at once while the database is away, so the cache answers what it knew.
   const guarded = <A extends unknown[], T>(lookup: (...args: A) => Promise<T>) => (...args: A) => dependencies.whileAvailable(() => lookup(...args));
 
   const app = new Koa<AppState>({ proxy: config.trustProxy });
-  app.on('error', (error: NodeJS.ErrnoException, ctx?: Koa.ParameterizedContext<AppState>) => {
-    const logger = ctx?.state.log ?? log;
-    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE' || error.code === 'ECONNRESET') logger.info({ err: error }, 'client closed the connection mid-answer');
-    else logger.error({ err: error }, 'answer failed after it started');
-  });
+  logAnswerFailures(app, log);
   app.use(requestContext({ log, orm: deps.orm, isProbe }));
   app.use(measureRequests(metrics, routeOf));
   app.use(auditTrail(audit, { writeBeforeAnswer: () => false }));

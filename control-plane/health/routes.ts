@@ -15,6 +15,9 @@ const PATHS = { health: '/health', ready: '/health/ready', live: '/health/live' 
 /** The health routes' paths: answered whatever the database's state (http/dependency-guard.ts lets them through). */
 export const HEALTH_PATHS: ReadonlySet<string> = new Set(SURFACES.flatMap(({ prefix }) => Object.values(PATHS).map((path) => prefix + path)));
 
+/** Health probes and scrapes of Kiln's metrics: asked every few seconds, answered without the database, logged at debug. */
+export const isProbe = (path: string) => HEALTH_PATHS.has(path) || path === '/metrics/internal';
+
 const Health = z.object({ status: z.literal('ok'), checks: z.object({ database: z.literal('ok') }) }).meta({ id: 'Health' });
 const DependencyStateView = z.object({
   status: z.enum(['ok', 'unavailable']),
