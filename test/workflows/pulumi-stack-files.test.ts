@@ -98,7 +98,7 @@ test('a stack the CLI made gets its config written by Kiln under the CLI\'s salt
 });
 
 // Serial: it counts every CLI run of this process.
-test.serial('a new stack\'s up, its config set, runs one CLI process; a refresh one; a destroy two (the destroy, the removal)', async (t) => {
+test.serial('a new stack\'s up, its config set, runs one CLI process; a refresh one; a destroy, which removes the stack too, one', async (t) => {
   const settings = await world();
   const { ran } = recordCliRuns(t);
   // No secret output: an up reads outputs that hold one with the CLI (events show them masked).
@@ -115,5 +115,7 @@ test.serial('a new stack\'s up, its config set, runs one CLI process; a refresh 
   };
   t.deepEqual(await runs('up'), ['up --yes']);
   t.deepEqual(await runs('refresh'), ['refresh --skip-preview']);
-  t.deepEqual(await runs('destroy'), ['destroy --yes', 'stack rm']);
+  t.deepEqual(await runs('destroy'), ['destroy --yes']);
+  t.deepEqual(JSON.parse(await cli(settings, 'counted', ['stack', 'ls', '--json'])), []);
+  await t.throwsAsync(readFile(join(workDirOf(settings, 'counted'), 'Pulumi.counted.yaml')), { code: 'ENOENT' });
 });

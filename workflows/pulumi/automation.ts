@@ -1,7 +1,7 @@
 // Kiln's door to the Pulumi Automation API: one stack and one workspace folder per deployment or cluster,
 // inline programs from stacks/, the Pulumi CLI the settings name (or the one on PATH), a PostgreSQL, file or cloud state backend.
 import { mkdir } from 'node:fs/promises';
-import { ConcurrentUpdateError, LocalWorkspace, PulumiCommand, Stack, type EngineEvent, type OutputMap, type PulumiFn, type UpOptions } from '@pulumi/pulumi/automation/index.js';
+import { ConcurrentUpdateError, LocalWorkspace, PulumiCommand, Stack, type DestroyOptions, type EngineEvent, type OutputMap, type PulumiFn, type UpOptions } from '@pulumi/pulumi/automation/index.js';
 import { workerMetrics, type PulumiOutcome } from '../metrics.ts';
 import { driftOf, type Drift } from './drift.ts';
 import { projectStackStore, type StackStore } from './diy-backend.ts';
@@ -147,6 +147,17 @@ export async function upReadingEvents(stack: Stack, options: UpOptions): Promise
   return (await stack.up({ ...options, onEvent })).outputs;
 }
 
+/**
+ * `destroy`, then the stack removed by the same CLI run (`pulumi destroy --remove`: the backend's stack removal,
+ * which refuses while resources remain, and the stack's Pulumi.<stack>.yaml). The Automation API removes it with
+ * one more run (`pulumi stack rm`, about 0.45 CPU-seconds, most of it the CLI's start and its key derivation).
+ * The stack's workspace serves this destroy alone, so every command it runs may carry the flag.
+ */
+async function destroyRemoving(stack: Stack, options: DestroyOptions): Promise<void> {
+  stack.workspace.serializeArgsForOp = async () => ['--remove'];
+  await stack.destroy(options);
+}
+
 export interface OperationHooks {
   /** Aborts the running Pulumi process (its engine then leaves the stack in a consistent state). */
   readonly signal?: AbortSignal;
@@ -283,8 +294,7 @@ export async function runStackOperationHere(settings: PulumiSettings, request: S
       return {};
     }
     if (operation === 'refresh') return (await stack.refresh({ ...options, onEvent }), {});
-    await stack.destroy(options);
-    await stack.workspace.removeStack(request.stackName);
+    await destroyRemoving(stack, options);
     return {};
   };
   try {
