@@ -93,7 +93,7 @@ const FRESH_PROCESS_EACH = { KILN_PULUMI_OPERATIONS_PER_PROCESS: '1', KILN_PULUM
 async function batch(label: string) {
   const tenant = await newOrganization(label);
   await postgresPlan(tenant.organizationId);
-  workerMetrics().pulumiCpu.reset();
+  resetCpu();
   const sent = new Map<string, number>();
   const runningAt = new Map<string, number>();
   const ids = await Promise.all(Array.from({ length: DEPLOYMENTS }, async (_, i) => {
@@ -136,7 +136,7 @@ function printBatch(title: string, result: Awaited<ReturnType<typeof batch>>) {
   console.log(`  Temporal:  median ${seconds(median(parts.temporal))}, worst ${seconds(Math.max(...parts.temporal))}  (POST to the start of the first Pulumi step)`);
   console.log(`  Pulumi:    median ${seconds(median(parts.pulumi))}, worst ${seconds(Math.max(...parts.pulumi))}  (applyStack, waiting its turn included)`);
   console.log(`  pod start: median ${seconds(median(parts.pods))}, worst ${seconds(Math.max(...parts.pods))}  (waitUntilReady: scheduling, kwok's 300 ms, readiness polling)`);
-  console.log(`  CPU per \`pulumi up\`: ${result.cpuPerUp.toFixed(2)} CPU-seconds (mean of ${result.ups}: operation process, Pulumi CLI and plugin, user + system)`);
+  console.log(cpuLine(result));
 }
 
 try {
@@ -149,7 +149,7 @@ try {
   printBatch('a', before);
   console.log('  (baseline: KILN_PULUMI_OPERATIONS_PER_PROCESS=1, KILN_PULUMI_CONCURRENCY=256, as before warm operation processes)');
   printBatch('b', now);
-  console.log(`  ratio, pooled / fresh: total median ${(median(now.totals) / median(before.totals)).toFixed(2)}, CPU per up ${(now.cpuPerUp / before.cpuPerUp).toFixed(2)}`);
+  console.log(`  ratio, pooled / fresh: total median ${(median(now.totals) / median(before.totals)).toFixed(2)}, CPU per up with loading ${(withLoading(now) / withLoading(before)).toFixed(2)}`);
   const { tenant, ids, providers } = now;
 
   // 2. One `pulumi up` taken apart, on an idle worker.
@@ -193,7 +193,7 @@ try {
   console.log(`  POST answered: median ${median(burstResult.posts).toFixed(0)} ms, worst ${Math.max(...burstResult.posts).toFixed(0)} ms`);
   console.log(`  GET /api/deployments of another organization: idle p50 ${percentile(idleReads, 50).toFixed(1)} ms, p99 ${percentile(idleReads, 99).toFixed(1)} ms;`
     + ` during the burst (${burstResult.reads.length} reads) p50 ${percentile(burstResult.reads, 50).toFixed(1)} ms, p99 ${percentile(burstResult.reads, 99).toFixed(1)} ms (aim: p99 under 200 ms)`);
-  console.log(`  CPU per \`pulumi up\`: ${burstResult.cpuPerUp.toFixed(2)} CPU-seconds (mean of ${burstResult.ups})`);
+  console.log(cpuLine(burstResult));
 
   // 5. Sustained churn against the same worker.
   const churned = await churn();
@@ -207,17 +207,37 @@ try {
   const settledCount = churned.settled.create.length + churned.settled.scale.length + churned.settled.delete.length;
   console.log(`  settled: ${(settledCount / minutes).toFixed(0)} a minute (aim: at least 120), ${churned.unsettled} still settling at the end;`
     + ` ${churned.skipped} turns skipped (every live deployment still settling); failures: ${churned.failures.length}${churned.failures.length ? ` (${churned.failures.slice(0, 3).join('; ')})` : ''}`);
-  console.log(`  CPU per \`pulumi up\`: ${churned.cpuPerUp.toFixed(2)} CPU-seconds (mean of ${churned.ups})`);
+  console.log(cpuLine(churned));
 } finally {
   await stack.stop();
 }
 
-/** CPU-seconds per `up` since the last reset of kiln_pulumi_operation_cpu_seconds. */
-async function cpuPerUp(): Promise<{ cpuPerUp: number; ups: number }> {
+function resetCpu(): void {
+  workerMetrics().pulumiCpu.reset();
+  workerMetrics().pulumiLoadCpu.reset();
+}
+
+/**
+ * CPU-seconds per `up` since resetCpu (kiln_pulumi_operation_cpu_seconds), and what loading operation processes
+ * cost meanwhile, apart (kiln_pulumi_process_load_cpu_seconds_total: fresh processes' start and SDKs).
+ */
+async function cpuPerUp(): Promise<{ cpuPerUp: number; ups: number; loadCpu: number }> {
   const cpu = (await workerMetrics().pulumiCpu.get()).values.filter((v) => v.labels.operation === 'up');
   const sum = cpu.find((v) => v.metricName?.endsWith('_sum'))?.value ?? 0;
   const count = cpu.find((v) => v.metricName?.endsWith('_count'))?.value ?? 0;
-  return { cpuPerUp: count ? sum / count : 0, ups: count };
+  const loadCpu = (await workerMetrics().pulumiLoadCpu.get()).values[0]?.value ?? 0;
+  return { cpuPerUp: count ? sum / count : 0, ups: count, loadCpu };
+}
+
+type UpCpu = Awaited<ReturnType<typeof cpuPerUp>>;
+/** CPU per `up` with the loading of the operation processes shared among the ups. */
+function withLoading({ cpuPerUp, ups, loadCpu }: UpCpu): number {
+  return ups ? cpuPerUp + loadCpu / ups : 0;
+}
+/** The CPU line of a step: per `up`, then with loading shared among them. */
+function cpuLine(cpu: UpCpu): string {
+  return `  CPU per \`pulumi up\`: ${cpu.cpuPerUp.toFixed(2)} CPU-seconds (mean of ${cpu.ups}: operation process, Pulumi CLI and plugin, user + system);`
+    + ` ${withLoading(cpu).toFixed(2)} with loading the operation processes (${cpu.loadCpu.toFixed(1)} CPU-seconds) shared among them`;
 }
 
 /** `count` reads of GET /api/deployments, one every 100 ms: each one's milliseconds. */
@@ -245,7 +265,7 @@ async function listed(token: string): Promise<Map<string, { status: string; repl
 async function burst(readerToken: string) {
   const tenant = await newOrganization('burst');
   await postgresPlan(tenant.organizationId);
-  workerMetrics().pulumiCpu.reset();
+  resetCpu();
   let done = false;
   const reads = timedReads(readerToken, 0, () => !done);
   const sent = new Map<string, number>();
@@ -285,7 +305,7 @@ type ChurnKind = 'create' | 'scale' | 'delete';
 async function churn() {
   const tenant = await newOrganization('churn');
   await postgresPlan(tenant.organizationId);
-  workerMetrics().pulumiCpu.reset();
+  resetCpu();
   const issued = { create: 0, scale: 0, delete: 0 };
   const settled: Record<ChurnKind, number[]> = { create: [], scale: [], delete: [] };
   const failures: string[] = [];

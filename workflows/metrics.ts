@@ -30,8 +30,12 @@ function createWorkerMetrics() {
       labelNames: ['operation', 'outcome'] as const, buckets: PULUMI_BUCKETS, registers,
     }),
     pulumiCpu: new Histogram({
-      name: 'kiln_pulumi_operation_cpu_seconds', help: 'CPU-seconds (user and system) each Pulumi operation cost: its operation process since the one before, with the Pulumi CLI and plugin processes it ran.',
+      name: 'kiln_pulumi_operation_cpu_seconds', help: 'CPU-seconds (user and system) each Pulumi operation cost: its operation process once the program was loaded, with the Pulumi CLI and plugin processes it ran.',
       labelNames: ['operation'] as const, buckets: [0.25, 0.5, 1, 2, 4, 8, 16, 60], registers,
+    }),
+    pulumiLoadCpu: new Counter({
+      name: 'kiln_pulumi_process_load_cpu_seconds_total', help: 'CPU-seconds operation processes spent before their operations\' programs were loaded: a fresh process\'s start and Pulumi\'s SDKs, a program\'s modules the first time.',
+      registers,
     }),
     webhookDeliveries: new Counter({
       name: 'kiln_webhook_deliveries_total', help: 'Webhook delivery attempts, by outcome (delivered, refused, failed, blocked, gone).',

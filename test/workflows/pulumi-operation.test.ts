@@ -4,7 +4,7 @@ import test from 'ava';
 import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pulumiErrorSummary, runStackOperation, type IsolatedStackRequest, type PulumiSettings } from '../../workflows/pulumi/automation.ts';
+import { closePulumiOperations, pulumiErrorSummary, runStackOperation, type IsolatedStackRequest, type PulumiSettings } from '../../workflows/pulumi/automation.ts';
 import { workerMetrics } from '../../workflows/metrics.ts';
 import type { TestProgramInput } from './fixtures/test-program.ts';
 import { pulumiSettingsIn } from '../support/pulumi.ts';
@@ -58,6 +58,25 @@ test.serial('each operation\'s duration is measured by operation and outcome', a
   t.true(up.sum - before.up.sum > 0.1, `${up.sum - before.up.sum} s`);
   t.is((await timed('up', 'failed')).count - before.failed.count, 1);
   t.is((await timed('destroy', 'succeeded')).count - before.destroy.count, 1);
+});
+
+// Alone (serial): the other tests' operations would move the process's metrics.
+test.serial('a fresh operation process\'s loading is counted apart from its operations\' CPU; a warm one loads nothing', async (t) => {
+  const settings = await world();
+  closePulumiOperations(); // the next operation gets a fresh process
+  const loaded = async () => (await workerMetrics().pulumiLoadCpu.get()).values[0]?.value ?? 0;
+  const upCpu = async () => (await workerMetrics().pulumiCpu.get()).values.find((v) => v.labels.operation === 'up' && v.metricName?.endsWith('_sum'))?.value ?? 0;
+  const measured = async (stackName: string) => {
+    const before = { load: await loaded(), up: await upCpu() };
+    await runStackOperation(settings, request(stackName), 'up');
+    return { load: await loaded() - before.load, up: await upCpu() - before.up };
+  };
+  const fresh = await measured('dep_load_fresh');
+  const warm = await measured('dep_load_warm');
+  // Node's start and Pulumi's SDK cost a fresh process far more than the CLI's start, which the up pays either way.
+  t.true(fresh.load > 0.3, `loading ${fresh.load} CPU-seconds`);
+  t.true(warm.load < 0.1, `loading ${warm.load} CPU-seconds`);
+  t.true(fresh.up > 0.1 && warm.up > 0.1, 'each up counts its CLI run');
 });
 
 test('a lock left by a worker that died mid-update is cleared and the update runs', async (t) => {

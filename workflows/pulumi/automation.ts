@@ -191,8 +191,10 @@ export type OperationMessage =
   | { type: 'step'; step: PlannedStep }
   | { type: 'drift'; drift: Drift }
   /** `reusable`: it ended cleanly (nothing left unhandled), so the process may run the next operation. */
-  | { type: 'done'; outputs: OutputMap; reusable: boolean; cpuSeconds: number }
-  | { type: 'failed'; message: string; aborted: boolean; cpuSeconds: number };
+  | ({ type: 'done'; outputs: OutputMap; reusable: boolean } & OperationCpu)
+  | ({ type: 'failed'; message: string; aborted: boolean } & OperationCpu);
+/** CPU-seconds since the process's previous answer: loading the operation's program (a fresh process's start and SDKs), then the operation. */
+export interface OperationCpu { cpuSeconds: number; loadCpuSeconds: number }
 
 let pool: OperationPool | undefined;
 /** The worker's operation processes, made on first use; closePulumiOperations ends the idle ones. */
@@ -245,6 +247,7 @@ async function runInProcess(settings: PulumiSettings, request: IsolatedStackRequ
         if (message.type === 'step') return hooks.onStep?.(message.step);
         if (message.type === 'drift') return hooks.onDrift?.(message.drift);
         workerMetrics().pulumiCpu.observe({ operation }, message.cpuSeconds);
+        workerMetrics().pulumiLoadCpu.inc(message.loadCpuSeconds);
         if (message.type === 'failed') return settle(() => reject(new Error(pulumiErrorSummary(message.message))));
         reusable = message.reusable && !hooks.signal?.aborted;
         settle(() => resolve(message.outputs));

@@ -4,8 +4,8 @@
 // that failed, was aborted or left anything unhandled it exits; the worker is untouched by either. After a
 // clean one it waits for the next (operation-pool.ts keeps it warm: its SDKs are loaded already).
 // Protocol (IPC): receives { settings, request, operation }, then optionally 'abort'; sends
-// { type: 'progress', line }, { type: 'step', step } and { type: 'drift', drift }, then { type: 'done', outputs, reusable, cpuSeconds }
-// or { type: 'failed', message, aborted, cpuSeconds }; then waits for the next request, or exits when not reusable.
+// { type: 'progress', line }, { type: 'step', step } and { type: 'drift', drift }, then { type: 'done', outputs, reusable, cpuSeconds, loadCpuSeconds }
+// or { type: 'failed', message, aborted, cpuSeconds, loadCpuSeconds }; then waits for the next request, or exits when not reusable.
 import { readFileSync } from 'node:fs';
 import type { OutputMap, PulumiFn } from '@pulumi/pulumi/automation/index.js';
 import { runStackOperationHere, type OperationMessage, type OperationRequest } from './automation.ts';
@@ -23,13 +23,21 @@ function cpuSecondsSoFar(): number {
   const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
   return [11, 12, 13, 14].reduce((sum, at) => sum + Number(fields[at]), 0) / 100;
 }
-/** Each answer carries the CPU used since the previous one (the first: since the process started, its loading included). */
+const hundredths = (seconds: number) => Math.round(seconds * 100) / 100;
+/**
+ * Each answer carries the CPU used since the previous one (the first: since the process started) in two parts:
+ * until the operation's program was loaded (the process's start, Pulumi's SDKs and the program's modules the first
+ * time; about nothing for a warm process) and the operation itself.
+ */
 let cpuAtLastAnswer = 0;
-function cpuSinceLastAnswer(): number {
+let cpuAtProgramLoaded: number | undefined;
+function cpuSinceLastAnswer(): { cpuSeconds: number; loadCpuSeconds: number } {
   const now = cpuSecondsSoFar();
-  const spent = now - cpuAtLastAnswer;
+  const loaded = cpuAtProgramLoaded ?? now;
+  const spent = { cpuSeconds: hundredths(now - loaded), loadCpuSeconds: hundredths(loaded - cpuAtLastAnswer) };
   cpuAtLastAnswer = now;
-  return Math.round(spent * 100) / 100;
+  cpuAtProgramLoaded = undefined;
+  return spent;
 }
 
 /**
@@ -69,6 +77,7 @@ async function run({ settings, request, operation }: OperationRequest): Promise<
   try {
     const { [request.programExport]: build } = (await import(request.programModule)) as Record<string, ((input: unknown) => PulumiFn) | undefined>;
     if (typeof build !== 'function') throw new Error(`${request.programModule} has no export ${request.programExport}`);
+    cpuAtProgramLoaded = cpuSecondsSoFar();
     const outputs: OutputMap = await runStackOperationHere(settings, { ...request, program: build(request.programInput) }, operation, {
       signal: state.abort.signal,
       onProgress: (line) => void send({ type: 'progress', line }),
@@ -77,7 +86,7 @@ async function run({ settings, request, operation }: OperationRequest): Promise<
     });
     state.phase = 'answering';
     const reusable = !state.strayRejection && !state.abort.signal.aborted && process.connected;
-    await send({ type: 'done', outputs, reusable, cpuSeconds: cpuSinceLastAnswer() });
+    await send({ type: 'done', outputs, reusable, ...cpuSinceLastAnswer() });
     state.phase = 'answered';
     if (!reusable || state.strayRejection) process.exit(0);
   } catch (error) {
@@ -87,6 +96,6 @@ async function run({ settings, request, operation }: OperationRequest): Promise<
 
 async function fail(error: unknown): Promise<void> {
   if (current) current.phase = 'answering';
-  await send({ type: 'failed', message: error instanceof Error ? error.message : String(error), aborted: current?.abort.signal.aborted ?? false, cpuSeconds: cpuSinceLastAnswer() });
+  await send({ type: 'failed', message: error instanceof Error ? error.message : String(error), aborted: current?.abort.signal.aborted ?? false, ...cpuSinceLastAnswer() });
   process.exit(0);
 }
