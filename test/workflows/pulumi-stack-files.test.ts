@@ -119,3 +119,18 @@ test.serial('a new stack\'s up, its config set, runs one CLI process; a refresh 
   t.deepEqual(JSON.parse(await cli(settings, 'counted', ['stack', 'ls', '--json'])), []);
   await t.throwsAsync(readFile(join(workDirOf(settings, 'counted'), 'Pulumi.counted.yaml')), { code: 'ENOENT' });
 });
+
+// Serial: it counts every CLI run of this process.
+test.serial('a preview in a stack made for it runs one CLI process and leaves neither the stack nor its workspace folder', async (t) => {
+  const settings = await world();
+  const { ran } = recordCliRuns(t);
+  const config = { [`${PROJECT}:greeting`]: { value: 'hello' }, [`${PROJECT}:token`]: { value: 't', secret: true } };
+  await runStackOperationHere(settings, { project: PROJECT, stackName: 'dry-run', program: echoConfig, ephemeral: true, config }, 'preview');
+  t.deepEqual(ran.map((run) => run.split(' ')[0]), ['preview']);
+  await t.throwsAsync(readFile(join(settings.dir, 'state', '.pulumi', 'stacks', PROJECT, 'dry-run.json')), { code: 'ENOENT' });
+  await t.throwsAsync(readFile(join(workDirOf(settings, 'dry-run'), 'Pulumi.yaml')), { code: 'ENOENT' });
+  // The CLI lists no stack of the project (asked from a folder of the project's own).
+  await mkdir(workDirOf(settings, 'lister'), { recursive: true });
+  await writeFile(join(workDirOf(settings, 'lister'), 'Pulumi.yaml'), `name: ${PROJECT}\nruntime: nodejs\n`);
+  t.deepEqual(JSON.parse(await cli(settings, 'lister', ['stack', 'ls', '--json'])), []);
+});

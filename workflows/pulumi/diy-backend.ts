@@ -1,6 +1,7 @@
 // What Kiln reads and writes itself in a diy state backend of the project-scoped layout (a folder or a PostgreSQL
 // table: state-files.ts), each in place of a Pulumi CLI run (0.3 to 0.5 CPU-seconds each): whether a stack
-// exists, a new stack's state as `pulumi stack init` writes it, and the lock a dead worker left. Layout and
+// exists, a new stack's state as `pulumi stack init` writes it, the lock a dead worker left, and the removal of
+// a stack made for one preview. Layout and
 // formats as the CLI's Go source has them (pkg backend/diy: meta.go, store.go, state.go, lock.go;
 // cmd/pulumi/stack/io.go CreateStack).
 import { createHash } from 'node:crypto';
@@ -30,6 +31,11 @@ export interface StackStore {
   create(stack: { project: string; stackName: string; saltLine: string; cliVersion: string }): Promise<void>;
   /** Removes the stack's locks; answers whether there was one. */
   clearLocks(project: string, stackName: string): Promise<boolean>;
+  /**
+   * Removes the state of a stack only previewed since it was made, all a preview leaves (it writes no state, no
+   * history and no lock). `pulumi stack rm --force` would also copy the state aside to a `.bak` first.
+   */
+  removePreviewed(project: string, stackName: string): Promise<void>;
 }
 
 /**
@@ -48,10 +54,14 @@ export async function projectStackStore(backendUrl: string): Promise<StackStore 
 }
 
 function stackStore(files: StateFiles): StackStore {
+  /** A stack's state file, plain or compressed (the CLI reads whichever is newest). */
+  const stateFiles = (project: string, stackName: string) => {
+    const base = stackFile(project, stackName);
+    return [base, `${base}.gz`, `${base}.zst`];
+  };
   return {
     async holds(project, stackName) {
-      const base = stackFile(project, stackName);
-      return (await Promise.all([base, `${base}.gz`, `${base}.zst`].map((path) => files.exists(path)))).includes(true);
+      return (await Promise.all(stateFiles(project, stackName).map((path) => files.exists(path)))).includes(true);
     },
     async create({ project, stackName, saltLine, cliVersion }) {
       const manifest = { time: new Date().toISOString(), magic: createHash('sha256').update(cliVersion).digest('hex'), version: cliVersion };
@@ -68,6 +78,9 @@ function stackStore(files: StateFiles): StackStore {
       const locks = (await files.list(`.pulumi/locks/organization/${project}/${stackName}/`)).filter((path) => path.endsWith('.json'));
       await files.remove(locks);
       return locks.length > 0;
+    },
+    async removePreviewed(project, stackName) {
+      await files.remove(stateFiles(project, stackName));
     },
   };
 }
