@@ -6,9 +6,6 @@
 // Ready pod's simulated vLLM server on its own address. Then what the real provider's server-side apply means for
 // the autoscaler option and for secrets.
 import test from 'ava';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
 import { GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
@@ -17,6 +14,7 @@ import { VllmDeployment, type VllmDeploymentArgs } from '../../stacks/vllm-deplo
 import { openStack, type PulumiSettings } from '../../workflows/pulumi/automation.ts';
 import { eventually } from '../support/eventually.ts';
 import { startStackTestCluster } from '../support/gpu-cluster.ts';
+import { readStateFiles } from '../support/pulumi.ts';
 
 let cluster: GpuCluster;
 let kubeconfig: string;
@@ -149,17 +147,9 @@ test.serial('secrets: the values are encrypted in the stack state, and a rotated
   t.is(after.spec.template.metadata.annotations?.['kiln.dev/secrets'], 'hf=sec_2');
 
   // No plaintext (nor its base64) anywhere in the state backend.
-  const state = await readStateFiles();
+  const state = await readStateFiles(settings);
   for (const value of [first, second]) {
     t.false(state.includes(value), 'a value in clear');
     t.false(state.includes(Buffer.from(value).toString('base64')), 'a value in base64');
   }
 });
-
-/** Every file of the file state backend, stack files and their backups and history, as one text. */
-async function readStateFiles(): Promise<string> {
-  const root = new URL(settings.backendUrl).pathname;
-  const files = (await readdir(root, { recursive: true, withFileTypes: true })).filter((f) => f.isFile());
-  const texts = await Promise.all(files.map((f) => readFile(join(f.parentPath, f.name)).then((b) => (f.name.endsWith('.gz') ? gunzipSync(b) : b).toString())));
-  return texts.join('\n');
-}

@@ -1,8 +1,9 @@
 // Pulumi settings for a test: the CLI and plugins of Kiln's tools cache (npm run tools), a file state backend
 // and workspaces in a folder of the test's own.
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { pulumiToolsEnv } from '../../infra/tools/paths.ts';
 import type { PulumiSettings } from '../../workflows/pulumi/automation.ts';
 import type { ExecutionContext } from 'ava';
@@ -36,4 +37,12 @@ export function recordCliRuns(t: ExecutionContext): { ran: string[]; stop(): voi
   const stop = () => { prototype.run = run; };
   t.teardown(stop);
   return { ran, stop };
+}
+
+/** Every file of a file state backend, stack files and their backups and history, as one text (to look for a value in clear). */
+export async function readStateFiles(settings: PulumiSettings): Promise<string> {
+  const root = new URL(settings.backendUrl).pathname;
+  const files = (await readdir(root, { recursive: true, withFileTypes: true })).filter((f) => f.isFile());
+  const texts = await Promise.all(files.map((f) => readFile(join(f.parentPath, f.name)).then((b) => (f.name.endsWith('.gz') ? gunzipSync(b) : b).toString())));
+  return texts.join('\n');
 }
