@@ -7,8 +7,8 @@ const mocks = await mockPulumi(awsState);
 const { default: program } = await import('../../stacks/index.ts');
 
 // The mocked stack is named `test`; config is read when the program runs, so each test sets its own first.
-const run = (config: Record<string, string>) => {
-  pulumi.runtime.setAllConfig(config);
+const run = (config: Record<string, string>, secretKeys: string[] = []) => {
+  pulumi.runtime.setAllConfig(config, secretKeys);
   return program();
 };
 
@@ -47,7 +47,25 @@ test('kiln:component gpu-cluster builds a GpuCluster named after the stack', asy
   t.deepEqual(Object.keys(outputs).sort(), ['clusterName', 'kubeconfig', 'nodeGroupNames']);
 });
 
+test('kiln:component kiln-on-kubernetes runs Kiln\'s processes from the stack config, its secrets read as secrets', async (t) => {
+  const secrets = {
+    'kiln:databaseUrl': 'postgres://kiln:pw@db:5432/kiln', 'kiln:signingKey': 's'.repeat(32), 'kiln:pulumiPassphrase': 'passphrase',
+    'kiln:smtpUrl': 'smtp://mail:587', 'kiln:secretEnv': '{"STRIPE_SECRET_KEY":"sk_live_x"}',
+  };
+  const outputs = run({
+    'kiln:component': 'kiln-on-kubernetes', 'kiln:name': 'kiln', 'kiln:namespace': 'kiln-system', 'kiln:image': 'registry.example.com/kiln:0.1.0',
+    'kiln:replicas': '{"api":2,"worker":3,"gateway":4}', 'kiln:temporalAddress': 'temporal:7233', 'kiln:env': '{"KILN_PUBLIC_URL":"https://kiln.example.com"}',
+    ...secrets,
+  }, Object.keys(secrets));
+  const replicas = await Promise.all(['api', 'worker', 'gateway'].map(async (p) => (await mocks.resource('kubernetes:apps/v1:Deployment', `kiln-${p}`)).inputs.spec.replicas));
+  t.deepEqual(replicas, [2, 3, 4]);
+  const secret = (await mocks.resource('kubernetes:core/v1:Secret', 'kiln-secrets')).inputs;
+  t.deepEqual(Object.keys(secret.stringData.value).sort(), ['DATABASE_URL', 'KILN_SIGNING_KEY', 'PULUMI_CONFIG_PASSPHRASE', 'SMTP_URL', 'STRIPE_SECRET_KEY']);
+  t.is(await valueOf(outputs.apiUrl!), 'http://kiln-api.kiln-system.svc.cluster.local');
+  t.deepEqual(Object.keys(outputs).sort(), ['apiServiceName', 'apiUrl', 'gatewayServiceName', 'gatewayUrl', 'secretName']);
+});
+
 test('an unknown or missing component is refused with the choices', (t) => {
-  t.throws(() => run({ 'kiln:component': 'ray-cluster' }), { message: 'kiln:component must be one of vllm-deployment, gpu-cluster; got "ray-cluster"' });
+  t.throws(() => run({ 'kiln:component': 'ray-cluster' }), { message: 'kiln:component must be one of vllm-deployment, gpu-cluster, kiln-on-kubernetes; got "ray-cluster"' });
   t.throws(() => run({}), { message: /Missing required configuration variable 'kiln:component'/ });
 });
