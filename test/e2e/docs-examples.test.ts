@@ -27,6 +27,10 @@ const RUN_ELSEWHERE = new Map([
   ['docs/guides/cli.md # The kiln CLI', 'test/e2e/cli-examples.test.ts'],
   ['docs/guides/sdk.md # The TypeScript SDK', 'test/cli/package.test.ts, against the packed @kiln/client'],
   ['docs/development/tests-and-benches.md ## Running parts of it', 'they are npm test and the benches themselves'],
+  ['README.md ## Running at scale', 'a fragment of the program docs/operating/scale.md shows; test/stacks/kiln-on-kubernetes.cluster.test.ts applies the component to the local cluster'],
+  ['docs/operating/scale.md ### Kiln\'s image', 'there is no container engine on this machine; test/architecture/image.test.ts checks what the image holds'],
+  ['docs/operating/scale.md ### A program with the component', 'it names the reader\'s image, database and Temporal; test/stacks/kiln-on-kubernetes.cluster.test.ts applies the component with arguments of the same kinds to the local cluster'],
+  ['docs/operating/scale.md ### Or the root program, configured', 'the Pulumi CLI cannot run a Node.js program on this machine; test/stacks/program.test.ts runs the root program configured as this block configures it'],
   ['docs/operating/backups.md ## Moving file-backend stacks into PostgreSQL', 'they name the reader\'s own folders and database; test/workflows/pulumi-state-postgres.test.ts runs the command from one backend into another'],
 ]);
 const placeOf = (b: DocBlock) => `${b.file} ${b.heading}`;
