@@ -15,8 +15,8 @@ export interface KilnOnKubernetesArgs {
   readonly namespace?: pulumi.Input<string>;
   /** Pods of each process. Any number of each runs: they share nothing but PostgreSQL and Temporal. */
   readonly replicas: { readonly api: pulumi.Input<number>; readonly worker: pulumi.Input<number>; readonly gateway: pulumi.Input<number> };
-  /** KILN_ENV: `production` (the default: live API keys; webhook, sign-on and cluster addresses on private networks refused) or `development`. */
-  readonly environment?: pulumi.Input<'production' | 'development'>;
+  /** KILN_ENV, a plain value since it decides what else is required: `production` (the default: live API keys; webhook, sign-on and cluster addresses on private networks refused) or `development`. */
+  readonly environment?: 'production' | 'development';
   /** The external PostgreSQL, `postgres://user:pass@host:5432/kiln`; kept in the Secret (it holds the password). */
   readonly databaseUrl: pulumi.Input<string>;
   /** host:port of the external Temporal frontend. */
@@ -61,7 +61,7 @@ const OWN_SETTINGS: Readonly<Record<string, string>> = {
 };
 
 /** Kiln's settings that hold secrets beyond the component's own: they belong in secretEnv, never in a pod's plain env. */
-export const OTHER_SECRET_SETTINGS: readonly string[] = [
+const OTHER_SECRET_SETTINGS: readonly string[] = [
   'KILN_SECRETS_KEY', 'KILN_SECRETS_PREVIOUS_KEYS', 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'STRIPE_BILLING_WEBHOOK_SECRET',
   'KILN_HF_TOKEN', 'PULUMI_BACKEND_URL', 'ERROR_TRACKER_URL',
 ];
