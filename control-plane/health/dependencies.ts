@@ -4,6 +4,7 @@
 // answer 503 at once (http/dependency-guard.ts), and readiness reports each dependency as it stands.
 import { Connection, type Client } from '@temporalio/client';
 import pg from 'pg';
+import { endClient } from '../../lib/pg-client.ts';
 import { createPeriodic } from '../../lib/periodic.ts';
 import { DatabaseUnavailableError } from '../core/errors.ts';
 
@@ -127,7 +128,7 @@ export function createDependencyMonitor(options: DependencyMonitorOptions): Depe
     start: () => periodic.start(),
     async stop() {
       await periodic.stop();
-      await probe?.client.end().catch(() => undefined);
+      if (probe) await endClient(probe.client);
       probe = undefined;
       await temporal.close();
     },

@@ -11,6 +11,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { LiveUpdatesSettings } from '../config.ts';
 import { isAllowed, type Permission } from '../core/permissions.ts';
 import { randomString } from '../../lib/ids.ts';
+import { endClient } from '../../lib/pg-client.ts';
 
 export const CHANNEL = 'kiln_live';
 
@@ -447,7 +448,7 @@ export function createLiveHub(deps: LiveHubDeps): LiveHub {
       byOrganization.clear();
       const closing = listener;
       listener = undefined;
-      await closing?.end().catch(() => undefined);
+      if (closing) await endClient(closing);
       await pool.query('delete from live_replica where id = $1', [replicaId]).catch(() => undefined);
     },
   };
