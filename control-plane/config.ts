@@ -290,6 +290,13 @@ export function exitOnStartError(server: string, port: number, setting: string):
   };
 }
 
+/** For a process's entry point: Ctrl-C or SIGTERM (a supervisor's stop) runs `stop`, then the process exits 0. */
+export function exitOnSignals(stop: () => Promise<unknown>): void {
+  const exit = () => void stop().then(() => process.exit(0));
+  process.once('SIGINT', exit);
+  process.once('SIGTERM', exit);
+}
+
 const required = (name: string, when = 'when KILN_ENV=production') => new ConfigError(`invalid configuration: ${name} is required ${when}`);
 
 /** One parse of the shared settings and the role's section: every invalid variable named at once. */

@@ -3,12 +3,9 @@
 // a Temporal connection for waking deployments scaled to zero), listens, and releases them in order. It runs no
 // migration: the API owns the schema, and a gateway may start before or after it.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
-import pg from 'pg';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import type { GatewayConfig } from '../control-plane/config.ts';
-import { openDatabase } from '../control-plane/database/orm.ts';
+import { listenOrRelease, openConnections, serverLog } from '../control-plane/server.ts';
 import { createGatewayApp, type GatewayAppDeps } from './app.ts';
 
 export interface StartGatewayOptions {
@@ -30,12 +27,9 @@ export interface RunningGateway {
 
 export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
   const { config } = options;
-  const log = options.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization'] });
-  const orm = await openDatabase(config.databaseUrl, { migrate: false });
-  const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 4 });
-  pool.on('error', (error) => log.warn({ message: error.message }, 'idle database connection closed'));
-  const temporal = Connection.lazy({ address: config.temporalAddress });
-  const app = createGatewayApp({ config, orm, pool, log, temporal: new Client({ connection: temporal }), ...options.overrides });
+  const log = options.log ?? serverLog(config);
+  const { orm, pool, temporal, close: closeConnections } = await openConnections(config, log, { poolSize: 4, migrate: false });
+  const app = createGatewayApp({ config, orm, pool, log, temporal, ...options.overrides });
   const server = createServer(app.callback());
   // Streams may last minutes: a keep-alive connection between two requests is what a load balancer reuses.
   server.keepAliveTimeout = 65_000;
@@ -48,20 +42,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       });
     }
     await app.close();
-    await pool.end();
-    await orm.close();
-    await temporal.close();
+    await closeConnections();
   };
-  try {
-    app.start();
-    if (options.host === undefined) server.listen(config.port);
-    else server.listen(config.port, options.host);
-    await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-  } catch (error) {
-    await release().catch((closing: unknown) => log.warn({ err: closing }, 'releasing a failed start'));
-    throw error;
-  }
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOrRelease(server, { port: config.port, host: options.host }, () => app.start(), release, log);
   log.info({ port, env: config.env }, 'inference gateway listening');
   return { url: `http://127.0.0.1:${port}`, server, close: release };
 }

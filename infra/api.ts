@@ -1,6 +1,6 @@
 // `npm run api`: the API server alone, as control-plane/main.ts runs it, on embedded PostgreSQL under
 // DATA_DIR when DATABASE_URL is unset. Temporal and the worker are expected at TEMPORAL_ADDRESS.
-import { exitOnConfigError, exitOnStartError, loadConfig } from '../control-plane/config.ts';
+import { exitOnConfigError, exitOnSignals, exitOnStartError, loadConfig } from '../control-plane/config.ts';
 import { startApi } from '../control-plane/server.ts';
 import { startPostgres } from './servers/postgres.ts';
 
@@ -11,10 +11,7 @@ const api = await startApi({ config: { ...config, databaseUrl: config.databaseUr
   await postgres?.stop();
   return exitOnStartError('the API', config.port, 'PORT')(error);
 });
-const stop = async () => {
+exitOnSignals(async () => {
   await api.close();
   await postgres?.stop();
-  process.exit(0);
-};
-process.once('SIGINT', stop);
-process.once('SIGTERM', stop);
+});

@@ -5,7 +5,7 @@ import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import type { LogLevel } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { pino, type Logger } from 'pino';
-import { exitOnConfigError, loadConfig, type WorkerConfig } from '../control-plane/config.ts';
+import { exitOnConfigError, exitOnSignals, loadConfig, type WorkerConfig } from '../control-plane/config.ts';
 import { openDatabase } from '../control-plane/database/orm.ts';
 import { alertsQueue } from './alerts/queue.ts';
 import { deploymentsQueue } from './deployment/queue.ts';
@@ -135,7 +135,5 @@ export async function startWorker(config: WorkerConfig, log: Logger = pino({ lev
 if (import.meta.main) {
   const config = await loadConfig('worker').catch(exitOnConfigError);
   const worker = await startWorker(config);
-  const stop = () => void worker.stop().then(() => process.exit(0));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  exitOnSignals(() => worker.stop());
 }

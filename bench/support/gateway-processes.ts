@@ -1,10 +1,9 @@
 // Inference gateways as the benches run them: each its own process (`node gateway/main.ts`, as `npm run gateway`
 // starts it) on the bench API's database, so its CPU is its own and none of the bench's client work lands on
 // its event loop. The CPU each has used is read from /proc (user + system).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { freePort } from '../../infra/servers/process.ts';
+import { join, resolve } from 'node:path';
+import { freePort, startProcess, waitUntilReady } from '../../infra/servers/process.ts';
 import type { BenchApi } from './bench-api.ts';
 
 export interface GatewayProcess {
@@ -25,25 +24,14 @@ async function cpuSecondsOf(pid: number): Promise<number> {
 
 export async function startGatewayProcess(api: BenchApi): Promise<GatewayProcess> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [resolve(import.meta.dirname, '../../gateway/main.ts')], {
+  const gateway = await startProcess('inference gateway', process.execPath, [resolve(import.meta.dirname, '../../gateway/main.ts')], {
     env: {
       ...process.env, DATABASE_URL: api.databaseUrl, KILN_SIGNING_KEY: api.signingKey, KILN_GATEWAY_PORT: String(port),
       LOG_LEVEL: 'warn', TEMPORAL_ADDRESS: '127.0.0.1:7233',
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    logFile: join(process.env.DATA_DIR ?? '.data', 'bench', 'logs', `gateway-${port}.log`),
   });
   const url = `http://127.0.0.1:${port}`;
-  for (let deadline = Date.now() + 30_000; ; await new Promise((r) => setTimeout(r, 100))) {
-    if (child.exitCode !== null) throw new Error(`the gateway exited (${child.exitCode}) before it listened`);
-    if (await fetch(`${url}/v1/health/live`).then((res) => res.ok, () => false)) break;
-    if (Date.now() > deadline) throw new Error('the gateway did not listen within 30 s');
-  }
-  return {
-    url,
-    cpuSeconds: () => cpuSecondsOf(child.pid!),
-    stop: () => new Promise<void>((done) => {
-      if (child.exitCode !== null) return done();
-      child.once('exit', () => done()).kill('SIGTERM');
-    }),
-  };
+  await waitUntilReady(gateway, async () => (await fetch(`${url}/v1/health/live`)).ok, 30_000);
+  return { url, cpuSeconds: () => cpuSecondsOf(gateway.child.pid!), stop: gateway.stop };
 }

@@ -4,7 +4,7 @@
 // answer 503 at once (http/dependency-guard.ts), and readiness reports each dependency as it stands.
 import { Connection, type Client } from '@temporalio/client';
 import pg from 'pg';
-import { endClient } from '../../lib/pg-client.ts';
+import { dropConnection, endClient } from '../../lib/pg-client.ts';
 import { createPeriodic } from '../../lib/periodic.ts';
 import { DatabaseUnavailableError } from '../core/errors.ts';
 
@@ -79,7 +79,7 @@ export function createDependencyMonitor(options: DependencyMonitorOptions): Depe
     if (answer === 'timeout' || answer instanceof Error) {
       probe = undefined;
       // A connection to a server that stopped answering would wait for it forever: closed without a goodbye.
-      (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+      dropConnection(client);
       set('database', 'unavailable', answer === 'timeout' ? `no answer within ${timeoutMs} ms` : answer.message);
     } else set('database', 'ok');
   };
