@@ -13,7 +13,7 @@ import { DeploymentNotFoundError, ServiceUnavailableError } from '../core/errors
 import { DeploymentSchema, type Deployment } from '../deployments/deployment.entity.ts';
 import type { ModelService } from '../models/service.ts';
 import type { PrometheusClient } from '../../lib/prometheus/client.ts';
-import { replicaHoursSince as measuredReplicaHours } from '../../lib/prometheus/replica-hours.ts';
+import { periodSeconds, replicaHoursSince as measuredReplicaHours, spendResolutionSeconds } from '../../lib/prometheus/replica-hours.ts';
 import { namespaceOf } from '../../workflows/contract/deployment.ts';
 
 /** The window a cost per million tokens is measured over, and the fewest tokens in it that make one meaningful. */
@@ -47,8 +47,8 @@ export function createCostService(deps: { prometheus: PrometheusClient; models: 
   }
 
   /** Replica-hours each deployment served from `since` to `at`, by name (lib/prometheus/replica-hours.ts). */
-  const replicaHoursSince = (organizationId: string, name: string | undefined, since: Date, at: Date) =>
-    measuredReplicaHours(deps.prometheus, namespaceOf(organizationId), name, since, at);
+  const replicaHoursSince = (organizationId: string, name: string | undefined, since: Date, at: Date, step?: number) =>
+    measuredReplicaHours(deps.prometheus, namespaceOf(organizationId), name, since, at, step);
 
   /** The model's figures (undefined when unknown, or the Hub cannot answer: memory decides then), and the deployment on every other GPU type. */
   async function alternativesOf(em: EntityManager, principal: Principal, deployment: Deployment, replicas: number, now: number) {
@@ -66,9 +66,11 @@ export function createCostService(deps: { prometheus: PrometheusClient; models: 
   return {
     /** What the organization's live deployments spent in all from each of `sinces` to `at` (GET /v1/dashboard/metrics), one read of them. */
     async organizationSpendCents(em: EntityManager, principal: Principal, sinces: readonly Date[], at: Date): Promise<number[]> {
+      // One resolution for all, the longest period's: today's spend is never more than the month's.
+      const step = spendResolutionSeconds(Math.max(...sinces.map((since) => periodSeconds(since, at))));
       const [deployments, ...hours] = await Promise.all([
         em.find(DeploymentSchema, { organization: principal.organizationId, deletedAt: null }, { fields: ['id', 'name', 'gpu', 'gpusPerReplica'] }),
-        ...sinces.map((since) => replicaHoursSince(principal.organizationId, undefined, since, at)),
+        ...sinces.map((since) => replicaHoursSince(principal.organizationId, undefined, since, at, step)),
       ]);
       return hours.map((byName) => deployments.reduce((sum, d) => sum + spentCents(d, byName.get(d.name) ?? 0), 0));
     },

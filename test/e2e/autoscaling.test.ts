@@ -74,7 +74,7 @@ test('a deployment at zero serves its first request; load adds replicas up to th
   t.like(pricing.body, { replicas: 1, hourlyCents: 80 });
   t.is(usage.body.data.projection.hourlyRateCents, pricing.body.hourlyCents);
   t.true(pricing.body.throughput.generationTokens >= 1000, JSON.stringify(pricing.body.throughput));
-  t.true(pricing.body.throughput.costPerMillionTokensCents > 0);
+  t.true(pricing.body.throughput.costPerMillionTokensCents > 0, JSON.stringify(pricing.body));
   t.is(pricing.body.throughput.note, null);
   const quietSince = Date.now();
   await deploymentWhen(kiln, tenant.key, id, (d) => d.status === 'scaled_to_zero' && d.currentReplicas === 0, 'scaled to zero when idle', 120_000);

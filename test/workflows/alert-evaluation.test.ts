@@ -33,7 +33,7 @@ test.before(async () => {
 test.after.always(async () => { await client?.connection.close(); await api?.close(); });
 
 /** A Prometheus answering each query by what it asks for: latency and replica-hours as the test sets them. */
-function fakePrometheus(figures: { latency?: number; upSamples?: number }): PrometheusClient & { asked: string[] } {
+function fakePrometheus(figures: { latency?: number; replicaHours?: number }): PrometheusClient & { asked: string[] } {
   const asked: string[] = [];
   return {
     asked,
@@ -41,7 +41,11 @@ function fakePrometheus(figures: { latency?: number; upSamples?: number }): Prom
     async query(promql) {
       asked.push(promql);
       if (promql.includes('e2e_request_latency') && figures.latency !== undefined) return [{ labels: { deployment: 'llama-chat' }, value: figures.latency }];
-      if (promql.startsWith('sum_over_time') && figures.upSamples !== undefined) return [{ labels: { deployment: 'llama-chat' }, value: figures.upSamples }];
+      // Replica-hours as the samples of one ready replica at the query's own resolution ([period:step]).
+      const step = /:(\d+)s\]\)$/.exec(promql)?.[1];
+      if (promql.startsWith('sum_over_time') && step && figures.replicaHours !== undefined) {
+        return [{ labels: { deployment: 'llama-chat' }, value: (figures.replicaHours * 3600) / Number(step) }];
+      }
       return [];
     },
   };
@@ -121,9 +125,9 @@ test.serial('a budget with action stop: reached, it stops the organization\'s de
   const owner = await signupWithDeployment(api);
   const other = await signupWithDeployment(api);
   const budget = await api.request('POST', '/v1/cost-controls/alerts', { token: owner.token, body: { name: 'daily cap', limitCents: 500, period: 'day', action: 'stop' } });
-  // 2,400 samples of one ready replica every 15 s: 10 replica-hours of an L4, 800 cents.
+  // 10 replica-hours of an L4: 800 cents.
   const activities = createAlertActivities({
-    store: alertStore(api.orm), prometheus: fakePrometheus({ upSamples: 2400 }), deliveries: { startFor: async () => {} }, namespaceOf, windowSeconds: 20,
+    store: alertStore(api.orm), prometheus: fakePrometheus({ replicaHours: 10 }), deliveries: { startFor: async () => {} }, namespaceOf, windowSeconds: 20,
   });
   const result = await activities.evaluateAlertRules();
   t.true(result.stopped >= 1);
