@@ -4,11 +4,12 @@
 // (control-plane/server.ts, on embedded PostgreSQL, through bench/support/bench-api.ts), two gateway processes
 // on its database, the local GPU cluster with its simulated vLLM servers (infra/servers/gpu-cluster.ts), one
 // deployment row placed on it and one pod kwok runs; no Temporal nor worker (nothing here changes a deployment).
-// Baseline, in the same run: the same request sent straight to the pod's simulated server.
-// - One at a time, interleaved (direct, gateway, API key, session token, rotating the order), so all see the
+// Baseline, in the same run: the same request sent straight to the pod's simulated server; and the floor under
+// any gateway: the same request through a bare Node proxy process (bench/support/bare-proxy.ts).
+// - One at a time, interleaved (direct, bare proxy, gateway, API key, session token, rotating the order), so all see the
 //   same machine. Every request runs the whole of each chain: authentication, the rate limit (the tenant is on
 //   the enterprise plan, far from its limits), permission, database scope, the audit record, metrics.
-// - Concurrent streams, in rounds that alternate direct, one gateway and two gateways: time to first token and
+// - Concurrent streams, in rounds that alternate direct, the bare proxy, one gateway and two gateways: time to first token and
 //   each stream's tokens per second, and the gateways' own CPU per request.
 // - A thousand streams at once through one gateway: how many fail.
 // Settings: BENCH_INFERENCE_REQUESTS (300 each way), BENCH_INFERENCE_TOKENS (8), BENCH_INFERENCE_WARMUP (30),
@@ -22,6 +23,7 @@ import { startGpuCluster } from '../infra/servers/gpu-cluster.ts';
 import { namespaceOf } from '../workflows/contract/deployment.ts';
 import { SIM_ANNOTATIONS } from '../infra/model-server-sim/pods.ts';
 import { startBenchApi } from './support/bench-api.ts';
+import { startBareProxy, type BareProxy } from './support/bare-proxy.ts';
 import { startGatewayProcess, type GatewayProcess } from './support/gateway-processes.ts';
 import { percentile, streamedCompletion } from './support/streamed-completion.ts';
 
@@ -66,6 +68,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const firstTokenMs = async (url: string, body: unknown, token?: string) => (await streamedCompletion(url, body, token)).ttft;
 
 const gateways: GatewayProcess[] = [];
+let bare: BareProxy | undefined;
 try {
   // The cluster, registered by a platform administrator as in production.
   const admin = await signUp('admin', ADMIN_EMAIL);
@@ -110,9 +113,11 @@ try {
     if (seen.status?.podIP && seen.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) podIp = seen.status.podIP;
   }
 
+  bare = await startBareProxy(`http://${podIp}:${VLLM_PORT}`);
   const messages = (i: number) => [{ role: 'user', content: `Request ${i}: summarise the history of the printing press.` }];
   const ways = {
     direct: (i: number) => firstTokenMs(`http://${podIp}:${VLLM_PORT}/v1/chat/completions`, { model: MODEL, messages: messages(i), max_tokens: MAX_TOKENS, stream: true }),
+    'bare proxy': (i: number) => firstTokenMs(`${bare!.url}/v1/chat/completions`, { model: MODEL, messages: messages(i), max_tokens: MAX_TOKENS, stream: true }),
     gateway: (i: number) => firstTokenMs(`${gateways[0]!.url}/v1/inference`, { deployment: deploymentId, messages: messages(i), max_tokens: MAX_TOKENS, stream: true }, apiKey),
     'API key': (i: number) => firstTokenMs(`${api.url}/v1/inference`, { deployment: deploymentId, messages: messages(i), max_tokens: MAX_TOKENS, stream: true }, apiKey),
     'session token': (i: number) => firstTokenMs(`${api.url}/v1/inference`, { deployment: 'bench', messages: messages(i), max_tokens: MAX_TOKENS, stream: true }, tenant.token),
@@ -140,14 +145,16 @@ try {
   for (const name of names) console.log(`  ${name.padEnd(14)} ${row(ttft[name])}`);
   for (const name of names.filter((n) => n !== 'direct')) {
     const added = ps.map((p) => `p${p} ${(percentile(ttft[name], p) - percentile(ttft.direct, p)).toFixed(2)} ms`).join(', ');
-    console.log(`  added by Kiln (${name}): ${added} (aim for the gateway: p50 <= 1 ms, p99 <= 5 ms)`);
+    if (name === 'bare proxy') console.log(`  added by a bare Node proxy process (the floor for any gateway here): ${added}`);
+    else console.log(`  added by Kiln (${name}): ${added} (aim for the gateway: p50 <= 1 ms, p99 <= 5 ms)`);
   }
 
   // Concurrent streams: every stream of a round starts at once; rounds alternate the ways.
   const streamBody = (i: number) => ({ messages: messages(i), max_tokens: STREAM_TOKENS, stream: true });
   const direct = (i: number) => streamedCompletion(`http://${podIp}:${VLLM_PORT}/v1/chat/completions`, { model: MODEL, ...streamBody(i) });
   const through = (count: number) => (i: number) => streamedCompletion(`${gateways[i % count]!.url}/v1/inference`, { deployment: deploymentId, ...streamBody(i) }, apiKey);
-  const concurrentWays = { direct, '1 gateway': through(1), '2 gateways': through(2) };
+  const viaBareProxy = (i: number) => streamedCompletion(`${bare!.url}/v1/chat/completions`, { model: MODEL, ...streamBody(i) });
+  const concurrentWays = { direct, 'bare proxy': viaBareProxy, '1 gateway': through(1), '2 gateways': through(2) };
   type ConcurrentWay = keyof typeof concurrentWays;
   const seen = Object.fromEntries(Object.keys(concurrentWays).map((name) => [name, { ttft: [] as number[], tps: [] as number[], failed: 0, cpu: 0 }])) as Record<ConcurrentWay, { ttft: number[]; tps: number[]; failed: number; cpu: number }>;
   const gatewayCpu = async () => (await Promise.all(gateways.map((g) => g.cpuSeconds()))).reduce((a, b) => a + b, 0);
@@ -172,8 +179,9 @@ try {
   for (const name of concurrentNames) {
     const { ttft: t, tps, failed, cpu } = seen[name];
     const vsDirect = name === 'direct' ? '' : `; added p50 ${(median(t) - median(seen.direct.ttft)).toFixed(2)} ms, p99 ${(percentile(t, 99) - percentile(seen.direct.ttft, 99)).toFixed(2)} ms`
-      + `; tokens/s kept ${((100 * median(tps)) / median(seen.direct.tps)).toFixed(1)}% (aim >= 99%); gateway CPU ${((1000 * cpu) / (t.length + failed)).toFixed(2)} ms per stream`;
-    console.log(`  ${name.padEnd(11)} time to first token ${row(t)}; tokens/s per stream median ${median(tps).toFixed(1)}; failed ${failed}${vsDirect}`);
+      + `; tokens/s kept ${((100 * median(tps)) / median(seen.direct.tps)).toFixed(1)}%`
+      + (name === 'bare proxy' ? '' : ` (aim >= 99%); gateway CPU ${((1000 * cpu) / (t.length + failed)).toFixed(2)} ms per stream`);
+    console.log(`  ${name.padEnd(12)} time to first token ${row(t)}; tokens/s per stream median ${median(tps).toFixed(1)}; failed ${failed}${vsDirect}`);
   }
 
   // Many streams at once through one gateway: each must be answered whole.
@@ -184,7 +192,7 @@ try {
   const many = seen['1 gateway'];
   console.log(`\n${MANY} streams at once through one gateway: ${many.ttft.length} answered whole, ${many.failed} failed (aim: 0); time to first token ${row(many.ttft)} (direct: ${row(seen.direct.ttft)}, ${seen.direct.failed} failed); gateway CPU ${((1000 * many.cpu) / MANY).toFixed(2)} ms per stream`);
 } finally {
-  await Promise.all(gateways.map((g) => g.stop()));
+  await Promise.all([...gateways.map((g) => g.stop()), bare?.stop()]);
   await api.close();
   await cluster.stop();
   await rm(clusterDir, { recursive: true, force: true });
