@@ -2,6 +2,8 @@
 // once and keep their advertised GPUs; pods turn Ready after a delay (as a vLLM server would after loading
 // its model) and disappear when deleted. Pods marked to fail crash-loop instead, for the failure paths.
 import { stringify } from 'yaml';
+import { GPU_RESOURCE } from '../../catalog/gpu-types.ts';
+import { GPU_COUNT_LABEL, SIMULATED_NODE_RESOURCES } from '../../stacks/local-gpu-pool/node.ts';
 
 /** Pods with this annotation set to "true" never turn Ready: kwok crash-loops them. */
 export const FAIL_ANNOTATION = 'sim.kiln.dev/fail';
@@ -18,6 +20,20 @@ conditions:
 {{ end }}
 `;
 
+/**
+ * What a node offers: what its status already says (a kept cluster's nodes, nodes made with a status), else
+ * stacks/local-gpu-pool/node.ts's resources and as many GPUs as its GPU_COUNT_LABEL says.
+ */
+const advertised = (field: 'allocatable' | 'capacity') => `{{ with .status.${field} }}
+{{ YAML . 1 }}
+{{ else }}
+${Object.entries(SIMULATED_NODE_RESOURCES).map(([resource, quantity]) => `  ${resource}: ${JSON.stringify(quantity)}\n`).join('')}\
+{{ with index .metadata.labels ${JSON.stringify(GPU_COUNT_LABEL)} }}
+  ${GPU_RESOURCE}: {{ . | Quote }}
+{{ end }}
+{{ end }}
+`;
+
 /** A Ready node; it names kwok's kubelet API as its kubelet, which the API server calls for pod logs. */
 const nodeReadyStatus = (kubeletPort: number) => `${nodeConditions}addresses:
 - address: {{ NodeIP | Quote }}
@@ -25,10 +41,8 @@ const nodeReadyStatus = (kubeletPort: number) => `${nodeConditions}addresses:
 - address: {{ .metadata.name | Quote }}
   type: Hostname
 allocatable:
-{{ YAML .status.allocatable 1 }}
-capacity:
-{{ YAML .status.capacity 1 }}
-daemonEndpoints:
+${advertised('allocatable')}capacity:
+${advertised('capacity')}daemonEndpoints:
   kubeletEndpoint:
     Port: ${kubeletPort}
 nodeInfo:
