@@ -14,7 +14,8 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { GPU_RESOURCE, GPU_TAINT, GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
+import { GPU_TYPE_LABEL } from '../../catalog/gpu-types.ts';
+import { simulatedGpuNode } from '../../stacks/local-gpu-pool/node.ts';
 import type { SimDefaults } from '../model-server-sim/pods.ts';
 import { binaryPath } from '../tools/paths.ts';
 import { KubeApiError, kubeApi, type KubeApi, type KubeCredentials } from '../../lib/kubernetes/api.ts';
@@ -258,23 +259,9 @@ const isReady = (node: KubeNode) =>
   (node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false)
   && !(node.spec?.taints ?? []).some((taint) => LIFECYCLE_TAINTS.has(taint.key));
 
+/** Node `gpu-<type>-<index>`: the shape LocalGpuPool declares too; kwok gives it capacity from its labels. */
 function gpuNode(pool: GpuNodePool, index: number) {
-  const name = `gpu-${pool.gpuType}-${index}`;
-  const resources = { cpu: '96', memory: '1024Gi', pods: '110', [GPU_RESOURCE]: String(pool.gpusPerNode) };
-  return {
-    apiVersion: 'v1',
-    kind: 'Node',
-    metadata: {
-      name,
-      annotations: { 'kwok.x-k8s.io/node': 'fake', 'node.alpha.kubernetes.io/ttl': '0' },
-      labels: {
-        'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64',
-        type: 'kwok', [GPU_TYPE_LABEL]: pool.gpuType, 'nvidia.com/gpu.count': String(pool.gpusPerNode),
-      },
-    },
-    spec: { taints: [GPU_TAINT] },
-    status: { allocatable: resources, capacity: resources },
-  };
+  return { apiVersion: 'v1', kind: 'Node', ...simulatedGpuNode(`gpu-${pool.gpuType}`, index, pool.gpuType, pool.gpusPerNode) };
 }
 
 /** Service-account signing keys and the admin token, made once and kept with the cluster's data. */
