@@ -1,6 +1,7 @@
 // A pool's arguments: an EKS node group's shape (catalog/node-groups.ts) with a name and the GPUs per machine, which
 // on EKS the instance type decides. Plain numbers: each node is a child resource, so the count must be known.
 import { GPU_TYPE_IDS, findGpuType } from '../../catalog/gpu-types.ts';
+import { NAME_PATTERN } from '../../catalog/deployment-rules.ts';
 import type { NodeGroup } from '../../catalog/node-groups.ts';
 import { StackArgsError } from '../args-error.ts';
 
@@ -30,7 +31,7 @@ export function checkPool(name: string, args: LocalGpuPoolArgs): string {
   if (!findGpuType(gpuType)) throw new StackArgsError(`gpuType "${gpuType}" is not in the GPU catalog: one of ${GPU_TYPE_IDS.join(', ')}`);
   const pool = args.name ?? name;
   const lastNode = `${pool}-${maxSize - 1}`;
-  if (!/^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(pool) || lastNode.length > MAX_NODE_NAME_LENGTH) {
+  if (!NAME_PATTERN.test(pool) || lastNode.length > MAX_NODE_NAME_LENGTH) {
     throw new StackArgsError(`name "${pool}" must be a DNS label (lowercase letters, digits and '-', starting with a letter) short enough that node "${lastNode}" has at most ${MAX_NODE_NAME_LENGTH} characters`);
   }
   return pool;
