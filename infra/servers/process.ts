@@ -12,6 +12,8 @@ export interface ServerProcess {
   readonly child: ChildProcess;
   readonly logFile: string;
   stop(): Promise<void>;
+  /** Ends it with SIGKILL (no shutdown, as a crash or an evicted pod) and waits for it to be gone. */
+  kill(): Promise<void>;
 }
 
 // Whatever ends this process (including another library's exit hook), no server is left behind: one exit hook
@@ -43,7 +45,15 @@ export async function startProcess(name: string, command: string, args: string[]
     child,
     logFile: options.logFile,
     stop: () => stopChild(child),
+    kill: () => killChild(child),
   };
+}
+
+async function killChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGKILL');
+  await exited;
 }
 
 async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {

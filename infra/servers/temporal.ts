@@ -16,7 +16,12 @@ export interface TemporalServer {
 
 const SEARCH_ATTRIBUTE_TYPE: Record<string, string> = { KEYWORD: 'Keyword', TEXT: 'Text', INT: 'Int', DOUBLE: 'Double', BOOL: 'Bool', DATETIME: 'Datetime', KEYWORD_LIST: 'KeywordList' };
 
-export async function startTemporal(options: { dataDir: string; port: number; uiPort: number }): Promise<TemporalServer> {
+/** A dev server this process started: it can also be killed (SIGKILL), as a crash would end it. */
+export interface LocalTemporalServer extends TemporalServer {
+  kill(): Promise<void>;
+}
+
+export async function startTemporal(options: { dataDir: string; port: number; uiPort: number }): Promise<LocalTemporalServer> {
   const address = `127.0.0.1:${options.port}`;
   // The dev server picks its other ports (history, matching, metrics, HTTP) itself, by asking the kernel for a
   // free one and letting it go; a process starting at the same moment can take one first, and the dev server
@@ -33,7 +38,7 @@ export async function startTemporal(options: { dataDir: string; port: number; ui
     ], { logFile: join(options.dataDir, 'logs', 'temporal.log') });
     try {
       await waitUntilReady(server, () => isServing(address));
-      return { address, uiUrl: `http://127.0.0.1:${options.uiPort}`, stop: () => server.stop() };
+      return { address, uiUrl: `http://127.0.0.1:${options.uiPort}`, stop: () => server.stop(), kill: () => server.kill() };
     } catch (error) {
       const exited = server.child.exitCode !== null || server.child.signalCode !== null;
       await server.stop();
