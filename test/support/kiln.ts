@@ -137,6 +137,8 @@ export async function startKiln(testFile: string, options: KilnOptions = {}): Pr
     const url = `http://127.0.0.1:${port}`;
     const script = { api: 'control-plane/main.ts', worker: 'workflows/worker.ts', gateway: 'gateway/main.ts' }[role];
     const portEnv = role === 'api' ? { PORT: String(port) } : role === 'gateway' ? { KILN_GATEWAY_PORT: String(port) } : {};
+    // The gateway serves its health only as liveness and readiness.
+    const health = role === 'gateway' ? '/v1/health/ready' : '/v1/health';
     let running: ServerProcess | undefined;
     return {
       url,
@@ -145,7 +147,7 @@ export async function startKiln(testFile: string, options: KilnOptions = {}): Pr
         if (running) return;
         running = await startProcess(`kiln ${name}`, process.execPath, [join(ROOT, script)],
           { env: { ...env, ...portEnv, DATA_DIR: ownDataDir }, cwd: ROOT, logFile: join(dataDir, 'logs', `${name}.log`) });
-        if (port) await waitUntilReady(running, async () => (await fetch(`${url}/v1/health`)).ok);
+        if (port) await waitUntilReady(running, async () => (await fetch(url + health)).ok);
       },
       async kill() {
         await running?.kill();
