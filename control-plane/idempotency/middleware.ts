@@ -1,7 +1,8 @@
 // Idempotency-Key on creating POSTs: the first successful answer is stored per caller and key; the same
 // request again (concurrent twins included) gets that answer back, another request under the same key
-// gets 409. Stored answers are sealed with AES-256-GCM: some carry secrets shown once (an API key's value,
-// a session's tokens), and secrets never rest in the database in the clear.
+// gets 409; a request whose process died lets its key go within seconds (it no longer renews its reservation).
+// Stored answers are sealed with AES-256-GCM: some carry secrets shown once (an API key's value, a session's
+// tokens), and secrets never rest in the database in the clear.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Middleware } from 'koa';
@@ -32,8 +33,13 @@ function unseal(key: Buffer, sealed: Sealed): unknown {
 
 /** statusCode of a reservation: the first request under the key has not answered yet. */
 const PENDING = 0;
-/** A reservation this old belongs to a request that died (the process stopped): the key is free again. */
-const ABANDONED_MS = 5 * 60_000;
+/** How often a request renews its reservation (its created_at) while it runs: the sign its process is alive. */
+const RESERVATION_RENEW_MS = 2_000;
+/**
+ * A reservation not renewed this long belongs to a request whose process died (killed, crashed): the key is free
+ * again. Shorter than TWIN_WAIT_MS, so a retry arriving after the crash takes the key over within its wait.
+ */
+const ABANDONED_MS = 8_000;
 /** How long a twin waits for the first request's answer before it is told to retry. */
 const TWIN_WAIT_MS = 10_000;
 const TWIN_POLL_MS = 100;
@@ -49,17 +55,17 @@ export function idempotency(deps: { key: Buffer }): Middleware<AppState> {
     const requestHash = sha256(`${ctx.method} ${ctx.path} ${JSON.stringify(ctx.request.body ?? null)}`);
     const reused = () => new IdempotencyConflictError('Idempotency-Key was already used with a different request', { header: 'Idempotency-Key' });
 
-    // Keys are remembered for a day, like most APIs that take them; after that a key may be used afresh.
-    const now = Date.now();
-    await em.fork().nativeDelete(IdempotencyRecordSchema, {
-      callerKey, key,
-      $or: [{ createdAt: { $lte: new Date(now - RETENTION_MS) } }, { statusCode: PENDING, createdAt: { $lte: new Date(now - ABANDONED_MS) } }],
-    });
-
     // The key is reserved before the request runs: of concurrent twins exactly one runs it, the others
     // wait for its answer and replay it.
     let reservation: string | undefined;
-    for (const deadline = now + TWIN_WAIT_MS; ; await sleep(TWIN_POLL_MS)) {
+    for (const deadline = Date.now() + TWIN_WAIT_MS; ; await sleep(TWIN_POLL_MS)) {
+      // Keys are remembered for a day, like most APIs that take them; after that a key may be used afresh. A
+      // reservation its process stopped renewing is let go: a twin waiting on it then runs the request itself.
+      const now = Date.now();
+      await em.fork().nativeDelete(IdempotencyRecordSchema, {
+        callerKey, key,
+        $or: [{ createdAt: { $lte: new Date(now - RETENTION_MS) } }, { statusCode: PENDING, createdAt: { $lte: new Date(now - ABANDONED_MS) } }],
+      });
       const id = newId('idem');
       const reserved = await em.fork().insert(IdempotencyRecordSchema, {
         id, callerKey, key, requestHash, statusCode: PENDING, responseBody: {}, createdAt: new Date(),
@@ -86,6 +92,10 @@ export function idempotency(deps: { key: Buffer }): Middleware<AppState> {
     }
 
     let kept = false;
+    const renewal = setInterval(() => {
+      em.fork().nativeUpdate(IdempotencyRecordSchema, { id: reservation, statusCode: PENDING }, { createdAt: new Date() })
+        .catch((error: unknown) => ctx.state.log.warn({ err: error }, 'idempotency reservation not renewed'));
+    }, RESERVATION_RENEW_MS);
     try {
       await next();
       if (ctx.status >= 200 && ctx.status < 300) {
@@ -93,6 +103,7 @@ export function idempotency(deps: { key: Buffer }): Middleware<AppState> {
         kept = true;
       }
     } finally {
+      clearInterval(renewal);
       // Only successes are kept: a failed request may be retried under the same key.
       // (Should the database refuse even that, the reservation is abandoned after ABANDONED_MS.)
       if (!kept) await em.fork().nativeDelete(IdempotencyRecordSchema, { id: reservation }).catch((error: unknown) => ctx.state.log.error({ err: error }, 'idempotency reservation not released'));

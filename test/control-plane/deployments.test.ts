@@ -269,20 +269,24 @@ test('concurrent twins under one Idempotency-Key: one creation, every twin gets 
   t.is(Number((await api.pool.query('SELECT count(*) FROM api_key WHERE organization_id = $1', [organizationId])).rows[0].count), 1);
 });
 
-test('a request whose twin is still running longer than the wait is told to retry; an abandoned reservation frees the key', async (t) => {
+test('a request whose twin is still running longer than the wait is told to retry; a reservation no longer renewed (its process died) frees the key to a waiting twin', async (t) => {
   const { token, userId, organizationId } = await signup(api);
   const headers = { 'idempotency-key': 'stuck' };
-  // The reservation a request in flight holds (status 0), under this caller.
+  // The reservation a request in flight holds (status 0), under this caller, renewed as its process does while alive.
   const caller = `${organizationId}:${userId}`;
   const body = validDeployment('slow');
   const hash = createHash('sha256').update(`POST /api/deployments ${JSON.stringify(body)}`).digest('hex');
   await api.pool.query(`INSERT INTO idempotency_record (id, created_at, caller_key, key, request_hash, status_code, response_body) VALUES ('idem_inflight', now(), $1, 'stuck', $2, 0, '{}')`, [caller, hash]);
-  const waited = await api.request('POST', '/api/deployments', { token, headers, body });
+  const renewal = setInterval(() => void api.pool.query(`UPDATE idempotency_record SET created_at = now() WHERE id = 'idem_inflight'`), 1000);
+  const waited = await api.request('POST', '/api/deployments', { token, headers, body }).finally(() => clearInterval(renewal));
   t.is(waited.status, 409);
   t.regex(waited.body.error.message, /still in progress/);
   t.is((await api.request('POST', '/api/deployments', { token, headers, body: validDeployment('other') })).body.error.message, 'Idempotency-Key was already used with a different request');
-  await api.pool.query(`UPDATE idempotency_record SET created_at = now() - interval '6 minutes' WHERE id = 'idem_inflight'`);
+  // Its process killed: renewed last 7 s ago, the reservation is let go within the twin's wait, which runs the request.
+  await api.pool.query(`UPDATE idempotency_record SET created_at = now() - interval '7 seconds' WHERE id = 'idem_inflight'`);
+  const started = performance.now();
   t.is((await api.request('POST', '/api/deployments', { token, headers, body })).status, 201);
+  t.log(`taken over after ${((performance.now() - started) / 1000).toFixed(1)} s`);
 });
 
 test('an Idempotency-Key is remembered for a day, then free again', async (t) => {
