@@ -343,16 +343,28 @@ test('processes of every kind killed under load: writes, webhooks, metering and 
   await eventually('the webhooks owed', () => owed.every((hook) => delivered().has(hook)), 60_000).catch(() => undefined);
   t.deepEqual(owed.filter((hook) => !delivered().has(hook)), [], 'every webhook owed delivered');
 
-  // Metering: past the load's end, each interval once, back to back (none skipped, none twice), each deployment
-  // charged once per interval; whole cents drawn as the metered total says.
-  await eventually('metering past the load', async () => {
+  // Metering: past the last replica change (the deletions' included), each interval once, back to back (none
+  // skipped, none twice), each deployment charged once per interval, and a deleted deployment charged exactly
+  // the GPU time its replica history adds up to; whole cents drawn as the metered total says.
+  const deleted = tracked.filter((d) => d.deleted).map((d) => d.id);
+  const { rows: records } = await database.query<{ deployment_id: string; observed_at: Date; replicas: number; gpus_per_replica: number }>(
+    'SELECT r.deployment_id, r.observed_at, r.replicas, d.gpus_per_replica FROM replica_record r JOIN deployment d ON d.id = r.deployment_id WHERE r.deployment_id = ANY($1) ORDER BY r.observed_at', [deleted]);
+  const lastChange = Math.max(loadEndedAt, ...records.map((r) => r.observed_at.getTime()));
+  await eventually('metering past the last replica change', async () => {
     const { rows: [org] } = await database.query<{ metered_until: Date | null }>('SELECT metered_until FROM organization WHERE id = $1', [tenant.organizationId]);
-    return !!org?.metered_until && org.metered_until.getTime() >= loadEndedAt;
+    return !!org?.metered_until && org.metered_until.getTime() >= lastChange;
   }, 60_000);
   const { rows: intervals } = await database.query<{ starts_at: Date; ends_at: Date }>('SELECT starts_at, ends_at FROM usage_interval WHERE organization_id = $1 ORDER BY starts_at', [tenant.organizationId]);
   t.deepEqual(intervals.slice(1).filter((interval, i) => interval.starts_at.getTime() !== intervals[i]!.ends_at.getTime()), [], 'each interval starts where the one before ended');
   const { rows: twice } = await database.query('SELECT interval_id, deployment_id FROM usage_charge WHERE organization_id = $1 GROUP BY 1, 2 HAVING count(*) > 1', [tenant.organizationId]);
   t.deepEqual(twice, [], 'no deployment charged twice for an interval');
+  // Each record's replicas until the next one, walked here on its own.
+  const ran = (id: string) => records.filter((r) => r.deployment_id === id)
+    .reduce((gpuMs, r, i, mine) => gpuMs + (mine[i + 1] ? r.replicas * r.gpus_per_replica * (mine[i + 1]!.observed_at.getTime() - r.observed_at.getTime()) : 0), 0);
+  const { rows: charged } = await database.query<{ deployment_id: string; gpu_ms: string }>(
+    'SELECT deployment_id, sum(gpu_ms) AS gpu_ms FROM usage_charge WHERE deployment_id = ANY($1) GROUP BY 1', [deleted]);
+  const chargedOf = (id: string) => Number(charged.find((c) => c.deployment_id === id)?.gpu_ms ?? 0);
+  t.deepEqual(deleted.map(chargedOf), deleted.map(ran), 'each deleted deployment charged the GPU time it ran, once');
   const { rows: [org] } = await database.query<{ metered_units: string }>('SELECT metered_units FROM organization WHERE id = $1', [tenant.organizationId]);
   const { rows: debits } = await database.query<{ amount_cents: number; reference: string }>(`SELECT amount_cents, reference FROM credit_entry WHERE organization_id = $1 AND kind = 'debit'`, [tenant.organizationId]);
   t.is(new Set(debits.map((d) => d.reference)).size, debits.length, 'each debit once');
