@@ -32,6 +32,8 @@ export function createMeteringActivities(deps: MeteringActivityDeps) {
           const closed = await deps.store.closeInterval(organizationId, new Date(start), new Date(start + deps.intervalMs), deps.graceMs);
           if (closed.closed) intervals += 1;
           debitedCents += closed.debitCents;
+          // Each interval, however long a backlog: the heartbeat timeout then notices a dead worker within seconds.
+          progress();
         }
         progress();
       }

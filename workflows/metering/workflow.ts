@@ -7,8 +7,9 @@ import type { MeteringActivities } from './activities.ts';
 
 const { closeDueIntervals } = proxyActivities<MeteringActivities>({
   startToCloseTimeout: '30 minutes',
-  // A worker that dies mid-run is noticed within the heartbeat timeout; the retry finds what it closed closed.
-  heartbeatTimeout: '2 minutes',
+  // A worker that dies mid-run is noticed within the heartbeat timeout (the run beats after each interval it
+  // closes), and the retry finds what it closed closed. Until then the schedule skips its runs (overlap SKIP).
+  heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 5 },
 });
 
