@@ -21,6 +21,7 @@ const LONGEST_FIRST = [
   'test/e2e/alerts.test.ts',
   'test/e2e/autoscaling.test.ts',
   'test/e2e/resilience.test.ts',
+  'test/e2e/topology.test.ts',
   'test/e2e/cli-examples.test.ts',
   'test/e2e/web-deployments.test.ts',
   'test/e2e/many-tenants.test.ts',

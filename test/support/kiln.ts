@@ -165,9 +165,23 @@ export async function startKiln(testFile: string, options: KilnOptions = {}): Pr
   const workers = await many('worker', options.workers ?? 1);
   const gateways = await many('gateway', options.gateways ?? 0);
   const at = (processes: KilnProcess[], index: number) => processes[index] ?? (() => { throw new Error(`no process ${index} of ${processes.length}`); })();
-  // The first API migrates the database before anything else opens it.
-  await apis[0]!.start();
-  for (const each of [...apis, ...workers, ...gateways]) await each.start();
+  /** Kiln's processes first, then the servers they use. */
+  const stopAll = async () => {
+    for (const each of [...gateways, ...workers, ...apis]) await each.stop();
+    await temporal.stop();
+    await postgres?.stop();
+    await prometheus.stop();
+    await cluster.stop();
+  };
+  try {
+    // The first API migrates the database before anything else opens it.
+    await apis[0]!.start();
+    for (const each of [...apis, ...workers, ...gateways]) await each.start();
+  } catch (error) {
+    // A process that never got ready fails the file at once, rather than holding it open until its timeout.
+    await stopAll();
+    throw error;
+  }
 
   // The local cluster is registered as `npm start` registers it.
   const orm = await openDatabase(databaseUrl, { migrate: false });
@@ -218,12 +232,8 @@ export async function startKiln(testFile: string, options: KilnOptions = {}): Pr
       await orm.em.fork().getConnection().execute('UPDATE organization SET plan = ? WHERE id = ?', [plan, organizationId]);
     },
     async stop() {
-      for (const each of [...gateways, ...workers, ...apis]) await each.stop();
       await orm.close();
-      await temporal.stop();
-      await postgres?.stop();
-      await prometheus.stop();
-      await cluster.stop();
+      await stopAll();
     },
   };
   return kiln;
