@@ -270,7 +270,7 @@ test('processes of every kind killed under load: writes, webhooks, metering and 
 
   /** Kills a process at a moment of the load, starts it again DOWN_MS later, and lets the load run on. */
   const kill = async (component: string, index: number | undefined, moment: Promise<unknown>, killIt: () => Promise<void>, startIt: () => Promise<void>) => {
-    await moment;
+    await Promise.race([moment, sleep(60_000).then(() => { throw new Error(`the moment to kill ${component} did not come within 60 s`); })]);
     const killedAt = Date.now();
     await killIt();
     await sleep(DOWN_MS);
@@ -313,6 +313,7 @@ test('processes of every kind killed under load: writes, webhooks, metering and 
     const now = last.deployments.get(d.id);
     return now && { status: now.status, replicas: now.replicas, currentReplicas: now.currentReplicas, vllmArgs: now.vllmArgs };
   };
+  // A stopped deployment by its status alone: what it would run again is not running now.
   const expected = (d: Desired) => (d.deleted ? undefined : d.running
     ? { status: 'running', replicas: d.replicas, currentReplicas: d.replicas, vllmArgs: d.vllmArgs }
     : { ...actual(d), status: 'stopped' });
