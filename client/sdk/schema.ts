@@ -2605,7 +2605,7 @@ export interface components {
         };
         CircuitActionRequest: {
             /** @enum {string} */
-            provider: "aws" | "kubernetes";
+            provider: "aws" | "kubernetes" | "local";
             /** @enum {string} */
             gpuType: "nvidia-h100-80gb" | "nvidia-a100-80gb" | "nvidia-a10g" | "nvidia-l4" | "nvidia-t4";
             /**
@@ -2642,6 +2642,20 @@ export interface components {
              * @example https://inference-gateway.gpu-east.example.com
              */
             gatewayUrl?: string;
+        } | {
+            /** @constant */
+            provider: "local";
+            /** @example gpu-east */
+            name: string;
+            /** @description Kubeconfig (YAML) of the local control plane, whose GPU nodes Kiln declares as node pools (kwok runs them). Stored encrypted, never shown again. */
+            kubeconfig: string;
+            nodePools: components["schemas"]["ClusterNodePool"][];
+            /**
+             * Format: uri
+             * @description For a cluster whose pod network Kiln cannot reach: inference goes to <gatewayUrl>/<namespace>/<deployment name>/v1/... instead of to the pods.
+             * @example https://inference-gateway.gpu-east.example.com
+             */
+            gatewayUrl?: string;
         };
         ClusterNodeGroup: {
             /** @enum {string} */
@@ -2650,12 +2664,34 @@ export interface components {
             desiredSize: number;
             maxSize: number;
         };
+        /** @description A pool of simulated GPU machines of a local cluster, shaped like an aws node group. */
+        ClusterNodePool: {
+            /**
+             * @description Names the nodes <name>-0 to <name>-<desiredSize - 1>: a DNS label.
+             * @example l4
+             */
+            name: string;
+            /**
+             * @description A GPU catalog id.
+             * @example nvidia-l4
+             */
+            gpuType: string;
+            minSize: number;
+            desiredSize: number;
+            maxSize: number;
+            /**
+             * @description GPUs each node advertises.
+             * @example 1
+             */
+            gpusPerNode: number;
+        };
         UpdateClusterRequest: {
             /** @example gpu-east */
             name?: string;
             /** @description Kubeconfig (YAML) whose current context reaches the cluster with a bearer token or a client certificate. Stored encrypted, never shown again. */
             kubeconfig?: string;
             nodeGroups?: components["schemas"]["ClusterNodeGroup"][];
+            nodePools?: components["schemas"]["ClusterNodePool"][];
             gatewayUrl?: string | null;
         };
         UpdateModelRequest: {
@@ -4008,7 +4044,7 @@ export interface components {
             organizationId: string | null;
             name: string;
             /** @enum {string} */
-            provider: "aws" | "kubernetes";
+            provider: "aws" | "kubernetes" | "local";
             /** @enum {string} */
             status: "provisioning" | "ready" | "scaling" | "failed" | "deleting" | "deleted";
             /** @description GPUs the cluster offers and holds, per type. */
@@ -4021,6 +4057,8 @@ export interface components {
             }[];
             region: string | null;
             nodeGroups: components["schemas"]["ClusterNodeGroup"][] | null;
+            /** @description A local cluster's node pools; null for the other providers. */
+            nodePools: components["schemas"]["ClusterNodePool"][] | null;
             /** @description Where inference reaches the deployments; null: their pods directly. */
             gatewayUrl: string | null;
             failureReason: string | null;
@@ -5483,7 +5521,7 @@ export interface components {
              */
             kind: "own" | "shared";
             /** @enum {string} */
-            provider: "aws" | "kubernetes";
+            provider: "aws" | "kubernetes" | "local";
             /** @enum {string} */
             status: "provisioning" | "ready" | "scaling" | "failed" | "deleting" | "deleted";
             /** @description New deployments can be placed on it now. */

@@ -1,11 +1,15 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import type { NodeGroup } from '../../catalog/node-groups.ts';
+import type { NodePool } from '../../catalog/node-pools.ts';
 import type { ClusterLifecycleStatus } from '../../workflows/contract/cluster.ts';
 import { BaseSchema } from '../database/base.entity.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
 
-/** `aws`: an EKS cluster Kiln provisions with the gpu-cluster stack; `kubernetes`: an existing cluster registered by kubeconfig. */
-export const CLUSTER_PROVIDERS = ['aws', 'kubernetes'] as const;
+/**
+ * `aws`: an EKS cluster Kiln provisions with the gpu-cluster stack; `kubernetes`: an existing cluster registered by
+ * kubeconfig; `local`: the local control plane, registered by kubeconfig, whose GPU nodes Kiln provisions as node pools.
+ */
+export const CLUSTER_PROVIDERS = ['aws', 'kubernetes', 'local'] as const;
 export type ClusterProvider = (typeof CLUSTER_PROVIDERS)[number];
 
 /** GPUs a cluster offers: how many of one catalog type. */
@@ -20,6 +24,11 @@ export interface AwsClusterSpec {
   readonly subnetIds: readonly string[];
   readonly kubernetesVersion?: string;
   readonly nodeGroups: readonly NodeGroup[];
+}
+
+/** What the node-pool stack of a `local` cluster is asked to build. */
+export interface LocalClusterSpec {
+  readonly nodePools: readonly NodePool[];
 }
 
 /**
@@ -44,9 +53,9 @@ export const GpuClusterSchema = defineEntity({
      */
     gatewayUrl: p.text().nullable(),
     gpus: p.json<ClusterGpus[]>(),
-    /** `aws` clusters only. */
-    spec: p.json<AwsClusterSpec>().nullable(),
-    /** Raised by every change of an `aws` cluster's spec; its workflow converges on the highest it has seen. */
+    /** `aws` and `local` clusters only, as their provider says. */
+    spec: p.json<AwsClusterSpec | LocalClusterSpec>().nullable(),
+    /** Raised by every change of an `aws` or `local` cluster's spec; its workflow converges on the highest it has seen. */
     generation: p.integer().default(1),
     deleteRequested: p.boolean().default(false),
     failureReason: p.text().nullable(),

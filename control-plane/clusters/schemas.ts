@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { GPU_TYPE_IDS } from '../../catalog/gpu-types.ts';
 import type { NodeGroup as NodeGroupShape } from '../../catalog/node-groups.ts';
+import type { NodePool as NodePoolShape } from '../../catalog/node-pools.ts';
 import { CLUSTER_STATUSES } from '../../workflows/contract/cluster.ts';
 import { CLUSTER_PROVIDERS } from './gpu-cluster.entity.ts';
 
@@ -23,6 +24,16 @@ const NodeGroup = z.strictObject({
   maxSize: size.min(1),
 }).meta({ id: 'ClusterNodeGroup' }) satisfies z.ZodType<NodeGroupShape>;
 const nodeGroups = z.array(NodeGroup).min(1).max(GPU_TYPE_IDS.length);
+// Types only: catalog/node-pools.ts holds the rule (the service applies it, as the stack does).
+const NodePool = z.strictObject({
+  name: z.string().max(63).meta({ description: 'Names the nodes <name>-0 to <name>-<desiredSize - 1>: a DNS label.', example: 'l4' }),
+  gpuType: z.string().max(64).meta({ description: 'A GPU catalog id.', example: 'nvidia-l4' }),
+  minSize: z.number(),
+  desiredSize: z.number(),
+  maxSize: z.number(),
+  gpusPerNode: z.number().meta({ description: 'GPUs each node advertises.', example: 1 }),
+}).meta({ id: 'ClusterNodePool', description: 'A pool of simulated GPU machines of a local cluster, shaped like an aws node group.' }) satisfies z.ZodType<NodePoolShape>;
+const nodePools = z.array(NodePool).max(64);
 
 export const CreateClusterRequest = z.discriminatedUnion('provider', [
   z.strictObject({ provider: z.literal('kubernetes'), name, kubeconfig, gatewayUrl: gatewayUrl.optional() }),
@@ -35,11 +46,21 @@ export const CreateClusterRequest = z.discriminatedUnion('provider', [
     nodeGroups,
     gatewayUrl: gatewayUrl.optional(),
   }),
+  z.strictObject({
+    provider: z.literal('local'),
+    name,
+    kubeconfig: kubeconfig.meta({ description: 'Kubeconfig (YAML) of the local control plane, whose GPU nodes Kiln declares as node pools (kwok runs them). Stored encrypted, never shown again.' }),
+    nodePools,
+    gatewayUrl: gatewayUrl.optional(),
+  }),
 ]).meta({ id: 'CreateClusterRequest' });
 
-/** kubeconfig: `kubernetes` clusters (the GPUs are read again); nodeGroups: `aws` clusters (a scale); gatewayUrl: null removes it. */
+/**
+ * kubeconfig: `kubernetes` clusters (the GPUs are read again); nodeGroups: `aws` clusters, nodePools: `local`
+ * clusters (the stack is applied again with them); gatewayUrl: null removes it.
+ */
 export const UpdateClusterRequest = z.strictObject({
-  name: name.optional(), kubeconfig: kubeconfig.optional(), nodeGroups: nodeGroups.optional(), gatewayUrl: gatewayUrl.nullable().optional(),
+  name: name.optional(), kubeconfig: kubeconfig.optional(), nodeGroups: nodeGroups.optional(), nodePools: nodePools.optional(), gatewayUrl: gatewayUrl.nullable().optional(),
 }).meta({ id: 'UpdateClusterRequest' });
 
 export const ClusterIdParams = z.object({ id: z.string().max(64) });
@@ -59,6 +80,7 @@ export const ClusterView = z.object({
   })).meta({ description: 'GPUs the cluster offers and holds, per type.' }),
   region: z.string().nullable(),
   nodeGroups: z.array(NodeGroup).nullable(),
+  nodePools: z.array(NodePool).nullable().meta({ description: 'A local cluster\'s node pools; null for the other providers.' }),
   gatewayUrl: z.string().nullable().meta({ description: 'Where inference reaches the deployments; null: their pods directly.' }),
   failureReason: z.string().nullable(),
   createdAt: z.iso.datetime(),

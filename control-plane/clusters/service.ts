@@ -2,19 +2,21 @@
 // and an organization's own `kubernetes` clusters (registered through /v1/onboarding/providers), which only
 // it sees and is placed on. A `kubernetes` cluster is registered by kubeconfig: Kiln reaches its API and
 // reads the GPUs its nodes offer, and it is ready at once. An `aws` cluster is built by its workflow (the
-// gpu-cluster stack); the desired state is committed first, then sent. `place` picks the cluster that
-// serves a new deployment: the organization's own first, then the shared ones.
+// gpu-cluster stack), and so are a `local` cluster's GPU nodes (its node pools, on the control plane its
+// kubeconfig reaches); the desired state is committed first, then sent. `place` picks the cluster that serves a
+// new deployment: the organization's own first, then the shared ones.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { nodeGroupsProblem, type NodeGroup } from '../../catalog/node-groups.ts';
+import { nodePoolsProblem, type NodePool } from '../../catalog/node-pools.ts';
 import { kubeApi, kubeApiFromKubeconfig, parseKubeconfig, type KubeApi } from '../../lib/kubernetes/api.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { newId } from '../../lib/ids.ts';
 import { DeploymentSchema, LIVE_STATUSES } from '../deployments/deployment.entity.ts';
 import { ConflictError, GpuUnavailableError, NotFoundError, invalidField } from '../core/errors.ts';
 import { circuitForOrganizations, type CircuitService } from '../recovery/circuits.ts';
-import { circuitProviderOf, GpuClusterSchema, type ClusterGpus, type GpuClusterRecord } from './gpu-cluster.entity.ts';
+import { circuitProviderOf, GpuClusterSchema, type AwsClusterSpec, type ClusterGpus, type GpuClusterRecord, type LocalClusterSpec } from './gpu-cluster.entity.ts';
 import type { ClusterOrchestrator } from './orchestrator.ts';
 import { readClusterGpus, readFreeGpusPerNode } from './nodes.ts';
 import type { ClusterViewBody, CreateClusterInput, UpdateClusterInput } from './schemas.ts';
@@ -99,11 +101,21 @@ export function createClusterService(deps: ClusterServiceDeps) {
         await flushNamed(em, input.name);
         return view(cluster);
       }
-      checkNodeGroups(input.nodeGroups);
-      const cluster = em.create(GpuClusterSchema, {
-        ...base, status: 'provisioning', gpus: [],
-        spec: { region: input.region, subnetIds: input.subnetIds, kubernetesVersion: input.kubernetesVersion, nodeGroups: input.nodeGroups },
-      });
+      let cluster;
+      if (input.provider === 'local') {
+        checkNodePools(input.nodePools);
+        // Reached now, so a kubeconfig that cannot work is refused here rather than failing the workflow.
+        await inspect(input.kubeconfig);
+        cluster = em.create(GpuClusterSchema, {
+          ...base, status: 'provisioning', gpus: [], sealedKubeconfig: deps.secrets.seal(input.kubeconfig), spec: { nodePools: input.nodePools },
+        });
+      } else {
+        checkNodeGroups(input.nodeGroups);
+        cluster = em.create(GpuClusterSchema, {
+          ...base, status: 'provisioning', gpus: [],
+          spec: { region: input.region, subnetIds: input.subnetIds, kubernetesVersion: input.kubernetesVersion, nodeGroups: input.nodeGroups },
+        });
+      }
       await flushNamed(em, input.name);
       await converge(cluster);
       return view(cluster);
@@ -114,6 +126,7 @@ export function createClusterService(deps: ClusterServiceDeps) {
       if (cluster.deleteRequested) throw new ConflictError(`GPU cluster ${id} is being deleted`, { field: 'id' });
       if (input.kubeconfig !== undefined && cluster.provider !== 'kubernetes') throw invalidField('kubeconfig', 'only a kubernetes cluster takes a kubeconfig; an aws cluster\'s comes from its stack');
       if (input.nodeGroups !== undefined && cluster.provider !== 'aws') throw invalidField('nodeGroups', 'only an aws cluster has node groups Kiln can scale');
+      if (input.nodePools !== undefined && cluster.provider !== 'local') throw invalidField('nodePools', 'only a local cluster has node pools');
       if (input.name !== undefined && input.name !== cluster.name && await em.count(GpuClusterSchema, { name: input.name, organization: cluster.organization?.id ?? null, deletedAt: null })) throw nameTaken(input.name);
       if (input.name !== undefined) cluster.name = input.name;
       if (input.gatewayUrl !== undefined) cluster.gatewayUrl = input.gatewayUrl;
@@ -125,13 +138,18 @@ export function createClusterService(deps: ClusterServiceDeps) {
         await flushNamed(em, cluster.name);
         return viewInUse(em, cluster);
       }
-      // New node group sizes scale the stack; any PATCH of a failed cluster tries its stack again.
-      const rollout = input.nodeGroups !== undefined || cluster.status === 'failed';
+      // New node groups or pools scale the stack; any PATCH of a failed cluster tries its stack again.
+      const resized = input.nodeGroups ?? input.nodePools;
+      const rollout = resized !== undefined || cluster.status === 'failed';
       if (input.nodeGroups !== undefined) {
         checkNodeGroups(input.nodeGroups);
-        cluster.spec = { ...cluster.spec!, nodeGroups: input.nodeGroups };
-        if (cluster.status === 'ready') cluster.status = 'scaling';
+        cluster.spec = { ...cluster.spec as AwsClusterSpec, nodeGroups: input.nodeGroups };
       }
+      if (input.nodePools !== undefined) {
+        checkNodePools(input.nodePools);
+        cluster.spec = { nodePools: input.nodePools };
+      }
+      if (resized !== undefined && cluster.status === 'ready') cluster.status = 'scaling';
       if (rollout) cluster.generation += 1;
       await flushNamed(em, cluster.name);
       if (rollout) await converge(cluster);
@@ -319,6 +337,12 @@ function checkNodeGroups(groups: readonly NodeGroup[]): void {
   if (problem) throw invalidField(problem.field, problem.message);
 }
 
+/** The rule of catalog/node-pools.ts, which the local-gpu-pool stack checks too (the schema has checked only types). */
+function checkNodePools(pools: readonly NodePool[]): void {
+  const problem = nodePoolsProblem(pools);
+  if (problem) throw invalidField(problem.field, problem.message);
+}
+
 
 function nameTaken(name: string): ConflictError {
   return new ConflictError(`A GPU cluster named ${name} already exists`, { field: 'name' });
@@ -329,9 +353,12 @@ function view(c: GpuClusterRecord, inUse: ReadonlyMap<string, number> = new Map(
   const gpus = c.gpus.map((g) => ({ gpuType: g.gpuType, count: g.count, inUse: inUse.get(g.gpuType) ?? 0 }));
   // GPUs held of a type the cluster no longer offers (its nodes changed under running deployments) are shown, not hidden.
   for (const [gpuType, held] of inUse) if (!gpus.some((g) => g.gpuType === gpuType)) gpus.push({ gpuType, count: 0, inUse: held });
+  const aws = c.provider === 'aws' ? c.spec as AwsClusterSpec : null;
+  const local = c.provider === 'local' ? c.spec as LocalClusterSpec : null;
   return {
     id: c.id, organizationId: c.organization?.id ?? null, name: c.name, provider: c.provider, status: c.status, gpus,
-    region: c.spec?.region ?? null, nodeGroups: c.spec ? c.spec.nodeGroups.map((g) => ({ ...g })) : null, gatewayUrl: c.gatewayUrl ?? null,
+    region: aws?.region ?? null, nodeGroups: aws ? aws.nodeGroups.map((g) => ({ ...g })) : null,
+    nodePools: local ? local.nodePools.map((pool) => ({ ...pool })) : null, gatewayUrl: c.gatewayUrl ?? null,
     failureReason: c.failureReason ?? null, createdAt: c.createdAt.toISOString(), updatedAt: c.updatedAt.toISOString(),
   };
 }

@@ -37,14 +37,14 @@ test('the nodes are named after args.name when given, and none are declared at d
 test('sizes are whole numbers with minSize <= desiredSize <= maxSize', (t) => {
   t.throws(() => new LocalGpuPool('over', { ...L4, desiredSize: 5 }), rejects('must satisfy minSize <= desiredSize <= maxSize, got 1 <= 5 <= 4'));
   t.throws(() => new LocalGpuPool('under', { ...L4, minSize: 3 }), rejects('must satisfy minSize <= desiredSize <= maxSize, got 3 <= 2 <= 4'));
-  t.throws(() => new LocalGpuPool('half', { ...L4, desiredSize: 1.5 }), rejects('desiredSize must be a whole number, 0 or more, got 1.5'));
-  t.throws(() => new LocalGpuPool('negative', { ...L4, minSize: -1 }), rejects('minSize must be a whole number, 0 or more, got -1'));
-  t.throws(() => new LocalGpuPool('empty', { ...L4, minSize: 0, desiredSize: 0, maxSize: 0 }), rejects('maxSize must be a whole number, 1 or more, got 0'));
+  t.throws(() => new LocalGpuPool('half', { ...L4, desiredSize: 1.5 }), rejects('desiredSize must be a whole number from 0 to 1000, got 1.5'));
+  t.throws(() => new LocalGpuPool('negative', { ...L4, minSize: -1 }), rejects('minSize must be a whole number from 0 to 1000, got -1'));
+  t.throws(() => new LocalGpuPool('empty', { ...L4, minSize: 0, desiredSize: 0, maxSize: 0 }), rejects('maxSize must be a whole number from 1 to 1000, got 0'));
 });
 
 test('the GPU type is in the catalog, each node has GPUs, and the name makes valid node names', (t) => {
   t.throws(() => new LocalGpuPool('b200', { ...L4, gpuType: 'nvidia-b200' }), rejects(/^gpuType "nvidia-b200" is not in the GPU catalog: one of nvidia-h100-80gb, /));
-  t.throws(() => new LocalGpuPool('no-gpus', { ...L4, gpusPerNode: 0 }), rejects('gpusPerNode must be a whole number, 1 or more, got 0'));
+  t.throws(() => new LocalGpuPool('no-gpus', { ...L4, gpusPerNode: 0 }), rejects('gpusPerNode must be a whole number from 1 to 16, got 0'));
   t.throws(() => new LocalGpuPool('L4', L4), rejects(/^name "L4" must be a DNS label/));
   // The longest name counts from the last node maxSize allows: 61 characters leave room for nodes -0 to -9.
   t.throws(() => new LocalGpuPool('long', { ...L4, name: 'p'.repeat(61), maxSize: 11 }), rejects(/node "p{61}-10" has at most 63 characters$/));

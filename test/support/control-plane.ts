@@ -63,7 +63,7 @@ export interface TestApiOverrides extends Partial<Pick<AppDeps, 'rateLimits' | '
   log?: AppDeps['log'];
 }
 
-const TEST_SIGNING_KEY = 'test-signing-key-0123456789abcdefghijklmnop';
+export const TEST_SIGNING_KEY = 'test-signing-key-0123456789abcdefghijklmnop';
 /** Rate limits no test reaches unless it sets its own. */
 const UNLIMITED = Object.fromEntries(PLANS.map((plan) => [plan, { perMinute: 10_000, burst: 10_000 }])) as NonNullable<AppDeps['rateLimits']>;
 

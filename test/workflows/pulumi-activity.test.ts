@@ -58,9 +58,11 @@ test('a cluster whose provider plugin is missing fails for good, as a deployment
   const activities = createClusterActivities({
     pulumi: await settings(),
     programFor: () => program({ missingPlugin: true }),
+    localProgramFor: () => program({ missingPlugin: true }),
     check: () => {},
     gpusPerNode: () => 1,
-    store: { record: async () => {}, recordOutputs: async () => {} },
+    poolsReady: async () => true,
+    store: { record: async () => {}, recordOutputs: async () => {}, kubeconfig: async () => '' },
   });
   const target = { clusterId: 'clu_noplugin', name: 'gpu-east', desired: { generation: 1, region: 'us-east-1', subnetIds: [], nodeGroups: [], deleted: false } };
   const error = await t.throwsAsync(activityEnv().run(activities.applyClusterStack, target), missingPlugin);

@@ -1,4 +1,5 @@
-// Writes an `aws` cluster's status, and its stack's outputs (kubeconfig sealed, GPUs offered), to PostgreSQL.
+// Writes a provisioned cluster's status, and its stack's outputs (kubeconfig sealed, GPUs offered), to PostgreSQL;
+// reads a `local` cluster's registered kubeconfig for its stack.
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { GpuClusterSchema } from '../../control-plane/clusters/gpu-cluster.entity.ts';
@@ -18,8 +19,15 @@ export function createClusterStore(orm: MikroORM, kubeconfigs: SecretBox) {
     async recordOutputs(clusterId: string, outputs: ClusterOutputs): Promise<void> {
       const em = orm.em.fork();
       const cluster = await em.findOneOrFail(GpuClusterSchema, { id: clusterId });
-      Object.assign(cluster, { sealedKubeconfig: kubeconfigs.seal(outputs.kubeconfig), gpus: outputs.gpus.map((g) => ({ ...g })) });
+      if (outputs.kubeconfig !== undefined) cluster.sealedKubeconfig = kubeconfigs.seal(outputs.kubeconfig);
+      cluster.gpus = outputs.gpus.map((g) => ({ ...g }));
       await em.flush();
+    },
+
+    async kubeconfig(clusterId: string): Promise<string> {
+      const cluster = await orm.em.fork().findOneOrFail(GpuClusterSchema, { id: clusterId });
+      if (!cluster.sealedKubeconfig) throw new Error(`GPU cluster ${clusterId} has no kubeconfig`);
+      return kubeconfigs.open(cluster.sealedKubeconfig);
     },
   };
 }

@@ -1,6 +1,7 @@
-// One workflow per `aws` GPU cluster (workflow id = cluster id). It provisions the gpu-cluster stack, then
-// lives on to scale it (new node group sizes) or delete it, converging on the newest desired state it was
-// sent. Every status edge is written by an activity. Deterministic: no I/O here.
+// One workflow per `aws` or `local` GPU cluster (workflow id = cluster id). It provisions the cluster's stack
+// (gpu-cluster, or the local cluster's node pools), then lives on to scale it (new node group or pool sizes) or
+// delete it, converging on the newest desired state it was sent. Every status edge is written by an activity.
+// Deterministic: no I/O here.
 import {
   ActivityFailure, ApplicationFailure, condition, continueAsNew, proxyActivities, setHandler, workflowInfo,
 } from '@temporalio/workflow';
@@ -13,7 +14,7 @@ const { recordClusterStatus } = proxyActivities<ClusterActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
-// An EKS cluster and its node groups take a quarter of an hour or more to create.
+// An EKS cluster and its node groups take a quarter of an hour or more to create (a local pool's nodes, seconds).
 const { applyClusterStack, destroyClusterStack } = proxyActivities<ClusterActivities>({
   startToCloseTimeout: '2 hours',
   heartbeatTimeout: '2 minutes',
@@ -41,7 +42,7 @@ export async function clusterWorkflow(input: ClusterWorkflowInput): Promise<Clus
     if (target.deleted) {
       await edge('deleting', target.generation);
       try {
-        await destroyClusterStack({ clusterId });
+        await destroyClusterStack({ clusterId, provider: target.provider });
         await edge('deleted', target.generation);
         return progress;
       } catch (error) {

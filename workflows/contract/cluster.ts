@@ -1,21 +1,36 @@
-// The contract between the control plane and the cluster workflow (one per `aws` GPU cluster, workflow id =
-// cluster id, on the deployments task queue): names, the message and argument types.
+// The contract between the control plane and the cluster workflow (one per `aws` or `local` GPU cluster, workflow
+// id = cluster id, on the deployments task queue): names, the message and argument types.
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { NodeGroup } from '../../catalog/node-groups.ts';
+import type { NodePool } from '../../catalog/node-pools.ts';
 
 export const CLUSTER_WORKFLOW = 'clusterWorkflow';
 
 /**
- * What the gpu-cluster stack should be. Every change raises `generation`; older or repeated messages are
+ * What the cluster's stack should be. Every change raises `generation`; older or repeated messages are
  * ignored, so duplicates are harmless.
  */
-export interface DesiredCluster {
+export type DesiredCluster = DesiredAwsCluster | DesiredLocalCluster;
+
+interface DesiredClusterBase {
   readonly generation: number;
+  readonly deleted: boolean;
+}
+
+/** The gpu-cluster stack: EKS and its node groups. */
+export interface DesiredAwsCluster extends DesiredClusterBase {
+  /** Absent from messages sent before `local` clusters existed. */
+  readonly provider?: 'aws';
   readonly region: string;
   readonly subnetIds: readonly string[];
   readonly kubernetesVersion?: string;
   readonly nodeGroups: readonly NodeGroup[];
-  readonly deleted: boolean;
+}
+
+/** LocalGpuPool components on the cluster the registered kubeconfig reaches (which stays out of workflow history). */
+export interface DesiredLocalCluster extends DesiredClusterBase {
+  readonly provider: 'local';
+  readonly nodePools: readonly NodePool[];
 }
 
 export interface ClusterWorkflowInput {

@@ -1,4 +1,4 @@
-// The kiln-deployments task queue: one workflow per deployment and one per `aws` GPU cluster, with the
+// The kiln-deployments task queue: one workflow per deployment and one per `aws` or `local` GPU cluster, with the
 // activities that run Kiln's real programs (Pulumi, readiness, status writes) on the cluster each targets.
 import type { Logger } from 'pino';
 import { deriveKey, organizationSecretsKeyRing } from '../../lib/keys.ts';
@@ -7,8 +7,11 @@ import type { Orm } from '../../control-plane/database/orm.ts';
 import { createCircuitService, type CircuitService } from '../../control-plane/recovery/circuits.ts';
 import { kubeApi, parseKubeconfig, type KubeApi } from '../../lib/kubernetes/api.ts';
 import { checkNodeGroups, GPUS_PER_INSTANCE, instanceTypeFor } from '../../stacks/gpu-cluster/index.ts';
+import { StackArgsError } from '../../stacks/args-error.ts';
+import { nodePoolsProblem } from '../../catalog/node-pools.ts';
 import { createClusterActivities } from '../cluster/activities.ts';
-import { clusterProgramRef } from '../cluster/program.ts';
+import { poolsReady } from '../cluster/local-nodes.ts';
+import { clusterProgramRef, localClusterProgramRef } from '../cluster/program.ts';
 import { createClusterStore } from '../cluster/store.ts';
 import { DEPLOYMENTS_TASK_QUEUE, namespaceOf } from '../contract/deployment.ts';
 import type { PulumiSettings } from '../pulumi/automation.ts';
@@ -73,8 +76,15 @@ export function deploymentActivities(options: DeploymentActivitiesOptions) {
     ...createClusterActivities({
       pulumi,
       programFor: clusterProgramRef,
-      check: (target) => checkNodeGroups(target.desired.nodeGroups),
+      localProgramFor: localClusterProgramRef,
+      check: ({ desired }) => {
+        if (desired.provider !== 'local') return checkNodeGroups(desired.nodeGroups);
+        const problem = nodePoolsProblem(desired.nodePools);
+        if (problem) throw new StackArgsError(`${problem.field}: ${problem.message}`);
+      },
       gpusPerNode: (gpuType) => GPUS_PER_INSTANCE[instanceTypeFor(gpuType)] ?? 0,
+      poolsReady: (kubeconfig, desired) => poolsReady(apiFor(kubeconfig), desired),
+      pollIntervalMs: options.pollIntervalMs,
       store: createClusterStore(orm, kubeconfigs),
     }),
   };

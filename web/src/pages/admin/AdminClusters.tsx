@@ -13,7 +13,8 @@ import { AdminOnly } from './AdminOnly.tsx';
 type Cluster = Schemas['GpuCluster'];
 type NodeGroup = Schemas['ClusterNodeGroup'];
 type GpuTypeId = NodeGroup['gpuType'];
-type Provider = Cluster['provider'];
+/** The providers this form creates; a `local` cluster is registered through the API (npm start does it). */
+type Provider = Exclude<Cluster['provider'], 'local'>;
 
 const TONE: Record<Cluster['status'], 'ok' | 'busy' | 'idle' | 'bad'> = {
   ready: 'ok', provisioning: 'busy', scaling: 'busy', deleting: 'busy', failed: 'bad', deleted: 'idle',
@@ -53,7 +54,7 @@ function Clusters() {
         </span>
       ),
     },
-    { header: 'Provider', cell: (c) => (c.provider === 'aws' ? `AWS${c.region ? ` ${c.region}` : ''}` : 'Kubernetes (registered)') },
+    { header: 'Provider', cell: (c) => (c.provider === 'aws' ? `AWS${c.region ? ` ${c.region}` : ''}` : c.provider === 'local' ? 'Local (node pools)' : 'Kubernetes (registered)') },
     { header: 'For', cell: (c) => (c.organizationId ? <span className="stack-xs"><span>One organization</span><code className="muted small">{c.organizationId}</code></span> : 'Everyone') },
     {
       header: 'Status',
@@ -134,7 +135,9 @@ function Clusters() {
         <p>
           {removing?.provider === 'aws'
             ? 'Kiln tears the cluster down on AWS (its nodes and everything on them).'
-            : 'Kiln forgets the cluster and its kubeconfig; the cluster itself is left as it is.'}
+            : removing?.provider === 'local'
+              ? 'Kiln removes the GPU nodes of the cluster\'s node pools (and everything on them).'
+              : 'Kiln forgets the cluster and its kubeconfig; the cluster itself is left as it is.'}
           {' '}No deployment is placed on it again. Kiln refuses while deployments still run on it.
         </p>
       </ConfirmDialog>

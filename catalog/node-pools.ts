@@ -1,0 +1,59 @@
+// The node pools of a `local` GPU cluster: kwok-simulated GPU machines shaped like the node groups of an `aws`
+// one, with a name and the GPUs per machine (on EKS the instance type decides those). One rule, shared by the API
+// (which refuses a bad pool before any workflow starts) and the local-gpu-pool stack (which refuses to build one).
+import { NAME_PATTERN } from './deployment-rules.ts';
+import { GPU_TYPE_IDS, findGpuType } from './gpu-types.ts';
+import type { NodeGroup } from './node-groups.ts';
+
+export interface NodePool extends NodeGroup {
+  /** Names the nodes `<name>-0` to `<name>-<desiredSize - 1>`. */
+  readonly name: string;
+  /** GPUs each node advertises as `nvidia.com/gpu`. */
+  readonly gpusPerNode: number;
+}
+
+/** What is wrong with a pool: `field` the argument at fault (none when it is the sizes together), `message` a sentence naming it. */
+export interface NodePoolProblem {
+  readonly field?: string;
+  readonly message: string;
+}
+
+/** A node's name is also its `kubernetes.io/hostname` label, whose values are at most 63 characters. */
+const MAX_NODE_NAME_LENGTH = 63;
+/** As many nodes as an `aws` node group may have. */
+const MAX_POOL_SIZE = 1000;
+/** The most GPUs a machine of the catalog has. */
+const MAX_GPUS_PER_NODE = 16;
+
+/** Whole sizes with minSize <= desiredSize <= maxSize, GPUs on every node, a catalog GPU type, a name that makes valid node names. */
+export function nodePoolProblem(pool: NodePool): NodePoolProblem | undefined {
+  const { name, gpuType, gpusPerNode, minSize, desiredSize, maxSize } = pool;
+  const count = (field: string, value: number, least: number, most: number) => (Number.isInteger(value) && value >= least && value <= most
+    ? undefined : { field, message: `${field} must be a whole number from ${least} to ${most}, got ${value}` });
+  const sizes = count('minSize', minSize, 0, MAX_POOL_SIZE) ?? count('desiredSize', desiredSize, 0, MAX_POOL_SIZE) ?? count('maxSize', maxSize, 1, MAX_POOL_SIZE);
+  if (sizes) return sizes;
+  if (!(minSize <= desiredSize && desiredSize <= maxSize)) {
+    return { message: `must satisfy minSize <= desiredSize <= maxSize, got ${minSize} <= ${desiredSize} <= ${maxSize}` };
+  }
+  const gpus = count('gpusPerNode', gpusPerNode, 1, MAX_GPUS_PER_NODE);
+  if (gpus) return gpus;
+  if (!findGpuType(gpuType)) return { field: 'gpuType', message: `gpuType "${gpuType}" is not in the GPU catalog: one of ${GPU_TYPE_IDS.join(', ')}` };
+  const lastNode = `${name}-${maxSize - 1}`;
+  if (!NAME_PATTERN.test(name) || lastNode.length > MAX_NODE_NAME_LENGTH) {
+    return { field: 'name', message: `name "${name}" must be a DNS label (lowercase letters, digits and '-', starting with a letter) short enough that node "${lastNode}" has at most ${MAX_NODE_NAME_LENGTH} characters` };
+  }
+  return undefined;
+}
+
+/** A cluster's pools: at least one, each by nodePoolProblem, names distinct (they name the nodes); `field` as the API names it (`nodePools.0.minSize`). */
+export function nodePoolsProblem(pools: readonly NodePool[]): { field: string; message: string } | undefined {
+  if (pools.length === 0) return { field: 'nodePools', message: 'a local GPU cluster needs at least one node pool' };
+  const seen = new Set<string>();
+  for (const [i, pool] of pools.entries()) {
+    const problem = nodePoolProblem(pool);
+    if (problem) return { field: problem.field ? `nodePools.${i}.${problem.field}` : `nodePools.${i}`, message: problem.message };
+    if (seen.has(pool.name)) return { field: `nodePools.${i}.name`, message: `name "${pool.name}" is taken by another pool of the cluster` };
+    seen.add(pool.name);
+  }
+  return undefined;
+}

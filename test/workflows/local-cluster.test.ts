@@ -1,0 +1,202 @@
+// A `local` GPU cluster through the API and its workflow: a Temporal dev server of this file's own, whose worker
+// polls the real kiln-deployments task queue with the activities workflows/deployment/queue.ts ships (the
+// LocalGpuPool program run by the real Pulumi CLI through the real Kubernetes provider plugin), and a local
+// cluster started with no nodes of its own, so every GPU node here is one the cluster's workflow declared.
+import anyTest, { type TestFn } from 'ava';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { GPU_RESOURCE, GPU_TAINT } from '../../catalog/gpu-types.ts';
+import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
+import { binaryPath } from '../../infra/tools/paths.ts';
+import { deriveKey } from '../../lib/keys.ts';
+import { createPrometheusClient } from '../../lib/prometheus/client.ts';
+import { createSecretBox } from '../../lib/secret-box.ts';
+import { NODE_POOL_LABEL } from '../../stacks/local-gpu-pool/index.ts';
+import { SEARCH_ATTRIBUTES } from '../../workflows/contract/search-attributes.ts';
+import { deploymentActivities, deploymentsQueue } from '../../workflows/deployment/queue.ts';
+import { createQueueWorker } from '../../workflows/queue.ts';
+import { createApiKey, signup, startTestApi, TEST_SIGNING_KEY, type TestApi } from '../support/control-plane.ts';
+import { eventually } from '../support/eventually.ts';
+import { startTestGpuCluster } from '../support/gpu-cluster.ts';
+import { pulumiSettingsIn } from '../support/pulumi.ts';
+import { testBundleDir } from '../support/temporal.ts';
+import { installTestRuntime } from '../support/temporal-runtime.ts';
+
+installTestRuntime();
+
+interface Context {
+  env: TestWorkflowEnvironment;
+  api: TestApi;
+  gpu: GpuCluster;
+  kubeconfig: string;
+  admin: string;
+  worker: Worker;
+  running: Promise<void>;
+}
+const test = anyTest as TestFn<Context>;
+
+test.before(async (t) => {
+  const [env, gpu, dir] = await Promise.all([
+    TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: binaryPath('temporal') }, searchAttributes: SEARCH_ATTRIBUTES } }),
+    startTestGpuCluster([]),
+    mkdtemp(join(tmpdir(), 'kiln-local-cluster-')),
+  ]);
+  const api = await startTestApi(import.meta.filename, { defaultCluster: false, orchestratorTemporalAddress: env.address });
+  const worker = await createQueueWorker(deploymentsQueue, {
+    connection: env.nativeConnection,
+    bundleDir: testBundleDir(),
+    // The API's kubeconfig key, as the worker derives it from the same signing key.
+    activities: deploymentActivities({
+      orm: api.orm, kubeconfigs: createSecretBox(deriveKey(TEST_SIGNING_KEY, 'cluster-kubeconfigs')), pulumi: pulumiSettingsIn(dir),
+      pollIntervalMs: 200, prometheus: createPrometheusClient('http://127.0.0.1:9'),
+    }),
+  });
+  const signedUp = await api.request('POST', '/v1/auth/signup', {
+    body: { email: 'admin@kiln.test', password: 'correct horse battery', name: 'Platform Admin', organizationName: 'Kiln operators' },
+  });
+  t.context = { env, api, gpu, kubeconfig: await readFile(gpu.kubeconfig, 'utf8'), admin: signedUp.body.access_token, worker, running: worker.run() };
+});
+test.after.always(async (t) => {
+  t.context.worker?.shutdown();
+  await t.context.running;
+  await t.context.api?.close();
+  await t.context.env?.teardown();
+  await t.context.gpu?.stop();
+});
+
+const L4 = { name: 'l4', gpuType: 'nvidia-l4', minSize: 1, desiredSize: 2, maxSize: 4, gpusPerNode: 1 };
+
+interface Node {
+  metadata: { name: string; uid: string };
+  spec: { taints?: { key: string }[] };
+  status?: { allocatable?: Record<string, string>; conditions?: { type: string; status: string }[] };
+}
+const poolNodes = async (t: { context: Context }, pool = 'l4') =>
+  (await t.context.gpu.api.get<{ items: Node[] }>(`/api/v1/nodes?labelSelector=${encodeURIComponent(`${NODE_POOL_LABEL}=${pool}`)}`)).items;
+const schedulable = (n: Node) => (n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false)
+  && (n.spec.taints ?? []).every((taint) => taint.key === GPU_TAINT.key);
+/** The cluster once its workflow has recorded `status`. */
+const clusterWhen = (t: { context: Context }, id: string, status: string) => eventually(`cluster ${id} ${status}`, async () => {
+  const res = await t.context.api.request('GET', `/v1/admin/clusters/${id}`, { token: t.context.admin });
+  if (res.body.status === 'failed') throw new Error(`the cluster failed: ${res.body.failureReason}`);
+  return res.body.status === status ? res.body : undefined;
+});
+/** The activities the cluster's workflow ran, in order. */
+const activitiesRun = async (t: { context: Context }, id: string) => ((await t.context.env.client.workflow.getHandle(id).fetchHistory()).events ?? [])
+  .flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []).filter((name) => name !== 'recordClusterStatus');
+const clusterId = async (t: { context: Context }) => (await t.context.api.request('GET', '/v1/admin/clusters', { token: t.context.admin })).body[0].id as string;
+
+test.serial('a local cluster with a 2-node L4 pool: provisioning, then ready with two Ready kwok nodes of 1 GPU each', async (t) => {
+  const { api, admin, kubeconfig } = t.context;
+  const res = await api.request('POST', '/v1/admin/clusters', { token: admin, body: { provider: 'local', name: 'local', kubeconfig, nodePools: [L4] } });
+  t.is(res.status, 201);
+  t.like(res.body, { provider: 'local', status: 'provisioning', gpus: [], region: null, nodeGroups: null, nodePools: [L4] });
+  t.false(JSON.stringify(res.body).includes('kubeconfig'), 'the kubeconfig is never shown');
+
+  const ready = await clusterWhen(t, res.body.id, 'ready');
+  t.deepEqual(ready.gpus, [{ gpuType: 'nvidia-l4', count: 2, inUse: 0 }]);
+  const nodes = await poolNodes(t);
+  t.deepEqual(nodes.map((n) => n.metadata.name).sort(), ['l4-0', 'l4-1']);
+  for (const node of nodes) {
+    t.true(schedulable(node), `${node.metadata.name} is Ready and schedulable when the cluster is ready`);
+    t.is(node.status!.allocatable![GPU_RESOURCE], '1');
+  }
+  t.deepEqual(await activitiesRun(t, res.body.id), ['applyClusterStack']);
+  // Deployments can be placed on it.
+  const { token, organizationId } = await signup(api);
+  const types = (await api.request('GET', `/v1/gpu-types?orgId=${organizationId}`, { token })).body;
+  t.deepEqual(types.filter((g: { available: boolean }) => g.available).map((g: { id: string }) => g.id), ['nvidia-l4']);
+});
+
+test.serial('PATCH nodePools to 3 nodes is a pulumi up in the cluster\'s workflow: l4-2 is added, the others stay', async (t) => {
+  const { api, admin } = t.context;
+  const id = await clusterId(t);
+  const uid = (await poolNodes(t)).find((n) => n.metadata.name === 'l4-0')!.metadata.uid;
+  const res = await api.request('PATCH', `/v1/admin/clusters/${id}`, { token: admin, body: { nodePools: [{ ...L4, desiredSize: 3 }] } });
+  t.is(res.status, 200);
+  t.like(res.body, { status: 'scaling', nodePools: [{ ...L4, desiredSize: 3 }] });
+
+  const ready = await clusterWhen(t, id, 'ready');
+  t.deepEqual(ready.gpus, [{ gpuType: 'nvidia-l4', count: 3, inUse: 0 }]);
+  const nodes = await poolNodes(t);
+  t.deepEqual(nodes.map((n) => n.metadata.name).sort(), ['l4-0', 'l4-1', 'l4-2']);
+  t.true(nodes.every(schedulable));
+  t.is(nodes.find((n) => n.metadata.name === 'l4-0')!.metadata.uid, uid, 'l4-0 is the same Node object');
+  t.deepEqual(await activitiesRun(t, id), ['applyClusterStack', 'applyClusterStack']);
+});
+
+test.serial('bad pool arguments: 400 for wrong types, 422 naming the field for broken rules, before any workflow starts; nothing changes', async (t) => {
+  const { api, admin, kubeconfig } = t.context;
+  const id = await clusterId(t);
+  const cases: [unknown[], number, string][] = [
+    [[{ ...L4, desiredSize: '2' }], 400, 'nodePools.0.desiredSize'],
+    [[{ ...L4, extra: true }], 400, 'nodePools.0'],
+    [[], 422, 'nodePools'],
+    [[{ ...L4, minSize: 3 }], 422, 'nodePools.0'],
+    [[{ ...L4, desiredSize: 1.5 }], 422, 'nodePools.0.desiredSize'],
+    [[{ ...L4, gpusPerNode: 0 }], 422, 'nodePools.0.gpusPerNode'],
+    [[{ ...L4, gpuType: 'nvidia-b200' }], 422, 'nodePools.0.gpuType'],
+    [[{ ...L4, name: 'L4' }], 422, 'nodePools.0.name'],
+    [[L4, { ...L4, gpuType: 'nvidia-h100-80gb' }], 422, 'nodePools.1.name'],
+  ];
+  for (const [nodePools, status, field] of cases) {
+    for (const [method, path, body] of [
+      ['POST', '/v1/admin/clusters', { provider: 'local', name: 'other', kubeconfig, nodePools }],
+      ['PATCH', `/v1/admin/clusters/${id}`, { nodePools }],
+    ] as const) {
+      const res = await api.request(method, path, { token: admin, body });
+      t.is(res.status, status, `${method} ${JSON.stringify(nodePools)}`);
+      // The reference surface names the field in its message (its error body has no details).
+      t.true(res.body.message.startsWith(`Invalid field ${field}:`), JSON.stringify(res.body));
+    }
+  }
+  const bad = await api.request('PATCH', `/v1/admin/clusters/${id}`, { token: admin, body: { nodePools: [{ ...L4, minSize: 3 }] } });
+  t.regex(bad.body.message, /must satisfy minSize <= desiredSize <= maxSize, got 3 <= 2 <= 4$/, 'the rule the stack applies');
+  t.is((await api.request('PATCH', `/v1/admin/clusters/${id}`, { token: admin, body: { nodeGroups: [{ gpuType: 'nvidia-l4', minSize: 0, desiredSize: 1, maxSize: 2 }] } })).status, 422);
+  const unreachable = kubeconfig.replace(/server: https:\/\/127\.0\.0\.1:\d+/, 'server: https://127.0.0.1:9');
+  const gone = await api.request('POST', '/v1/admin/clusters', { token: admin, body: { provider: 'local', name: 'gone', kubeconfig: unreachable, nodePools: [L4] } });
+  t.is(gone.status, 422);
+  t.regex(gone.body.message, /^Invalid field kubeconfig: could not read the cluster's nodes/);
+
+  const clusters = (await api.request('GET', '/v1/admin/clusters', { token: admin })).body;
+  t.is(clusters.length, 1, 'no cluster was created');
+  t.like(clusters[0], { status: 'ready', nodePools: [{ ...L4, desiredSize: 3 }] });
+  t.deepEqual(await activitiesRun(t, id), ['applyClusterStack', 'applyClusterStack'], 'no workflow was sent anything');
+  t.is((await poolNodes(t)).length, 3);
+});
+
+test.serial('401 without a credential, 403 for an organization owner and for a read-only key', async (t) => {
+  const { api, admin, kubeconfig } = t.context;
+  const id = await clusterId(t);
+  const owner = await signup(api);
+  const readOnly = await createApiKey(api, admin, 'read_only');
+  const routes: [string, string, unknown][] = [
+    ['POST', '/v1/admin/clusters', { provider: 'local', name: 'sneaky', kubeconfig, nodePools: [L4] }],
+    ['PATCH', `/v1/admin/clusters/${id}`, { nodePools: [{ ...L4, desiredSize: 4 }] }],
+    ['DELETE', `/v1/admin/clusters/${id}`, undefined],
+  ];
+  for (const [method, path, body] of routes) {
+    t.is((await api.request(method, path, { body })).status, 401, `${method} ${path}`);
+    const forbidden = await api.request(method, path, { token: owner.token, body });
+    t.is(forbidden.status, 403, `${method} ${path}`);
+    t.is(forbidden.body.code, 'INSUFFICIENT_PERMISSIONS');
+    t.is((await api.request(method, path, { token: readOnly.key, body })).status, 403, `${method} ${path} read-only`);
+  }
+  const clusters = (await api.request('GET', '/v1/admin/clusters', { token: admin })).body;
+  t.like(clusters, [{ id, status: 'ready', nodePools: [{ desiredSize: 3 }] }]);
+  t.is((await poolNodes(t)).length, 3);
+});
+
+test.serial('DELETE destroys the pools\' nodes, then the cluster is gone', async (t) => {
+  const { api, admin } = t.context;
+  const id = await clusterId(t);
+  const res = await api.request('DELETE', `/v1/admin/clusters/${id}`, { token: admin });
+  t.is(res.status, 200);
+  t.like(res.body, { status: 'deleting' });
+  await eventually('the cluster gone', async () => (await api.request('GET', `/v1/admin/clusters/${id}`, { token: admin })).status === 404);
+  t.deepEqual(await poolNodes(t), []);
+  t.deepEqual(await activitiesRun(t, id), ['applyClusterStack', 'applyClusterStack', 'destroyClusterStack']);
+});
