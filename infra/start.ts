@@ -8,7 +8,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { deriveKey } from '../lib/keys.ts';
 import { createSecretBox } from '../lib/secret-box.ts';
-import { syncKubernetesCluster } from '../control-plane/clusters/service.ts';
+import { Client, Connection } from '@temporalio/client';
+import type { NodePool } from '../catalog/node-pools.ts';
+import { GpuClusterSchema } from '../control-plane/clusters/gpu-cluster.entity.ts';
+import { createClusterOrchestrator } from '../control-plane/clusters/orchestrator.ts';
+import { syncKubernetesCluster, syncLocalCluster } from '../control-plane/clusters/service.ts';
 import { developmentSecret, DOCS_DIST, exitOnConfigError, loadConfig, WEB_DIST } from '../control-plane/config.ts';
 import { openDatabase } from '../control-plane/database/orm.ts';
 import { startApi } from '../control-plane/server.ts';
@@ -39,6 +43,18 @@ const log = pino({ level: config.logLevel });
 const kilnStops: (() => Promise<unknown>)[] = [];
 const serverStops: (() => Promise<unknown>)[] = [];
 const say = (line: string) => log.info(line);
+
+/**
+ * What `npm start` offers a new user: a small fleet of several GPU types, the node pools of its `local` cluster,
+ * which the cluster's workflow provisions (nodes `gpu-<type>-0`...). Registered once: later starts keep the pools.
+ */
+const DEFAULT_NODE_POOLS: readonly NodePool[] = [
+  { name: 'gpu-nvidia-h100-80gb', gpuType: 'nvidia-h100-80gb', minSize: 0, desiredSize: 4, maxSize: 4, gpusPerNode: 8 },
+  { name: 'gpu-nvidia-a100-80gb', gpuType: 'nvidia-a100-80gb', minSize: 0, desiredSize: 4, maxSize: 4, gpusPerNode: 8 },
+  { name: 'gpu-nvidia-l4', gpuType: 'nvidia-l4', minSize: 0, desiredSize: 8, maxSize: 8, gpusPerNode: 1 },
+];
+/** How long the first start waits for the workflow to bring the local cluster's nodes up before saying it is ready. */
+const LOCAL_CLUSTER_TIMEOUT_MS = 5 * 60_000;
 
 /** The ports npm start's own servers will take, with what moves each: all checked before anything starts. */
 type PortClaim = readonly [port: number, server: string, setting: string];
@@ -77,13 +93,14 @@ async function main(): Promise<void> {
   say(`Temporal: ${temporal.address}${temporal.uiUrl ? `, Web UI ${temporal.uiUrl}` : ' (TEMPORAL_ADDRESS)'}`);
 
   let kubeconfig = process.env.KUBECONFIG;
+  const ownCluster = !kubeconfig;
   if (kubeconfig) {
     say(`GPU cluster: using KUBECONFIG ${kubeconfig}`);
   } else {
     const cluster = await startGpuCluster({ dataDir: join(dataDir, 'gpu-cluster'), basePort: config.localPorts.gpuCluster, podNetwork: config.localPorts.gpuClusterPodNetwork });
     serverStops.push(() => cluster.stop());
     kubeconfig = cluster.kubeconfig;
-    say(`GPU cluster: local Kubernetes with simulated GPU nodes (kwok), kubeconfig ${kubeconfig}`);
+    say(`GPU cluster: local Kubernetes whose GPU nodes (kwok) Kiln provisions, kubeconfig ${kubeconfig}`);
     say(`model servers: simulated vLLM on each Ready pod's loopback address in ${cluster.podCidr}, logs in ${cluster.podLogDir}`);
   }
 
@@ -133,20 +150,41 @@ async function main(): Promise<void> {
   serverStops.push(() => prometheus.stop());
   say(`Prometheus: ${prometheus.url}${process.env.PROMETHEUS_URL ? ' (PROMETHEUS_URL)' : ', scraping the model servers by pod discovery and Kiln\'s own metrics'}`);
 
-  // Deployments are placed on registered clusters: the one started (or named by KUBECONFIG) is `local`.
-  // A cluster Kiln cannot read (e.g. a kubeconfig that signs in through a command) leaves the rest running:
-  // deployments answer 503 GPU_UNAVAILABLE until an administrator registers one.
+  // Deployments are placed on registered clusters, this one as `local`: the cluster started here is a `local`
+  // cluster whose node pools the worker's cluster workflow applies (a pulumi up), one named by KUBECONFIG is
+  // registered with the nodes it has. A cluster Kiln cannot read (e.g. a kubeconfig that signs in through a
+  // command) leaves the rest running: deployments answer 503 GPU_UNAVAILABLE until an administrator registers one.
   const orm = await openDatabase(postgres.url, { migrate: false });
+  const connection = await Connection.connect({ address: temporal.address });
   try {
     const secrets = createSecretBox(deriveKey(config.signingKey, 'cluster-kubeconfigs'));
-    const cluster = await syncKubernetesCluster(orm.em.fork(), secrets, 'local', await readFile(kubeconfig, 'utf8'));
+    const text = await readFile(kubeconfig, 'utf8');
+    let cluster;
+    if (ownCluster) {
+      const { id } = await syncLocalCluster(orm.em.fork(), { secrets, orchestrator: createClusterOrchestrator(new Client({ connection })) }, 'local', text, DEFAULT_NODE_POOLS);
+      say(`GPU cluster "local" (${id}): its node pools are applied by its workflow (Temporal workflow ${id})`);
+      cluster = await untilSettled(orm, id);
+    } else {
+      cluster = await syncKubernetesCluster(orm.em.fork(), secrets, 'local', text);
+    }
+    if (cluster.status === 'failed') throw new Error(`its workflow failed: ${cluster.failureReason}`);
     say(`GPU cluster registered as "local" (${cluster.id}): ${cluster.gpus.map((g) => `${g.count} × ${g.gpuType}`).join(', ') || 'no GPU nodes'}`);
   } catch (error) {
     log.warn(`GPU cluster NOT registered: ${(error as Error).message}`);
   } finally {
+    await connection.close();
     await orm.close();
   }
   say('ready; Ctrl-C stops everything');
+}
+
+/** The local cluster once its workflow has made it ready or failed; an error after LOCAL_CLUSTER_TIMEOUT_MS. */
+async function untilSettled(orm: Awaited<ReturnType<typeof openDatabase>>, id: string) {
+  for (const deadline = Date.now() + LOCAL_CLUSTER_TIMEOUT_MS; Date.now() < deadline; await sleep(500)) {
+    const cluster = await orm.em.fork().findOneOrFail(GpuClusterSchema, id);
+    if (cluster.status === 'ready' || cluster.status === 'failed') return cluster;
+  }
+  throw new Error(`its node pools were not ready within ${LOCAL_CLUSTER_TIMEOUT_MS / 60_000} minutes: see workflow ${id} in the Temporal UI`);
 }
 
 // A supervisor (systemd, a container runtime) waits about 10 s after SIGTERM before it kills: everything is stopped

@@ -290,6 +290,28 @@ export async function syncKubernetesCluster(em: EntityManager, secrets: SecretBo
 }
 
 /**
+ * `npm start`: registers the local cluster it started as a `local` cluster whose GPU nodes are `nodePools` (a
+ * `kubernetes` record of an earlier start becomes one), keeping the pools of one already registered (an
+ * administrator may have changed them), and sends its workflow the desired state: a workflow that has applied it
+ * ignores it, one lost with Temporal's data applies it again. A failed cluster's stack is tried again.
+ */
+export async function syncLocalCluster(
+  em: EntityManager, deps: Pick<ClusterServiceDeps, 'secrets' | 'orchestrator'>, name: string, kubeconfig: string, nodePools: readonly NodePool[],
+): Promise<GpuClusterRecord> {
+  checkNodePools(nodePools);
+  await inspect(kubeconfig);
+  const existing = await em.findOne(GpuClusterSchema, { name, organization: null, deletedAt: null });
+  if (existing && existing.provider === 'aws') throw new ConflictError(`GPU cluster ${name} is an aws cluster`, { field: 'name' });
+  const cluster = existing ?? em.create(GpuClusterSchema, { id: newId('clu'), name, provider: 'local', status: 'provisioning', gpus: [], spec: { nodePools }, createdAt: new Date() });
+  if (cluster.provider === 'kubernetes') Object.assign(cluster, { provider: 'local', status: 'provisioning', spec: { nodePools } });
+  if (cluster.status === 'failed') Object.assign(cluster, { status: 'scaling', generation: cluster.generation + 1 });
+  cluster.sealedKubeconfig = deps.secrets.seal(kubeconfig);
+  await em.flush();
+  await deps.orchestrator.converge(cluster);
+  return cluster;
+}
+
+/**
  * The GPUs each cluster's deployments hold, per GPU type: replicas x GPUs per replica of those not deleted
  * whose status holds GPUs (LIVE_STATUSES, the rule the admin revenue's GPU run rate counts by).
  */

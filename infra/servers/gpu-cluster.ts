@@ -29,13 +29,6 @@ export interface GpuNodePool {
   readonly gpusPerNode: number;
 }
 
-/** What `npm start` offers a new user: a small fleet of several GPU types. */
-export const DEFAULT_NODE_POOLS: readonly GpuNodePool[] = [
-  { gpuType: 'nvidia-h100-80gb', nodes: 4, gpusPerNode: 8 },
-  { gpuType: 'nvidia-a100-80gb', nodes: 4, gpusPerNode: 8 },
-  { gpuType: 'nvidia-l4', nodes: 8, gpusPerNode: 1 },
-];
-
 export interface GpuCluster {
   readonly kubeconfig: string;
   readonly credentials: KubeCredentials;
@@ -51,6 +44,10 @@ export interface GpuCluster {
 
 export interface GpuClusterOptions {
   readonly dataDir: string;
+  /**
+   * Nodes made at start, directly through the API server (tests and benches); none when absent: `npm start` has
+   * Kiln provision them as its `local` cluster's node pools.
+   */
   readonly nodePools?: readonly GpuNodePool[];
   /**
    * First of four consecutive loopback ports (etcd client, etcd peer, apiserver, kwok), fixed so a cluster
@@ -182,7 +179,7 @@ export async function startGpuCluster(options: GpuClusterOptions): Promise<GpuCl
         return nodes.items.filter(isReady).length >= pool.nodes;
       });
     };
-    for (const pool of options.nodePools ?? DEFAULT_NODE_POOLS) await addNodes(pool);
+    for (const pool of options.nodePools ?? []) await addNodes(pool);
     return { kubeconfig, credentials, api, podCidr: claim.cidr, podLogDir, addNodes, stop };
   } catch (error) {
     await stop();

@@ -125,7 +125,7 @@ test('a port npm start needs is taken: it stops before starting anything, with o
   await t.throwsAsync(stat(join(dataDir!, 'postgres')));
 });
 
-test('SIGTERM to the npm start process stops every server it started within 10 s', async (t) => {
+test('npm start provisions the local cluster\'s GPU nodes through its workflow; SIGTERM to the npm start process stops every server it started within 10 s', async (t) => {
   const start = await npmStart(await freePorts());
   let started: number[] = [];
   // Whatever this test finds, nothing it started outlives it (orphans are no longer under npm: the list taken before).
@@ -136,6 +136,8 @@ test('SIGTERM to the npm start process stops every server it started within 10 s
   });
   await eventually('npm start ready', () => start.output().includes('ready; Ctrl-C stops everything') || start.child.exitCode !== null, 240_000);
   t.is(start.child.exitCode, null, start.output());
+  // The cluster's GPU nodes are the node pools its workflow applied, counted once they are Ready.
+  t.regex(start.output(), /GPU cluster registered as \\"local\\" \(clu_[0-9a-z]+\): 32 × nvidia-a100-80gb, 32 × nvidia-h100-80gb, 8 × nvidia-l4"/);
   started = descendants(start.child.pid!);
   // Kiln's node process, PostgreSQL, Temporal, the cluster's etcd, API server and kwok, the model servers,
   // stripe-mock and Prometheus.

@@ -183,7 +183,8 @@ export async function startKiln(testFile: string, options: KilnOptions = {}): Pr
     throw error;
   }
 
-  // The local cluster is registered as `npm start` registers it.
+  // The local cluster, with the nodes this file asked for, is registered by its kubeconfig (npm start instead
+  // has its workflow provision them: test/e2e/start.test.ts).
   const orm = await openDatabase(databaseUrl, { migrate: false });
   await syncKubernetesCluster(orm.em.fork(), createSecretBox(deriveKey(SIGNING_KEY, 'cluster-kubeconfigs')), 'local', await readFile(cluster.kubeconfig, 'utf8'));
   const ownPostgres = () => postgres ?? (() => { throw new Error('the test run\'s PostgreSQL is shared: startKiln({ ownPostgres: true }) for one to kill'); })();

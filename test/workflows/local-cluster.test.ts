@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { GPU_RESOURCE, GPU_TAINT } from '../../catalog/gpu-types.ts';
+import { createClusterOrchestrator } from '../../control-plane/clusters/orchestrator.ts';
+import { syncLocalCluster } from '../../control-plane/clusters/service.ts';
 import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
 import { binaryPath } from '../../infra/tools/paths.ts';
 import { deriveKey } from '../../lib/keys.ts';
@@ -35,6 +37,8 @@ interface Context {
   admin: string;
   worker: Worker;
   running: Promise<void>;
+  /** npm start's registration of its local cluster, on this file's API and Temporal. */
+  sync(nodePools: readonly (typeof L4)[]): ReturnType<typeof syncLocalCluster>;
 }
 const test = anyTest as TestFn<Context>;
 
@@ -45,19 +49,22 @@ test.before(async (t) => {
     mkdtemp(join(tmpdir(), 'kiln-local-cluster-')),
   ]);
   const api = await startTestApi(import.meta.filename, { defaultCluster: false, orchestratorTemporalAddress: env.address });
+  // The API's kubeconfig key, as the worker and npm start derive it from the same signing key.
+  const kubeconfigs = createSecretBox(deriveKey(TEST_SIGNING_KEY, 'cluster-kubeconfigs'));
   const worker = await createQueueWorker(deploymentsQueue, {
     connection: env.nativeConnection,
     bundleDir: testBundleDir(),
-    // The API's kubeconfig key, as the worker derives it from the same signing key.
     activities: deploymentActivities({
-      orm: api.orm, kubeconfigs: createSecretBox(deriveKey(TEST_SIGNING_KEY, 'cluster-kubeconfigs')), pulumi: pulumiSettingsIn(dir),
+      orm: api.orm, kubeconfigs, pulumi: pulumiSettingsIn(dir),
       pollIntervalMs: 200, prometheus: createPrometheusClient('http://127.0.0.1:9'),
     }),
   });
   const signedUp = await api.request('POST', '/v1/auth/signup', {
     body: { email: 'admin@kiln.test', password: 'correct horse battery', name: 'Platform Admin', organizationName: 'Kiln operators' },
   });
-  t.context = { env, api, gpu, kubeconfig: await readFile(gpu.kubeconfig, 'utf8'), admin: signedUp.body.access_token, worker, running: worker.run() };
+  const kubeconfig = await readFile(gpu.kubeconfig, 'utf8');
+  const sync = (nodePools: readonly (typeof L4)[]) => syncLocalCluster(api.orm.em.fork(), { secrets: kubeconfigs, orchestrator: createClusterOrchestrator(env.client) }, 'local', kubeconfig, nodePools);
+  t.context = { env, api, gpu, kubeconfig, admin: signedUp.body.access_token, worker, running: worker.run(), sync };
 });
 test.after.always(async (t) => {
   t.context.worker?.shutdown();
@@ -199,4 +206,23 @@ test.serial('DELETE destroys the pools\' nodes, then the cluster is gone', async
   await eventually('the cluster gone', async () => (await api.request('GET', `/v1/admin/clusters/${id}`, { token: admin })).status === 404);
   t.deepEqual(await poolNodes(t), []);
   t.deepEqual(await activitiesRun(t, id), ['applyClusterStack', 'applyClusterStack', 'destroyClusterStack']);
+});
+
+test.serial('npm start\'s registration: a kubernetes record of an earlier start becomes a local cluster whose workflow applies the pools; a later start keeps the pools an administrator changed', async (t) => {
+  const { api, admin, kubeconfig, sync } = t.context;
+  const earlier = await api.request('POST', '/v1/admin/clusters', { token: admin, body: { provider: 'kubernetes', name: 'local', kubeconfig } });
+  t.like(earlier.body, { provider: 'kubernetes', gpus: [] });
+
+  const { id } = await sync([{ ...L4, desiredSize: 1 }]);
+  t.is(id, earlier.body.id, 'the same record');
+  t.like(await clusterWhen(t, id, 'ready'), { provider: 'local', gpus: [{ gpuType: 'nvidia-l4', count: 1, inUse: 0 }], nodePools: [{ ...L4, desiredSize: 1 }] });
+  t.deepEqual((await poolNodes(t)).map((n) => n.metadata.name), ['l4-0']);
+
+  await api.request('PATCH', `/v1/admin/clusters/${id}`, { token: admin, body: { nodePools: [{ ...L4, desiredSize: 2 }] } });
+  await eventually('two nodes', async () => (await poolNodes(t)).length === 2);
+  await clusterWhen(t, id, 'ready');
+  await sync([{ ...L4, desiredSize: 1 }]);
+  t.like(await clusterWhen(t, id, 'ready'), { gpus: [{ gpuType: 'nvidia-l4', count: 2, inUse: 0 }], nodePools: [{ ...L4, desiredSize: 2 }] });
+  t.deepEqual(await activitiesRun(t, id), ['applyClusterStack', 'applyClusterStack'], 'the running workflow had applied it: nothing more ran');
+  t.is((await poolNodes(t)).length, 2);
 });
