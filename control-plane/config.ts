@@ -129,7 +129,7 @@ export const Sections = {
     KILN_AUTOSCALE_INTERVAL_SECONDS: z.coerce.number().min(1).max(600).default(10)
       .describe('How often the autoscaler reads each autoscaled deployment\'s load from Prometheus.'),
     KILN_UNSCHEDULABLE_GRACE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60)
-      .describe('How long a rollout\'s pods may wait for GPUs (unschedulable) before the deployment fails with the scheduler\'s reason: long enough for a cluster autoscaler to add a node.'),
+      .describe('How long a rollout\'s pods may wait for GPUs (unschedulable) before a node pool of a local cluster grows for them, or, when none can, the deployment fails with the scheduler\'s reason; time while the cluster is scaling does not count. Long enough for a cluster autoscaler to add a node.'),
     KILN_ALERT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(15)
       .describe('Seconds between two evaluations of every alert rule.'),
     KILN_OPTIMIZATION_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300)

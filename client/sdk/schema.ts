@@ -3994,7 +3994,7 @@ export interface components {
             /** @enum {string} */
             dtype: "auto" | "bfloat16" | "float16" | "float32";
             vllmArgs: string[];
-            /** @description Why the last rollout failed; null unless status is failed. */
+            /** @description Why the last rollout failed; while a rollout waits for a node pool to grow, what is being added ("adding 2 nvidia-l4 nodes to pool l4"); null otherwise. */
             failureReason: string | null;
             /** @description The template it was made from or follows (POST /v1/templates/{id}/deploy, share-as-template); null otherwise. */
             templateId: string | null;
@@ -4451,7 +4451,7 @@ export interface components {
             /** @enum {string} */
             dtype: "auto" | "bfloat16" | "float16" | "float32";
             vllmArgs: string[];
-            /** @description Why the last rollout failed; null unless status is failed. */
+            /** @description Why the last rollout failed; while a rollout waits for a node pool to grow, what is being added ("adding 2 nvidia-l4 nodes to pool l4"); null otherwise. */
             failureReason: string | null;
             /** @description The template it was made from or follows (POST /v1/templates/{id}/deploy, share-as-template); null otherwise. */
             templateId: string | null;

@@ -29,6 +29,8 @@ export interface AwsClusterSpec {
 /** What the node-pool stack of a `local` cluster is asked to build. */
 export interface LocalClusterSpec {
   readonly nodePools: readonly NodePool[];
+  /** The last growth of a pool for a deployment (workflows/cluster/pool-growth.ts): a retried request finds it made. */
+  readonly lastGrowth?: { readonly requestId: string; readonly reason: string };
 }
 
 /**

@@ -108,7 +108,7 @@ export const DeploymentView = CreatedDeployment.extend({
   contextLength: z.number().int().nullable().meta({ description: 'vLLM --max-model-len; null: vLLM takes the model\'s own (a model Kiln has no figures for).' }),
   dtype: z.enum(DTYPES),
   vllmArgs: z.array(z.string()),
-  failureReason: z.string().nullable().meta({ description: 'Why the last rollout failed; null unless status is failed.' }),
+  failureReason: z.string().nullable().meta({ description: 'Why the last rollout failed; while a rollout waits for a node pool to grow, what is being added ("adding 2 nvidia-l4 nodes to pool l4"); null otherwise.' }),
   templateId: z.string().nullable().meta({ description: 'The template it was made from or follows (POST /v1/templates/{id}/deploy, share-as-template); null otherwise.' }),
   templateVersion: z.number().int().nullable().meta({ description: 'That template\'s version it runs; PATCH templateVersion upgrades it.' }),
   createdAt: z.iso.datetime(),

@@ -166,7 +166,7 @@ test('after a failed change the next desired state is applied in full, even one 
     await settled('failed', () => last(h.statuses) === 'failed');
     // The scale that could not be placed is rolled back: the last good configuration keeps serving, and is what Kiln shows.
     t.deepEqual(h.applies.at(-1), { running: true, replicas: 1 });
-    t.like(h.statuses.at(-1), { replicas: 1, failureReason: '3 of 3 replicas cannot be placed: 0/8 nodes are available: 8 Insufficient nvidia.com/gpu.; the last good configuration (1 replica) still serves' });
+    t.like(h.statuses.at(-1), { replicas: 1, failureReason: '3 of 3 replicas cannot be placed: 0/8 nodes are available: 8 Insufficient nvidia.com/gpu.; no node pool can grow; the last good configuration (1 replica) still serves' });
     h.readiness.next = () => ({ readyReplicas: Number.MAX_SAFE_INTEGER });
     await handle.signal(desiredStateSignal, desired({ generation: 3, replicas: 1 }));
     await settled('running again', () => last(h.statuses) === 'running' && h.statuses.at(-1)!.generation === 3);
@@ -193,7 +193,7 @@ test('pods that cannot be placed fail the deployment with the reason; a new desi
     await settled('failed', () => last(h.statuses) === 'failed');
     const failed = h.statuses.at(-1)!;
     t.is(failed.event, 'deployment.failed');
-    t.regex(failed.failureReason ?? '', /1 of 1 replicas cannot be placed: 0\/8 nodes are available: 8 Insufficient nvidia\.com\/gpu.*; the replicas it placed were removed, so it holds no GPUs$/);
+    t.regex(failed.failureReason ?? '', /1 of 1 replicas cannot be placed: 0\/8 nodes are available: 8 Insufficient nvidia\.com\/gpu.*; no node pool can grow; the replicas it placed were removed, so it holds no GPUs$/);
     // Nothing ran before: what was placed is removed (the stack applied with nothing running), and shown and billed as 0.
     t.deepEqual(h.applies.at(-1), { running: false, replicas: 1 });
     t.is(failed.replicas, 0);
@@ -265,8 +265,8 @@ test('refresh-and-retry runs pulumi refresh before the new rollout', async (t) =
     await settled('running', () => last(h.statuses) === 'running');
     const history = await handle.fetchHistory();
     const activities = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-    // The failed first rollout's clean-up (an applyStack with nothing running) comes before the refresh.
-    t.deepEqual(activities.filter((a) => a !== 'recordStatus'), ['applyStack', 'waitUntilReady', 'applyStack', 'refreshStack', 'applyStack', 'waitUntilReady']);
+    // No pool could grow; the failed first rollout's clean-up (an applyStack with nothing running) comes before the refresh.
+    t.deepEqual(activities.filter((a) => a !== 'recordStatus'), ['applyStack', 'waitUntilReady', 'growNodePool', 'applyStack', 'refreshStack', 'applyStack', 'waitUntilReady']);
   });
 });
 

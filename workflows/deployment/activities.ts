@@ -40,12 +40,30 @@ export interface ClusterAccess {
 export interface Readiness {
   readonly readyReplicas: number;
   readonly unschedulableReason?: string;
+  /** How many pods the scheduler cannot place (what a pool grows for); the replicas not Ready when absent. */
+  readonly unschedulableReplicas?: number;
 }
 
 /** The GPU cluster a deployment was placed on at creation. */
 export interface ServingCluster extends ClusterAccess {
   readonly clusterId: string;
   readonly provider: string;
+}
+
+/** A deployment's replicas that cannot be placed for lack of GPUs, sent to grow a node pool of its cluster. */
+export interface PoolGrowthRequest {
+  readonly deploymentId: string;
+  /** Unique to one ask of the workflow: a retried activity finds the growth it already made. */
+  readonly requestId: string;
+  readonly gpuType: string;
+  readonly missingReplicas: number;
+  readonly gpusPerReplica: number;
+}
+
+/** `adding`: a pool grows and `reason` says by what ("adding 2 nvidia-l4 nodes to pool l4"); otherwise why none can. */
+export interface PoolGrowthResult {
+  readonly adding: boolean;
+  readonly reason: string;
 }
 
 /** The provisioning circuit of each attempt's (cluster provider, GPU type), as control-plane/recovery/circuits.ts keeps them. */
@@ -85,8 +103,16 @@ export interface DeploymentActivityDeps {
   readonly load: { measure(target: { organizationId: string; name: string; windowSeconds: number }): Promise<MeasuredLoad> };
   /** How often the autoscaler measures a deployment's load (AUTOSCALE_INTERVAL_SECONDS when absent). */
   readonly autoscaleIntervalMs?: number;
-  /** How long pods may stay unschedulable before the deployment fails (the cluster lacks GPUs). */
+  /**
+   * How long pods may stay unschedulable before waitUntilReady gives up (the cluster lacks GPUs); time while the
+   * cluster is scaling does not count.
+   */
   readonly unschedulableGraceMs?: number;
+  /** The node pools of the deployments' clusters (workflows/cluster/pool-growth.ts); none grow when absent. */
+  readonly pools?: {
+    grow(request: PoolGrowthRequest): Promise<PoolGrowthResult>;
+    scaling(clusterId: string): Promise<boolean>;
+  };
   readonly pollIntervalMs?: number;
 }
 
@@ -161,7 +187,15 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps) {
       await runActivityOperation(deps.pulumi, { project: DEPLOYMENT_PROJECT, stackName: target.deploymentId, ...EMPTY_PROGRAM }, 'destroy');
     },
 
-    /** Polls until every replica is Ready, heartbeating; fails for good when pods cannot be placed. */
+    /** Grows a node pool of the deployment's cluster by what its missing replicas need, or says why none can grow. */
+    async growNodePool(request: PoolGrowthRequest): Promise<PoolGrowthResult> {
+      return deps.pools?.grow(request) ?? { adding: false, reason: 'no node pool can grow' };
+    },
+
+    /**
+     * Polls until every replica is Ready, heartbeating; fails for good when pods cannot be placed (an
+     * `InsufficientCapacity` failure whose details are `[{ missingReplicas }]`).
+     */
     async waitUntilReady(target: { deploymentId: string; organizationId: string; name: string; replicas: number }): Promise<void> {
       const context = Context.current();
       const cluster = await deps.clusters.accessFor(target.deploymentId);
@@ -173,10 +207,16 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps) {
         if (readiness.unschedulableReason) {
           unschedulableSince ??= Date.now();
           if (Date.now() - unschedulableSince >= graceMs) {
-            throw ApplicationFailure.nonRetryable(
-              `${target.replicas - readiness.readyReplicas} of ${target.replicas} replicas cannot be placed: ${readiness.unschedulableReason}`,
-              'InsufficientCapacity',
-            );
+            // Nodes a growing pool is adding are not there yet: the grace starts again.
+            if (await deps.pools?.scaling(cluster.clusterId)) {
+              unschedulableSince = Date.now();
+            } else {
+              const missingReplicas = readiness.unschedulableReplicas ?? target.replicas - readiness.readyReplicas;
+              throw ApplicationFailure.nonRetryable(
+                `${missingReplicas} of ${target.replicas} replicas cannot be placed: ${readiness.unschedulableReason}`,
+                'InsufficientCapacity', { missingReplicas },
+              );
+            }
           }
         } else {
           unschedulableSince = undefined;

@@ -1,5 +1,6 @@
 // The kiln-deployments task queue: one workflow per deployment and one per `aws` or `local` GPU cluster, with the
 // activities that run Kiln's real programs (Pulumi, readiness, status writes) on the cluster each targets.
+import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { deriveKey, organizationSecretsKeyRing } from '../../lib/keys.ts';
 import { createSecretBox, type KeyRing, type SecretBox } from '../../lib/secret-box.ts';
@@ -11,6 +12,7 @@ import { StackArgsError } from '../../stacks/args-error.ts';
 import { nodePoolsProblem } from '../../catalog/node-pools.ts';
 import { createClusterActivities } from '../cluster/activities.ts';
 import { poolsReady } from '../cluster/local-nodes.ts';
+import { poolGrowth } from '../cluster/pool-growth.ts';
 import { clusterProgramRef, localClusterProgramRef } from '../cluster/program.ts';
 import { createClusterStore } from '../cluster/store.ts';
 import { DEPLOYMENTS_TASK_QUEUE, namespaceOf } from '../contract/deployment.ts';
@@ -47,6 +49,8 @@ export interface DeploymentActivitiesOptions {
   readonly secrets?: KeyRing;
   /** Where lifecycle edges are logged; nowhere when absent. */
   readonly log?: Logger;
+  /** Signals the clusters' workflows to grow their node pools for deployments; no pool grows when absent. */
+  readonly client?: Client;
 }
 
 /**
@@ -72,6 +76,7 @@ export function deploymentActivities(options: DeploymentActivitiesOptions) {
       load: { measure: ({ organizationId, name, windowSeconds }) => measureDeploymentLoad(options.prometheus, { namespace: namespaceOf(organizationId), deployment: name }, windowSeconds) },
       autoscaleIntervalMs: options.autoscaleIntervalMs,
       unschedulableGraceMs: options.unschedulableGraceMs,
+      ...(options.client ? { pools: poolGrowth(orm, options.client) } : {}),
     }),
     ...createClusterActivities({
       pulumi,
@@ -95,7 +100,7 @@ export const deploymentsQueue = {
   // It exports the cluster workflow too.
   workflowsPath: new URL('./workflow.ts', import.meta.url).pathname,
   activities: ({ orm, client, log, signingKey, secretsKeys, pulumi, prometheus, autoscaleIntervalMs, unschedulableGraceMs }: Pick<WorkerDeps, 'orm' | 'client' | 'log' | 'signingKey' | 'secretsKeys' | 'pulumi' | 'prometheus' | 'autoscaleIntervalMs' | 'unschedulableGraceMs'>) => deploymentActivities({
-    orm, pulumi, prometheus, autoscaleIntervalMs, unschedulableGraceMs, log,
+    orm, pulumi, prometheus, autoscaleIntervalMs, unschedulableGraceMs, log, client,
     // The secrets key ring as the API's (config.ts): the signing key's unless KILN_SECRETS_KEY is set.
     secrets: organizationSecretsKeyRing(secretsKeys?.current ?? signingKey, secretsKeys?.previous ?? []),
     kubeconfigs: createSecretBox(deriveKey(signingKey, 'cluster-kubeconfigs')), deliveries: webhookDeliveries(orm, client),

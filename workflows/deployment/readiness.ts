@@ -31,9 +31,11 @@ export function kubernetesReadiness(api: KubeApi, namespaceOf: (organizationId: 
       const deployment = await api.get<DeploymentObject>(`/apis/apps/v1/namespaces/${namespace}/deployments/${name}`);
       const pods = await api.get<PodList>(`/api/v1/namespaces/${namespace}/pods?labelSelector=${encodeURIComponent(`${DEPLOYMENT_LABEL}=${name}`)}`);
       const unschedulable = pods.items
-        .flatMap((pod) => pod.status?.conditions ?? [])
-        .find((c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable');
-      return { readyReplicas: currentReplicasAvailable(deployment), unschedulableReason: unschedulable?.message };
+        .flatMap((pod) => (pod.status?.conditions ?? []).filter((c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable'));
+      return {
+        readyReplicas: currentReplicasAvailable(deployment), unschedulableReason: unschedulable[0]?.message,
+        ...(unschedulable.length ? { unschedulableReplicas: unschedulable.length } : {}),
+      };
     },
   };
 }

@@ -26,6 +26,11 @@ const { measureLoad } = proxyActivities<DeploymentActivities>({
   startToCloseTimeout: '20 seconds',
   retry: { maximumAttempts: 2 },
 });
+// Commits a pool's new size and signals the cluster's workflow: quick, and safe to retry (its request id).
+const { growNodePool } = proxyActivities<DeploymentActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+});
 const { applyStack, destroyStack, refreshStack, waitUntilReady } = proxyActivities<DeploymentActivities>({
   startToCloseTimeout: '30 minutes',
   // The Pulumi operations heartbeat every 5 s (pulumi/activity.ts) and the readiness poll every second: a worker
@@ -51,6 +56,8 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
   let memory: AutoscalerMemory = input.resume?.autoscaler ?? { changedAt: Date.now() };
   let scales = input.resume?.scales ?? 0;
   let scaleReason: string | undefined;
+  // Pool growths this run has asked for: each ask's request id (with the run's id) is its own.
+  let growthRequests = 0;
 
   setHandler(desiredStateSignal, (next) => {
     if (next.generation <= desired.generation) return; // an old or repeated message
@@ -95,12 +102,36 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
     }
     const { serviceUrl } = await applyStack({ deploymentId, organizationId, name, desired: target });
     progress = { ...progress, serviceUrl };
-    if (target.running) await waitUntilReady({ deploymentId, organizationId, name, replicas: target.replicas });
+    if (target.running) await placeReplicas(target, change.status);
     applied = appliedOf(target);
     memory = { changedAt: Date.now() };
     if (change.event === 'deployment.scaled') scales += 1;
     await edge(!target.running ? 'stopped' : target.replicas === 0 ? 'scaled_to_zero' : 'running', target.generation, change.event, undefined, before);
     scaleReason = undefined;
+  };
+
+  /**
+   * Waits until every replica is Ready. Replicas the cluster cannot place for lack of GPUs ask for a node pool of
+   * their GPU type to grow (the cluster's workflow adds the nodes) and are waited for again, with the growth as the
+   * edge's reason, until no pool can grow: then the rollout fails, saying why. patched(): histories from before
+   * pools grew replay the plain failure.
+   */
+  const placeReplicas = async (target: DesiredDeployment, status: DeploymentLifecycleStatus) => {
+    for (;;) {
+      try {
+        await waitUntilReady({ deploymentId, organizationId, name, replicas: target.replicas });
+        return;
+      } catch (error) {
+        const missingReplicas = missingReplicasOf(error);
+        if (missingReplicas === undefined || !patched('pool-growth')) throw error;
+        growthRequests += 1;
+        const growth = await growNodePool({
+          deploymentId, requestId: `${workflowInfo().runId}/${growthRequests}`, gpuType: target.gpu, missingReplicas, gpusPerReplica: target.gpusPerReplica ?? 1,
+        });
+        if (!growth.adding) throw ApplicationFailure.nonRetryable(`${failureReason(error)}; ${growth.reason}`, 'InsufficientCapacity');
+        await edge(status, target.generation, undefined, growth.reason);
+      }
+    }
   };
 
   /**
@@ -252,6 +283,13 @@ export function describeChange(applied: AppliedDeployment | undefined, target: D
   if (reconfigured) return { status: 'updating' };
   if (applied.replicas !== target.replicas) return { status: 'scaling', event: 'deployment.scaled' };
   return undefined;
+}
+
+/** How many replicas waitUntilReady could not place, when that is why it failed. */
+function missingReplicasOf(error: unknown): number | undefined {
+  const cause = error instanceof ActivityFailure ? error.cause : undefined;
+  if (!(cause instanceof ApplicationFailure) || cause.type !== 'InsufficientCapacity') return undefined;
+  return (cause.details?.[0] as { missingReplicas?: number } | undefined)?.missingReplicas;
 }
 
 function failureReason(error: unknown): string {
