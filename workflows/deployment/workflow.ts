@@ -298,9 +298,9 @@ function failureReason(error: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);
 }
 
-/** The Temporal UI's Current Details of a deployment's workflow (markdown): its status, and what to do if failed. */
+/** The Temporal UI's Current Details of a deployment's workflow (markdown): its status, what it waits for, and what to do if failed. */
 function currentDetails(name: string, status: DeploymentLifecycleStatus, generation: number, failureReason: string | undefined): string {
   const head = `**${name}: ${status}** (generation ${generation})`;
-  if (status !== 'failed') return head;
+  if (status !== 'failed') return failureReason ? `${head}\n\n${failureReason}` : head; // what it waits for (a pool's growth)
   return `${head}\n\n${failureReason ?? 'No reason was recorded.'}\n\nThis workflow stays open to take a retry: POST /v1/recovery/deployments/{id} (retry or refresh_and_retry), or delete the deployment.`;
 }
