@@ -8,13 +8,13 @@
 // The inference gateway, which serves while the database is away, keeps answering entries past their time
 // then (staleWhileUnavailable): a revocation made during the outage is seen once the database answers.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { DatabaseUnavailableError } from '../core/errors.ts';
+import { ApiError, DatabaseUnavailableError, ServiceUnavailableError } from '../core/errors.ts';
 import type { Principal } from './principal.ts';
 import { sha256 } from './tokens.ts';
 import type { OrganizationAccess } from '../organizations/service.ts';
 
 export const CREDENTIAL_CACHE_MS = 5_000;
-/** An entry this old is reloaded in the background when used: the reload replaces it, or drops it when refused. */
+/** An entry this old is reloaded in the background when used: the reload replaces it, or drops it when refused; a reload the database could not answer leaves it. */
 export const REFRESH_AFTER_MS = 3_000;
 /** Bounds memory when many credentials are in use; the oldest entries go first. */
 const MAX_ENTRIES = 10_000;
@@ -81,8 +81,12 @@ export function createCredentialCache(options: CredentialCacheOptions = {}) {
       // A change made meanwhile: what was read may predate it; the entry runs out as it would have.
       else if (started !== generation) entry.refreshing = false;
       else store(key, describe(value), value);
-    }, () => {
-      if (entries.get(key) === entry) entries.delete(key);
+    }, (error: unknown) => {
+      if (entries.get(key) !== entry) return;
+      // Refused (a key revoked, a membership gone): dropped. Unanswered (the database away or failing): kept for
+      // the rest of its time, and past it while the database is away where staleWhileUnavailable allows.
+      if (error instanceof ApiError && !(error instanceof ServiceUnavailableError)) entries.delete(key);
+      else entry.refreshing = false;
     }));
   }
 

@@ -5,18 +5,19 @@ import test from 'ava';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../../control-plane/auth/principal.ts';
 import { CREDENTIAL_CACHE_MS, createCredentialCache, REFRESH_AFTER_MS } from '../../control-plane/auth/credential-cache.ts';
+import { UnauthenticatedError } from '../../control-plane/core/errors.ts';
 import type { OrganizationAccess } from '../../control-plane/organizations/service.ts';
 
 const em = {} as EntityManager;
 const KEY = 'sk_test_0123456789abcdefghijklmnopqrstuv';
 
-function setup(options: { keyLookup?: () => Promise<Principal>; now?: () => number } = {}) {
+function setup(options: { keyLookup?: () => Promise<Principal>; now?: () => number; staleWhileUnavailable?: { databaseAvailable(): boolean; maxAgeMs: number } } = {}) {
   const calls = { keys: 0, access: 0 };
   const principal: Principal = {
     kind: 'api_key', userId: 'usr_a', organizationId: 'org_a', plan: 'free', role: 'owner', permissions: ROLE_PERMISSIONS.owner, scope: 'full_access', apiKeyId: 'key_a', platformAdmin: false,
   };
   const access: OrganizationAccess = { role: 'member', permissions: ROLE_PERMISSIONS.member, plan: 'free', platformAdmin: false };
-  const cache = createCredentialCache({ now: options.now });
+  const cache = createCredentialCache({ now: options.now, staleWhileUnavailable: options.staleWhileUnavailable });
   const wrapped = cache.wrap({
     apiKeys: { resolve: async () => { calls.keys++; return options.keyLookup ? options.keyLookup() : principal; } },
     organizations: { access: async (_em, userId) => { calls.access++; return userId === 'usr_gone' ? null : access; } },
@@ -82,7 +83,7 @@ test('an entry used past REFRESH_AFTER_MS is reloaded in the background, once; a
   const { wrapped, calls, principal } = setup({
     now: () => clock,
     keyLookup: async () => {
-      if (refuse) throw new Error('revoked');
+      if (refuse) throw new UnauthenticatedError('revoked');
       return principal;
     },
   });
@@ -109,6 +110,33 @@ test('an entry used past REFRESH_AFTER_MS is reloaded in the background, once; a
   t.is(calls.keys, 3);
   await t.throwsAsync(wrapped.apiKeys.resolve(em, KEY), { message: 'revoked' });
   t.is(calls.keys, 4);
+});
+
+test('a reload the database cannot answer keeps the entry: a gateway answers it past its time while the database is away', async (t) => {
+  let clock = 0;
+  let databaseUp = true;
+  let monitorSaysUp = true; // the health probe sees an outage a moment after the lookups do
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+  const { wrapped, calls, principal } = setup({
+    now: () => clock,
+    staleWhileUnavailable: { databaseAvailable: () => monitorSaysUp, maxAgeMs: 60_000 },
+    keyLookup: async () => {
+      if (!databaseUp) throw new Error('Connection terminated unexpectedly');
+      return principal;
+    },
+  });
+  await wrapped.apiKeys.resolve(em, KEY);
+  // The database goes away just as the entry is due a reload: the reload fails, and the entry stays.
+  databaseUp = false;
+  clock = REFRESH_AFTER_MS;
+  t.deepEqual(await wrapped.apiKeys.resolve(em, KEY), principal);
+  await settle();
+  t.is(calls.keys, 2, 'the reload was tried');
+  // Past its time, the outage now seen: answered from the entry, with no lookup.
+  monitorSaysUp = false;
+  clock = CREDENTIAL_CACHE_MS + 1;
+  t.deepEqual(await wrapped.apiKeys.resolve(em, KEY), principal);
+  t.is(calls.keys, 2);
 });
 
 test('an entry not used runs out at CREDENTIAL_CACHE_MS, however often it was before', async (t) => {
