@@ -8,7 +8,7 @@ import type { AuditDetails } from '../audit/service.ts';
 import type { ClusterInferenceAccess, ClusterService } from '../clusters/service.ts';
 import type { DeploymentStatus } from '../deployments/deployment.entity.ts';
 import {
-  DatabaseUnavailableError, DeploymentNotFoundError, DeploymentNotRunningError, InferenceRejectedError, ReplicaUnavailableError, UpstreamError, UpstreamTimeoutError,
+  ApiError, DeploymentNotFoundError, ServiceUnavailableError, DeploymentNotRunningError, InferenceRejectedError, ReplicaUnavailableError, UpstreamError, UpstreamTimeoutError,
 } from '../core/errors.ts';
 import type { StreamReply } from '../http/routes.ts';
 import { namespaceOf } from '../../workflows/contract/deployment.ts';
@@ -109,6 +109,9 @@ export function createInferenceService(deps: InferenceServiceDeps) {
     };
   }
 
+  /** A lookup that answered no (deleted, stopped, not the caller's), as against one the database could not answer. */
+  const refused = (error: unknown) => error instanceof ApiError && !(error instanceof ServiceUnavailableError);
+
   /**
    * The target each organization's reference last resolved to on this replica. Never trusted on its own: a
    * request is sent to it while the lookup runs (run), and the lookup decides what the client gets.
@@ -126,8 +129,10 @@ export function createInferenceService(deps: InferenceServiceDeps) {
     entry.refreshing = true;
     target(em, principal, reference).then((found) => remember(key, found), (error: unknown) => {
       if (remembered.get(key) !== entry) return;
-      if (error instanceof DatabaseUnavailableError) entry.refreshing = false;
-      else remembered.delete(key);
+      // Refused (deleted, stopped, not the caller's): forgotten. Unanswered (the database away, or a connection it
+      // dropped on a restart): what this replica knew stands until it answers again.
+      if (refused(error)) remembered.delete(key);
+      else entry.refreshing = false;
     });
   }
   /** Whether a request sent to `guess` went where one sent to `found` would (a wake aside: see run). */
@@ -200,7 +205,7 @@ export function createInferenceService(deps: InferenceServiceDeps) {
         return found;
       }, (error: unknown) => {
         // The database away: what this replica knew stands until it answers again.
-        if (!(error instanceof DatabaseUnavailableError)) remembered.delete(key);
+        if (refused(error)) remembered.delete(key);
         throw error;
       });
       const guess = fresh?.target;
@@ -219,7 +224,7 @@ export function createInferenceService(deps: InferenceServiceDeps) {
       try {
         found = await lookup;
       } catch (error) {
-        if (!(error instanceof DatabaseUnavailableError)) {
+        if (refused(error)) {
           cancel(error);
           throw error;
         }
