@@ -1,21 +1,14 @@
 // The control plane's door to Temporal for `aws` and `local` clusters: sends a cluster's desired state to its workflow,
 // starting the workflow when it is not running (signal-with-start). The API never waits for Pulumi.
 import type { Client } from '@temporalio/client';
-import { CLUSTER_WORKFLOW, desiredClusterSignal, type ClusterWorkflowInput, type DesiredCluster } from '../../workflows/contract/cluster.ts';
+import { CLUSTER_WORKFLOW, desiredClusterOf, desiredClusterSignal, type ClusterWorkflowInput } from '../../workflows/contract/cluster.ts';
 import { DEPLOYMENTS_TASK_QUEUE } from '../../workflows/contract/deployment.ts';
-import type { AwsClusterSpec, GpuClusterRecord, LocalClusterSpec } from './gpu-cluster.entity.ts';
+import type { GpuClusterRecord } from './gpu-cluster.entity.ts';
 
 export function createClusterOrchestrator(client: Client) {
   return {
     async converge(cluster: GpuClusterRecord): Promise<void> {
-      const base = { generation: cluster.generation, deleted: cluster.deleteRequested };
-      let desired: DesiredCluster;
-      if (cluster.provider === 'local') {
-        desired = { ...base, provider: 'local', nodePools: (cluster.spec as LocalClusterSpec).nodePools };
-      } else {
-        const spec = cluster.spec as AwsClusterSpec;
-        desired = { ...base, provider: 'aws', region: spec.region, subnetIds: spec.subnetIds, kubernetesVersion: spec.kubernetesVersion, nodeGroups: spec.nodeGroups };
-      }
+      const desired = desiredClusterOf(cluster);
       const input: ClusterWorkflowInput = { clusterId: cluster.id, name: cluster.name, desired };
       await client.workflow.signalWithStart(CLUSTER_WORKFLOW, {
         workflowId: cluster.id,

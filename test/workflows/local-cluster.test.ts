@@ -1,77 +1,32 @@
-// A `local` GPU cluster through the API and its workflow: a Temporal dev server of this file's own, whose worker
-// polls the real kiln-deployments task queue with the activities workflows/deployment/queue.ts ships (the
-// LocalGpuPool program run by the real Pulumi CLI through the real Kubernetes provider plugin), and a local
-// cluster started with no nodes of its own, so every GPU node here is one the cluster's workflow declared.
+// A `local` GPU cluster through the API and its workflow (test/support/local-cluster.ts): a Temporal dev server
+// of this file's own, whose worker runs the activities workflows/deployment/queue.ts ships (the LocalGpuPool
+// program run by the real Pulumi CLI through the real Kubernetes provider plugin), and a local cluster started
+// with no nodes of its own, so every GPU node here is one the cluster's workflow declared.
 import anyTest, { type TestFn } from 'ava';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import { GPU_RESOURCE, GPU_TAINT } from '../../catalog/gpu-types.ts';
 import { createClusterOrchestrator } from '../../control-plane/clusters/orchestrator.ts';
 import { syncLocalCluster } from '../../control-plane/clusters/service.ts';
-import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
-import { binaryPath } from '../../infra/tools/paths.ts';
-import { deriveKey } from '../../lib/keys.ts';
-import { createPrometheusClient } from '../../lib/prometheus/client.ts';
-import { createSecretBox } from '../../lib/secret-box.ts';
-import { NODE_POOL_LABEL } from '../../stacks/local-gpu-pool/index.ts';
-import { SEARCH_ATTRIBUTES } from '../../workflows/contract/search-attributes.ts';
-import { deploymentActivities, deploymentsQueue } from '../../workflows/deployment/queue.ts';
-import { createQueueWorker } from '../../workflows/queue.ts';
-import { createApiKey, signup, startTestApi, TEST_SIGNING_KEY, type TestApi } from '../support/control-plane.ts';
+import { createApiKey, signup } from '../support/control-plane.ts';
 import { eventually } from '../support/eventually.ts';
-import { startTestGpuCluster } from '../support/gpu-cluster.ts';
-import { pulumiSettingsIn } from '../support/pulumi.ts';
-import { testBundleDir } from '../support/temporal.ts';
+import { activitiesRun as activitiesOf, poolNodes as nodesOf, startLocalClusterHarness, type LocalClusterHarness } from '../support/local-cluster.ts';
 import { installTestRuntime } from '../support/temporal-runtime.ts';
 
 installTestRuntime();
 
-interface Context {
-  env: TestWorkflowEnvironment;
-  api: TestApi;
-  gpu: GpuCluster;
-  kubeconfig: string;
-  admin: string;
-  worker: Worker;
-  running: Promise<void>;
+interface Context extends LocalClusterHarness {
   /** npm start's registration of its local cluster, on this file's API and Temporal. */
   sync(nodePools: readonly (typeof L4)[]): ReturnType<typeof syncLocalCluster>;
 }
 const test = anyTest as TestFn<Context>;
 
 test.before(async (t) => {
-  const [env, gpu, dir] = await Promise.all([
-    TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: binaryPath('temporal') }, searchAttributes: SEARCH_ATTRIBUTES } }),
-    startTestGpuCluster([]),
-    mkdtemp(join(tmpdir(), 'kiln-local-cluster-')),
-  ]);
-  const api = await startTestApi(import.meta.filename, { defaultCluster: false, orchestratorTemporalAddress: env.address });
-  // The API's kubeconfig key, as the worker and npm start derive it from the same signing key.
-  const kubeconfigs = createSecretBox(deriveKey(TEST_SIGNING_KEY, 'cluster-kubeconfigs'));
-  const worker = await createQueueWorker(deploymentsQueue, {
-    connection: env.nativeConnection,
-    bundleDir: testBundleDir(),
-    activities: deploymentActivities({
-      orm: api.orm, kubeconfigs, pulumi: pulumiSettingsIn(dir),
-      pollIntervalMs: 200, prometheus: createPrometheusClient('http://127.0.0.1:9'),
-    }),
-  });
-  const signedUp = await api.request('POST', '/v1/auth/signup', {
-    body: { email: 'admin@kiln.test', password: 'correct horse battery', name: 'Platform Admin', organizationName: 'Kiln operators' },
-  });
-  const kubeconfig = await readFile(gpu.kubeconfig, 'utf8');
+  const harness = await startLocalClusterHarness(import.meta.filename);
+  const { api, env, kubeconfigs, kubeconfig } = harness;
   const sync = (nodePools: readonly (typeof L4)[]) => syncLocalCluster(api.orm.em.fork(), { secrets: kubeconfigs, orchestrator: createClusterOrchestrator(env.client) }, 'local', kubeconfig, nodePools);
-  t.context = { env, api, gpu, kubeconfig, admin: signedUp.body.access_token, worker, running: worker.run(), sync };
+  t.context = { ...harness, sync };
 });
 test.after.always(async (t) => {
-  t.context.worker?.shutdown();
-  await t.context.running;
-  await t.context.api?.close();
-  await t.context.env?.teardown();
-  await t.context.gpu?.stop();
+  await t.context.stop?.();
 });
 
 const L4 = { name: 'l4', gpuType: 'nvidia-l4', minSize: 1, desiredSize: 2, maxSize: 4, gpusPerNode: 1 };
@@ -81,8 +36,7 @@ interface Node {
   spec: { taints?: { key: string }[] };
   status?: { allocatable?: Record<string, string>; conditions?: { type: string; status: string }[] };
 }
-const poolNodes = async (t: { context: Context }, pool = 'l4') =>
-  (await t.context.gpu.api.get<{ items: Node[] }>(`/api/v1/nodes?labelSelector=${encodeURIComponent(`${NODE_POOL_LABEL}=${pool}`)}`)).items;
+const poolNodes = (t: { context: Context }, pool = 'l4') => nodesOf<Node>(t.context.gpu, pool);
 const schedulable = (n: Node) => (n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false)
   && (n.spec.taints ?? []).every((taint) => taint.key === GPU_TAINT.key);
 /** The cluster once its workflow has recorded `status`. */
@@ -92,8 +46,7 @@ const clusterWhen = (t: { context: Context }, id: string, status: string) => eve
   return res.body.status === status ? res.body : undefined;
 });
 /** The activities the cluster's workflow ran, in order. */
-const activitiesRun = async (t: { context: Context }, id: string) => ((await t.context.env.client.workflow.getHandle(id).fetchHistory()).events ?? [])
-  .flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []).filter((name) => name !== 'recordClusterStatus');
+const activitiesRun = (t: { context: Context }, id: string) => activitiesOf(t.context.env, id);
 const clusterId = async (t: { context: Context }) => (await t.context.api.request('GET', '/v1/admin/clusters', { token: t.context.admin })).body[0].id as string;
 
 test.serial('a local cluster with a 2-node L4 pool: provisioning, then ready with two Ready kwok nodes of 1 GPU each', async (t) => {

@@ -4,74 +4,32 @@
 // and a worker of this file's own (the activities workflows/deployment/queue.ts ships), on a local cluster started
 // with no nodes.
 import anyTest, { type TestFn } from 'ava';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
-import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
-import { binaryPath } from '../../infra/tools/paths.ts';
-import { deriveKey } from '../../lib/keys.ts';
-import { createPrometheusClient } from '../../lib/prometheus/client.ts';
-import { createSecretBox } from '../../lib/secret-box.ts';
-import { NODE_POOL_LABEL } from '../../stacks/local-gpu-pool/index.ts';
 import { namespaceOf } from '../../workflows/contract/deployment.ts';
-import { SEARCH_ATTRIBUTES } from '../../workflows/contract/search-attributes.ts';
-import { deploymentActivities, deploymentsQueue } from '../../workflows/deployment/queue.ts';
-import { createQueueWorker } from '../../workflows/queue.ts';
-import { signup, startTestApi, TEST_SIGNING_KEY, type TestApi } from '../support/control-plane.ts';
+import { signup } from '../support/control-plane.ts';
 import { eventually } from '../support/eventually.ts';
-import { startTestGpuCluster } from '../support/gpu-cluster.ts';
-import { pulumiSettingsIn } from '../support/pulumi.ts';
-import { testBundleDir } from '../support/temporal.ts';
+import { activitiesRun as activitiesOf, poolNodes as nodesOf, startLocalClusterHarness, type LocalClusterHarness } from '../support/local-cluster.ts';
 import { installTestRuntime } from '../support/temporal-runtime.ts';
 
 installTestRuntime();
 
-interface Context {
-  env: TestWorkflowEnvironment;
-  api: TestApi;
-  gpu: GpuCluster;
-  admin: string;
+interface Context extends LocalClusterHarness {
   clusterId: string;
   user: Awaited<ReturnType<typeof signup>>;
-  worker: Worker;
-  running: Promise<void>;
 }
 const test = anyTest as TestFn<Context>;
 
 const L4 = { name: 'l4', gpuType: 'nvidia-l4', minSize: 1, desiredSize: 1, maxSize: 3, gpusPerNode: 1 };
 
 test.before(async (t) => {
-  const [env, gpu, dir] = await Promise.all([
-    TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: binaryPath('temporal') }, searchAttributes: SEARCH_ATTRIBUTES } }),
-    startTestGpuCluster([]),
-    mkdtemp(join(tmpdir(), 'kiln-pool-growth-')),
-  ]);
-  const api = await startTestApi(import.meta.filename, { defaultCluster: false, orchestratorTemporalAddress: env.address });
-  const worker = await createQueueWorker(deploymentsQueue, {
-    connection: env.nativeConnection,
-    bundleDir: testBundleDir(),
-    activities: deploymentActivities({
-      orm: api.orm, kubeconfigs: createSecretBox(deriveKey(TEST_SIGNING_KEY, 'cluster-kubeconfigs')), pulumi: pulumiSettingsIn(dir), client: env.client,
-      pollIntervalMs: 200, unschedulableGraceMs: 2000, prometheus: createPrometheusClient('http://127.0.0.1:9'),
-    }),
-  });
-  const signedUp = await api.request('POST', '/v1/auth/signup', {
-    body: { email: 'admin@kiln.test', password: 'correct horse battery', name: 'Platform Admin', organizationName: 'Kiln operators' },
-  });
-  const admin = signedUp.body.access_token;
-  const kubeconfig = await readFile(gpu.kubeconfig, 'utf8');
+  const harness = await startLocalClusterHarness(import.meta.filename, { growPools: true, unschedulableGraceMs: 2000 });
+  const { api, admin, kubeconfig } = harness;
+  t.context = harness as Context; // stopped by the after hook even if the rest of this set-up fails
   const cluster = await api.request('POST', '/v1/admin/clusters', { token: admin, body: { provider: 'local', name: 'local', kubeconfig, nodePools: [L4] } });
-  t.context = { env, api, gpu, admin, clusterId: cluster.body.id, user: await signup(api), worker, running: worker.run() };
+  t.context = { ...harness, clusterId: cluster.body.id, user: await signup(api) };
   await clusterReady(t);
 });
 test.after.always(async (t) => {
-  t.context.worker?.shutdown();
-  await t.context.running;
-  await t.context.api?.close();
-  await t.context.env?.teardown();
-  await t.context.gpu?.stop();
+  await t.context.stop?.();
 });
 
 const clusterReady = (t: { context: Context }) => eventually('the cluster ready', async () => {
@@ -79,8 +37,7 @@ const clusterReady = (t: { context: Context }) => eventually('the cluster ready'
   if (res.body.status === 'failed') throw new Error(`the cluster failed: ${res.body.failureReason}`);
   return res.body.status === 'ready' && res.body;
 });
-const poolNodes = async (t: { context: Context }) =>
-  (await t.context.gpu.api.get<{ items: { metadata: { name: string } }[] }>(`/api/v1/nodes?labelSelector=${encodeURIComponent(`${NODE_POOL_LABEL}=l4`)}`)).items.map((n) => n.metadata.name).sort();
+const poolNodes = async (t: { context: Context }) => (await nodesOf(t.context.gpu)).map((n) => n.metadata.name).sort();
 const pods = async (t: { context: Context }) => (await t.context.gpu.api.get<{ items: unknown[] }>(`/api/v1/namespaces/${namespaceOf(t.context.user.organizationId)}/pods`)).items;
 const deployment = async (t: { context: Context }, id: string) => (await t.context.api.request('GET', `/api/deployments/${id}`, { token: t.context.user.token })).body.data;
 const create = async (t: { context: Context }, name: string) => {
@@ -88,9 +45,7 @@ const create = async (t: { context: Context }, name: string) => {
   if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.id as string;
 };
-/** The activities a workflow ran, in order, status writes left out. */
-const activitiesRun = async (t: { context: Context }, workflowId: string) => ((await t.context.env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [])
-  .flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []).filter((name) => !name.startsWith('record'));
+const activitiesRun = (t: { context: Context }, workflowId: string) => activitiesOf(t.context.env, workflowId);
 
 test.serial('3 L4 replicas on a pool of 1 L4 node (max 3): the deployment waits while the cluster\'s workflow adds 2 nodes, then runs', async (t) => {
   const id = await create(t, 'grows');

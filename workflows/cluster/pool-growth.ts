@@ -7,7 +7,7 @@ import type { Client } from '@temporalio/client';
 import { planPoolGrowth } from '../../catalog/node-pools.ts';
 import { DeploymentSchema } from '../../control-plane/deployments/deployment.entity.ts';
 import { GpuClusterSchema, type LocalClusterSpec } from '../../control-plane/clusters/gpu-cluster.entity.ts';
-import { desiredClusterSignal } from '../contract/cluster.ts';
+import { desiredClusterOf, desiredClusterSignal } from '../contract/cluster.ts';
 import type { PoolGrowthRequest, PoolGrowthResult } from '../deployment/activities.ts';
 
 export function poolGrowth(orm: MikroORM, client: Client) {
@@ -31,10 +31,7 @@ export function poolGrowth(orm: MikroORM, client: Client) {
         return { adding: true, reason: plan.reason, cluster } as const;
       });
       if (!result.adding) return result;
-      const { cluster } = result;
-      await client.workflow.getHandle(cluster.id).signal(desiredClusterSignal, {
-        generation: cluster.generation, deleted: false, provider: 'local', nodePools: (cluster.spec as LocalClusterSpec).nodePools,
-      });
+      await client.workflow.getHandle(result.cluster.id).signal(desiredClusterSignal, desiredClusterOf(result.cluster));
       return { adding: true, reason: result.reason };
     },
 

@@ -33,6 +33,17 @@ export interface DesiredLocalCluster extends DesiredClusterBase {
   readonly nodePools: readonly NodePool[];
 }
 
+/** What a cluster record holds of its stack: an `aws` cluster's network and node groups, a `local` one's pools. */
+export type ClusterSpec = Omit<DesiredAwsCluster, keyof DesiredClusterBase | 'provider'> | Omit<DesiredLocalCluster, keyof DesiredClusterBase | 'provider'>;
+
+/** The desired state a cluster record stands for, as its workflow is sent it (by the control plane, or a pool's growth). */
+export function desiredClusterOf(cluster: { generation: number; deleteRequested: boolean; provider: string; spec?: ClusterSpec | null }): DesiredCluster {
+  const base = { generation: cluster.generation, deleted: cluster.deleteRequested };
+  if (cluster.provider === 'local') return { ...base, provider: 'local', nodePools: (cluster.spec as DesiredLocalCluster).nodePools };
+  const { region, subnetIds, kubernetesVersion, nodeGroups } = cluster.spec as DesiredAwsCluster;
+  return { ...base, provider: 'aws', region, subnetIds, kubernetesVersion, nodeGroups };
+}
+
 export interface ClusterWorkflowInput {
   readonly clusterId: string;
   readonly name: string;
