@@ -75,7 +75,8 @@ async function download(t: { context: Context }, url: string) {
   return { response, rows: parseCsv(await response.text()) };
 }
 
-test('a customers report: answered at once with where to fetch it, written by its workflow, downloaded as CSV', async (t) => {
+// Serial: it counts every organization, and the file's other tests sign up organizations of their own.
+test.serial('a customers report: answered at once with where to fetch it, written by its workflow, downloaded as CSV', async (t) => {
   const { api } = t.context;
   const customer = await signup(api, 'reported');
   await api.request('POST', '/v1/deployments', { token: customer.token, body: validDeployment('counted') });
