@@ -53,7 +53,7 @@ export function createApp(deps: AppDeps): KilnApp {
   // Every method Node accepts counts as implemented: a path that exists answers any method it lacks with
   // 405 and its Allow header (the router's default list would make the rest 501), and an unknown path 404.
   const router = new Router<AppState>({ methods: METHODS });
-  mountRoutes(router, routes, { idempotency: idempotency({ key: context.key('idempotency') }), internalToken: deps.config.metricsToken });
+  mountRoutes(router, routes, { idempotency: idempotency({ key: context.key('idempotency'), orm: deps.orm }), internalToken: deps.config.metricsToken });
   // The declared path of whatever route the URL names, for requests answered before reaching it.
   const routeOf = declaredRouteOf(router);
 

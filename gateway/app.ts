@@ -103,7 +103,7 @@ export function createGatewayApp(deps: GatewayAppDeps): GatewayApp {
 
   const routes = [...inferenceRoutes(inference), ...healthRoutes(dependencies, 'gateway'), ...observabilityRoutes(metrics)];
   const router = new Router<AppState>({ methods: METHODS });
-  mountRoutes(router, routes, { idempotency: idempotency({ key: key('idempotency') }), internalToken: config.metricsToken });
+  mountRoutes(router, routes, { idempotency: idempotency({ key: key('idempotency'), orm: deps.orm }), internalToken: config.metricsToken });
   const routeOf = declaredRouteOf(router);
   // Lookups of credentials fail at once while the database is away, so the cache answers what it knew.
   const guarded = <A extends unknown[], T>(lookup: (...args: A) => Promise<T>) => (...args: A) => dependencies.whileAvailable(() => lookup(...args));

@@ -17,7 +17,8 @@ export function clusterRoutes(clusters: ClusterService): Route[] {
     defineRoute({
       ...common, permission: 'admin:write', method: 'POST', path: '/v1/admin/clusters', operationId: 'createCluster',
       summary: 'Register an existing cluster by kubeconfig (kubernetes), or have Kiln provision an EKS cluster (aws)',
-      body: CreateClusterRequest, response: ClusterView, successStatus: 201, idempotent: true, errors: [409, 422],
+      body: CreateClusterRequest, response: ClusterView, successStatus: 201, errors: [409, 422],
+      idempotent: { creates: 'GpuCluster', replay: (id, state) => clusters.get(state.em, id) },
       handle: async ({ body, state }) => ({ data: await clusters.create(state.em, body) }),
     }),
     defineRoute({

@@ -19,7 +19,8 @@ export function deploymentRoutes(deployments: DeploymentService): Route[] {
   });
   const create = (path: string, operationId: string) => defineRoute({
     ...common, permission: 'deployments:write', method: 'POST', path, operationId, summary: 'Create a deployment (it starts as pending)',
-    body: CreateDeploymentRequest, response: CreatedDeployment, successStatus: 201, idempotent: true, errors: [402, 409, 422, 503],
+    body: CreateDeploymentRequest, response: CreatedDeployment, successStatus: 201, errors: [402, 409, 422, 503],
+    idempotent: { creates: 'Deployment', replay: async (id, state) => CreatedDeployment.parse(await deployments.get(state.em, state.principal!, id)) },
     handle: async ({ body, state }) => ({ data: await deployments.create(state.em, state.principal!, body) }),
   });
   const update = (method: 'PATCH' | 'PUT', body: typeof UpdateDeploymentRequest | typeof ReplaceDeploymentRequest) => defineRoute({

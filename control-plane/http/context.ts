@@ -29,4 +29,6 @@ export interface AppState {
   streamReadsNoDatabase?: boolean;
   /** The route's query, path parameters and body, validated by its schemas. */
   input?: { query: unknown; params: unknown; body: unknown };
+  /** Set by the idempotency middleware: the request answers with this resource, which its first attempt created. */
+  idempotentReplayOf?: string;
 }

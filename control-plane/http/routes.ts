@@ -63,6 +63,17 @@ export function pageReply(page: Page<unknown>): JsonReply {
   return { data: page.items, pagination: { hasMore: page.hasMore, nextCursor: page.nextCursor } };
 }
 
+/**
+ * A creating route under Idempotency-Key whose first request may have created its resource and died before
+ * answering (idempotency/middleware.ts): the retry answers with that resource instead of creating another.
+ */
+export interface IdempotentCreation {
+  /** The entity the route creates (its class name, as in its `defineEntity`). */
+  creates: string;
+  /** The answer's `data` for the resource the first request created, read as it is now. */
+  replay(id: string, state: AppState): Promise<unknown>;
+}
+
 export interface RouteSpec<Q extends z.ZodType | undefined, P extends z.ZodType | undefined, B extends z.ZodType | undefined> {
   /** What the caller's role and credential scope must grant (core/permissions.ts); `public` needs no credential, `internal` the metrics token. */
   permission: Permission;
@@ -92,8 +103,8 @@ export interface RouteSpec<Q extends z.ZodType | undefined, P extends z.ZodType 
   list?: boolean;
   /** Failure statuses beyond those every route may answer. */
   errors?: number[];
-  /** A creating POST: honours Idempotency-Key. */
-  idempotent?: boolean;
+  /** A creating POST: honours Idempotency-Key; a creation names what it creates, so a retry can answer with it. */
+  idempotent?: boolean | IdempotentCreation;
   /** The handler also gets the body's exact text (`rawBody`): a webhook's signature covers those bytes, not the parsed JSON. */
   rawBody?: boolean;
   /**
@@ -185,7 +196,7 @@ function clientGone(res: ServerResponse): AbortSignal {
 const parameterMask = (path: string) => path.split('/').map((segment) => (segment.startsWith('{') ? '1' : '0')).join('');
 
 export interface MountOptions {
-  idempotency: Middleware<AppState>;
+  idempotency: (route: Route) => Middleware<AppState>;
   /** KILN_METRICS_TOKEN: what `internal` routes ask for; unset, they answer 503. */
   internalToken: string | undefined;
 }
@@ -214,13 +225,14 @@ export function mountRoutes(router: Router<AppState>, routes: readonly Route[], 
       };
       await next();
     });
-    if (route.idempotent) chain.push(extra.idempotency);
+    if (route.idempotent) chain.push(extra.idempotency(route));
     chain.push(async (ctx) => {
       // Where this API is reached (SSO redirect URIs, links): from a Host header that must be a valid one.
       const origin = `${ctx.protocol}://${ctx.host}`;
       if (!URL.canParse(origin)) throw new BadRequestError('Invalid header Host', { header: 'Host' });
       const rawBody = route.rawBody ? ctx.request.rawBody : undefined;
-      const reply = await route.handle({ ...ctx.state.input!, rawBody, header: (name) => ctx.get(name), state: ctx.state, origin, ip: ctx.ip, signal: clientGone(ctx.res) });
+      const replayOf = ctx.state.idempotentReplayOf;
+      const reply = replayOf !== undefined && typeof route.idempotent === 'object' ? { data: await route.idempotent.replay(replayOf, ctx.state) } : await route.handle({ ...ctx.state.input!, rawBody, header: (name) => ctx.get(name), state: ctx.state, origin, ip: ctx.ip, signal: clientGone(ctx.res) });
       if (reply.auditDetails) ctx.state.auditDetails = reply.auditDetails;
       if ('redirect' in reply && reply.redirect) return ctx.redirect(reply.redirect);
       // A change is audited against the resource it answers with, unless the handler named another.

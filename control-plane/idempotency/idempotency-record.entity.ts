@@ -15,6 +15,11 @@ export const IdempotencyRecordSchema = defineEntity({
     statusCode: p.integer(),
     /** The answer, sealed (AES-256-GCM): it may hold a secret shown once. */
     responseBody: p.json<unknown>(),
+    /**
+     * The resource a creating request made, written in the transaction that made it: set while the answer is
+     * still pending, it says the creation committed, and a retry answers with that resource.
+     */
+    resourceId: p.string().nullable(),
   },
 });
 

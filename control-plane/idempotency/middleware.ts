@@ -1,14 +1,20 @@
 // Idempotency-Key on creating POSTs: the first successful answer is stored per caller and key; the same
 // request again (concurrent twins included) gets that answer back, another request under the same key
 // gets 409; a request whose process died lets its key go within seconds (it no longer renews its reservation).
+// A route that creates a resource names it (IdempotentCreation): the transaction that creates it also records
+// its id under the key, so when the process dies between that commit and storing the answer, a retry answers
+// with the resource as it is now rather than creating it twice.
 // Stored answers are sealed with AES-256-GCM: some carry secrets shown once (an API key's value, a session's
 // tokens), and secrets never rest in the database in the clear.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ChangeSetType, type EventSubscriber, type MikroORM } from '@mikro-orm/core';
 import type { Middleware } from 'koa';
 import { newId } from '../../lib/ids.ts';
 import { sha256 } from '../auth/tokens.ts';
 import type { AppState } from '../http/context.ts';
+import type { Route } from '../http/routes.ts';
 import { BadRequestError, IdempotencyConflictError } from '../core/errors.ts';
 import { IdempotencyRecordSchema } from './idempotency-record.entity.ts';
 
@@ -44,7 +50,36 @@ const ABANDONED_MS = 8_000;
 const TWIN_WAIT_MS = 10_000;
 const TWIN_POLL_MS = 100;
 
-export function idempotency(deps: { key: Buffer }): Middleware<AppState> {
+/** A creating request in flight: which reservation it holds and which entity it creates. */
+interface Creation { reservation: string; entity: string; created?: string; recorded?: boolean }
+const creations = new AsyncLocalStorage<Creation>();
+
+/**
+ * Records a creating request's resource in the transaction that creates it: the flush names the new row, and
+ * the same transaction writes its id under the request's key before it commits.
+ */
+const recordCreation: EventSubscriber = {
+  onFlush({ uow }) {
+    const creation = creations.getStore();
+    if (!creation || creation.created) return;
+    const made = uow.getChangeSets().find((change) => change.type === ChangeSetType.CREATE && change.meta.className === creation.entity);
+    if (made) creation.created = made.getSerializedPrimaryKey() ?? undefined;
+  },
+  async beforeTransactionCommit({ em, transaction }) {
+    const creation = creations.getStore();
+    if (!creation?.created || creation.recorded) return;
+    await em.getConnection('write').execute('update "idempotency_record" set "resource_id" = ? where "id" = ?', [creation.created, creation.reservation], 'run', transaction);
+    creation.recorded = true;
+  },
+};
+
+/** The middleware a route marked idempotent gets (http/routes.ts mountRoutes). */
+export function idempotency(deps: { key: Buffer; orm: MikroORM }): (route: Route) => Middleware<AppState> {
+  deps.orm.em.getEventManager().registerSubscriber(recordCreation);
+  return (route) => idempotentRequests(deps.key, typeof route.idempotent === 'object' ? route.idempotent.creates : undefined);
+}
+
+function idempotentRequests(sealKey: Buffer, creates: string | undefined): Middleware<AppState> {
   return async (ctx, next) => {
     const key = ctx.get('Idempotency-Key');
     if (!key) return next();
@@ -64,7 +99,7 @@ export function idempotency(deps: { key: Buffer }): Middleware<AppState> {
       const now = Date.now();
       await em.fork().nativeDelete(IdempotencyRecordSchema, {
         callerKey, key,
-        $or: [{ createdAt: { $lte: new Date(now - RETENTION_MS) } }, { statusCode: PENDING, createdAt: { $lte: new Date(now - ABANDONED_MS) } }],
+        $or: [{ createdAt: { $lte: new Date(now - RETENTION_MS) } }, { statusCode: PENDING, resourceId: null, createdAt: { $lte: new Date(now - ABANDONED_MS) } }],
       });
       const id = newId('idem');
       const reserved = await em.fork().insert(IdempotencyRecordSchema, {
@@ -82,9 +117,21 @@ export function idempotency(deps: { key: Buffer }): Middleware<AppState> {
       if (stored.requestHash !== requestHash) throw reused();
       if (stored.statusCode !== PENDING) {
         ctx.status = stored.statusCode;
-        ctx.body = unseal(deps.key, stored.responseBody as Sealed);
+        ctx.body = unseal(sealKey, stored.responseBody as Sealed);
         ctx.set('Idempotent-Replayed', 'true');
         return;
+      }
+      // Its creation committed, then its process died before answering: this request takes the reservation
+      // over (one twin wins the update) and answers with the resource it made.
+      if (stored.resourceId && stored.createdAt.getTime() <= now - ABANDONED_MS) {
+        const takenOver = await em.fork().nativeUpdate(IdempotencyRecordSchema, { id: stored.id, statusCode: PENDING, createdAt: stored.createdAt }, { createdAt: new Date() });
+        if (takenOver === 1) {
+          reservation = stored.id;
+          ctx.state.idempotentReplayOf = stored.resourceId;
+          ctx.set('Idempotent-Replayed', 'true');
+          break;
+        }
+        continue;
       }
       if (Date.now() > deadline) {
         throw new IdempotencyConflictError('A request with this Idempotency-Key is still in progress: retry once it has answered', { header: 'Idempotency-Key' });
@@ -96,17 +143,19 @@ export function idempotency(deps: { key: Buffer }): Middleware<AppState> {
       em.fork().nativeUpdate(IdempotencyRecordSchema, { id: reservation, statusCode: PENDING }, { createdAt: new Date() })
         .catch((error: unknown) => ctx.state.log.warn({ err: error }, 'idempotency reservation not renewed'));
     }, RESERVATION_RENEW_MS);
+    const creation: Creation | undefined = creates && !ctx.state.idempotentReplayOf ? { reservation: reservation!, entity: creates } : undefined;
     try {
-      await next();
+      await (creation ? creations.run(creation, next) : next());
       if (ctx.status >= 200 && ctx.status < 300) {
-        await em.fork().nativeUpdate(IdempotencyRecordSchema, { id: reservation }, { statusCode: ctx.status, responseBody: seal(deps.key, ctx.body) });
+        await em.fork().nativeUpdate(IdempotencyRecordSchema, { id: reservation }, { statusCode: ctx.status, responseBody: seal(sealKey, ctx.body) });
         kept = true;
       }
     } finally {
       clearInterval(renewal);
-      // Only successes are kept: a failed request may be retried under the same key.
+      // Only successes are kept: a failed request may be retried under the same key. A reservation that names
+      // a created resource stays: the creation happened, and a later retry answers with it.
       // (Should the database refuse even that, the reservation is abandoned after ABANDONED_MS.)
-      if (!kept) await em.fork().nativeDelete(IdempotencyRecordSchema, { id: reservation }).catch((error: unknown) => ctx.state.log.error({ err: error }, 'idempotency reservation not released'));
+      if (!kept && !ctx.state.idempotentReplayOf && !creation?.recorded) await em.fork().nativeDelete(IdempotencyRecordSchema, { id: reservation }).catch((error: unknown) => ctx.state.log.error({ err: error }, 'idempotency reservation not released'));
     }
   };
 }

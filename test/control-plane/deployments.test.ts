@@ -289,6 +289,34 @@ test('a request whose twin is still running longer than the wait is told to retr
   t.log(`taken over after ${((performance.now() - started) / 1000).toFixed(1)} s`);
 });
 
+test('a create whose process died after it committed, before answering: the retry answers with that deployment, creating no other', async (t) => {
+  const { token, organizationId } = await signup(api);
+  const headers = { 'idempotency-key': 'crashed-after-commit' };
+  const first = await api.request('POST', '/v1/deployments', { token, headers, body: validDeployment('survivor') });
+  t.is(first.status, 201);
+  // The creating transaction named its deployment under the key.
+  const record = (await api.pool.query(`SELECT resource_id FROM idempotency_record WHERE key = 'crashed-after-commit'`)).rows[0];
+  t.is(record.resource_id, first.body.id);
+  // What a process killed between that commit and storing its answer leaves: the reservation, renewed 9 s ago, no answer.
+  await api.pool.query(`UPDATE idempotency_record SET status_code = 0, response_body = '{}', created_at = now() - interval '9 seconds' WHERE key = 'crashed-after-commit'`);
+  const retried = await api.request('POST', '/v1/deployments', { token, headers, body: validDeployment('survivor') });
+  t.is(retried.status, 201);
+  t.is(retried.headers.get('idempotent-replayed'), 'true');
+  t.deepEqual(Object.keys(retried.body).sort(), Object.keys(first.body).sort());
+  t.like(retried.body, { id: first.body.id, name: 'survivor', endpoint: first.body.endpoint });
+  t.is(Number((await api.pool.query('SELECT count(*) FROM deployment WHERE organization_id = $1', [organizationId])).rows[0].count), 1);
+  // Its answer is stored now: the next retry replays it as any other.
+  const again = await api.request('POST', '/v1/deployments', { token, headers, body: validDeployment('survivor') });
+  t.deepEqual(again.body, retried.body);
+  // A reservation whose create never committed (no deployment named) still frees the key, as before.
+  const untouched = { 'idempotency-key': 'crashed-before-commit' };
+  await api.pool.query(`INSERT INTO idempotency_record (id, created_at, caller_key, key, request_hash, status_code, response_body) SELECT 'idem_precommit', now() - interval '9 seconds', caller_key, 'crashed-before-commit', $1, 0, '{}' FROM idempotency_record WHERE key = 'crashed-after-commit'`,
+    [createHash('sha256').update(`POST /v1/deployments ${JSON.stringify(validDeployment('second'))}`).digest('hex')]);
+  const fresh = await api.request('POST', '/v1/deployments', { token, headers: untouched, body: validDeployment('second') });
+  t.is(fresh.status, 201);
+  t.is(fresh.headers.get('idempotent-replayed'), null);
+});
+
 test('an Idempotency-Key is remembered for a day, then free again', async (t) => {
   const { token } = await signup(api);
   const headers = { 'idempotency-key': 'daily-deploy' };

@@ -40,3 +40,4 @@ export { Migration20261125010000ActivityDeploymentActions } from './Migration202
 export { Migration20261125020000ReportsList } from './Migration20261125020000ReportsList.ts';
 export { Migration20261127010000PulumiState } from './Migration20261127010000PulumiState.ts';
 export { Migration20261128013000ReportChunks } from './Migration20261128013000ReportChunks.ts';
+export { Migration20261128090000IdempotentCreations } from './Migration20261128090000IdempotentCreations.ts';
