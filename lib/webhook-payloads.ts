@@ -17,7 +17,7 @@ export const DeploymentWebhookPayload = envelope('Deployment payload', z.object(
   gpu: z.string().describe('Its GPU type (nvidia-l4, ...).'),
   replicas: z.number().int().describe('The replicas it runs after the change (0 when not running).'),
   previousReplicas: z.number().int().optional().describe('deployment.scaled: the replicas it ran before.'),
-  reason: z.string().optional().describe('Why: a failure\'s reason, a forced deletion\'s, or the autoscaler\'s for a scale.'),
+  reason: z.string().optional().describe('Why: a failure\'s reason, a forced deletion\'s, the autoscaler\'s for a scale, or the nodes lost for a recovery.'),
 }).describe('The deployment, as the event left it.'));
 export type DeploymentWebhookPayload = z.infer<typeof DeploymentWebhookPayload>;
 

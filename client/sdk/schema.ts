@@ -3159,7 +3159,7 @@ export interface components {
              * @example https://hooks.example.com/kiln
              */
             url: string;
-            events: ("deployment.created" | "deployment.running" | "deployment.failed" | "deployment.scaled" | "deployment.stopped" | "deployment.deleted" | "alert.firing" | "alert.resolved")[];
+            events: ("deployment.created" | "deployment.running" | "deployment.failed" | "deployment.scaled" | "deployment.recovered" | "deployment.stopped" | "deployment.deleted" | "alert.firing" | "alert.resolved")[];
             /** @description Signing secret: `whsec_` + base64 as Standard Webhooks defines, or any string of 24+ characters. Generated when absent. */
             secret?: string;
         };
@@ -4274,7 +4274,7 @@ export interface components {
             /** @example whs_0123456789abcdefghij */
             id: string;
             url: string;
-            events: ("deployment.created" | "deployment.running" | "deployment.failed" | "deployment.scaled" | "deployment.stopped" | "deployment.deleted" | "alert.firing" | "alert.resolved")[];
+            events: ("deployment.created" | "deployment.running" | "deployment.failed" | "deployment.scaled" | "deployment.recovered" | "deployment.stopped" | "deployment.deleted" | "alert.firing" | "alert.resolved")[];
             /** Format: date-time */
             createdAt: string;
         };
@@ -4282,7 +4282,7 @@ export interface components {
             /** @example whs_0123456789abcdefghij */
             id: string;
             url: string;
-            events: ("deployment.created" | "deployment.running" | "deployment.failed" | "deployment.scaled" | "deployment.stopped" | "deployment.deleted" | "alert.firing" | "alert.resolved")[];
+            events: ("deployment.created" | "deployment.running" | "deployment.failed" | "deployment.scaled" | "deployment.recovered" | "deployment.stopped" | "deployment.deleted" | "alert.firing" | "alert.resolved")[];
             /** Format: date-time */
             createdAt: string;
             /** @description The signing secret: shown once, never again. */

@@ -5,7 +5,7 @@ import { SEVERITIES } from '../notifications/notification.entity.ts';
 
 /** The event types a socket carries, and the categories a filter may name instead. */
 export const LIVE_EVENT_TYPES = [
-  'deployment.status', 'deployment.created', 'deployment.running', 'deployment.failed', 'deployment.scaled', 'deployment.stopped', 'deployment.deleted',
+  'deployment.status', 'deployment.created', 'deployment.running', 'deployment.failed', 'deployment.scaled', 'deployment.recovered', 'deployment.stopped', 'deployment.deleted',
   'alert.firing', 'alert.resolved', 'notification.created', 'notification.pushed',
 ] as const;
 const CATEGORIES = ['deployment', 'alert', 'notification'] as const;

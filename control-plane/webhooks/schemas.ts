@@ -4,7 +4,7 @@ import { AlertWebhookPayload, DeploymentWebhookPayload } from '../../lib/webhook
 
 /** Deployments' lifecycle events, and alerts' firings and resolutions (the channels of /v1/monitoring/webhooks). */
 export const WEBHOOK_EVENTS = [
-  'deployment.created', 'deployment.running', 'deployment.failed', 'deployment.scaled', 'deployment.stopped', 'deployment.deleted',
+  'deployment.created', 'deployment.running', 'deployment.failed', 'deployment.scaled', 'deployment.recovered', 'deployment.stopped', 'deployment.deleted',
   ...ALERT_EVENTS,
 ] as const;
 
@@ -14,6 +14,7 @@ export const WEBHOOK_EVENT_CATALOGUE = {
   'deployment.running': { sent: 'A deployment created or started came up, its pods Ready: status running, or scaled_to_zero when it runs no replicas.', payload: DeploymentWebhookPayload },
   'deployment.failed': { sent: 'A rollout or a deletion failed: status failed, with the reason.', payload: DeploymentWebhookPayload },
   'deployment.scaled': { sent: 'A running deployment\'s replicas changed, by a user or the autoscaler (each autoscaler step is its own event), with the replicas before and the autoscaler\'s reason: status running, or scaled_to_zero.', payload: DeploymentWebhookPayload },
+  'deployment.recovered': { sent: 'A running deployment lost replicas with a node (deleted, or no longer Ready) and Kiln placed them again, growing a node pool if it had to: status running, with what was lost in reason.', payload: DeploymentWebhookPayload },
   'deployment.stopped': { sent: 'A deployment was stopped (by a user, a budget or credits run out): status stopped, no replicas.', payload: DeploymentWebhookPayload },
   'deployment.deleted': { sent: 'A deployment and its Kubernetes objects were deleted; a forced deletion after a failed teardown says so in reason.', payload: DeploymentWebhookPayload },
   'alert.firing': { sent: 'An alert fired: a rule\'s condition held for its duration, or an alert was raised by hand.', payload: AlertWebhookPayload },

@@ -72,6 +72,7 @@ function harness(t: { context: Context; title: string }, options: { applyDelayMs
         if (probeFailures-- > 0) throw new Error('connect ECONNREFUSED: the Kubernetes API server did not answer');
         return readiness.next();
       },
+      replaceLost: async () => [],
     },
     load: { measure: async () => { load.readings += 1; return load.now; } },
     autoscaleIntervalMs: 200,

@@ -31,7 +31,7 @@ function deploymentActivities(pulumi: PulumiSettings, input: Partial<TestProgram
     namespaces: { ensure: async () => {} },
     circuits: { acquire: async () => undefined, recordSuccess: async () => {}, recordFailure: async (_, reason) => { failures.push(reason); } },
     statuses: { record: async () => {} },
-    readiness: { probe: async () => ({ readyReplicas: 1 }) },
+    readiness: { probe: async () => ({ readyReplicas: 1 }), replaceLost: async () => [] },
     load: { measure: async () => ({ inFlight: 0, recentRequests: 0 }) }, // not what these tests look at
   });
   return { activities, failures };

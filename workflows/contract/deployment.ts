@@ -70,6 +70,8 @@ export interface DeploymentWorkflowInput {
     readonly applied?: AppliedDeployment; readonly progress: DeploymentProgress; readonly refreshed?: number;
     /** The autoscaler's replica count, memory and number of scales so far. */
     readonly autoscaled?: number; readonly autoscaler?: AutoscalerMemory; readonly scales?: number;
+    /** Recoveries from lost nodes so far (each deployment.recovered is its own event). */
+    readonly recoveries?: number;
   };
 }
 
@@ -89,7 +91,7 @@ export const DEPLOYMENT_STATUSES = [
 export type DeploymentLifecycleStatus = (typeof DEPLOYMENT_STATUSES)[number];
 
 /** The event types a deployment records (and webhooks deliver); a recorded event is the DeploymentEvent entity. */
-export type DeploymentEventType = 'deployment.created' | 'deployment.running' | 'deployment.failed' | 'deployment.scaled' | 'deployment.stopped' | 'deployment.deleted';
+export type DeploymentEventType = 'deployment.created' | 'deployment.running' | 'deployment.failed' | 'deployment.scaled' | 'deployment.recovered' | 'deployment.stopped' | 'deployment.deleted';
 
 export const desiredStateSignal = defineSignal<[DesiredDeployment]>('desiredState');
 export const progressQuery = defineQuery<DeploymentProgress>('progress');

@@ -17,9 +17,9 @@ export interface StatusUpdate {
   readonly replicas: number;
   /** A `deployment.scaled` edge's replicas before it (the event's `previousReplicas`). */
   readonly previousReplicas?: number;
-  /** The autoscaler's scales within one generation: each `deployment.scaled` is its own event. 0 when absent. */
+  /** The autoscaler's scales (or the recoveries) within one generation: each `deployment.scaled` (`deployment.recovered`) is its own event. 0 when absent. */
   readonly sequence?: number;
-  /** Why the autoscaler scaled (the event's `reason`). */
+  /** Why the autoscaler scaled, or what a recovery replaced (the event's `reason`). */
   readonly reason?: string;
   /** When the workflow saw the edge (epoch ms): metering charges the replicas from then, however late the write. Now when absent. */
   readonly at?: number;
@@ -42,6 +42,14 @@ export interface Readiness {
   readonly unschedulableReason?: string;
   /** How many pods the scheduler cannot place (what a pool grows for); the replicas not Ready when absent. */
   readonly unschedulableReplicas?: number;
+}
+
+/** A replica whose node was lost, which Kiln removed so its ReplicaSet places it again. */
+export interface LostReplica {
+  readonly pod: string;
+  readonly node: string;
+  /** `deleted`: the node is gone from the cluster; `not ready`: its Ready condition is not True. */
+  readonly why: 'deleted' | 'not ready';
 }
 
 /** The GPU cluster a deployment was placed on at creation. */
@@ -98,7 +106,10 @@ export interface DeploymentActivityDeps {
   readonly namespaces: { ensure(cluster: ClusterAccess, organizationId: string): Promise<void> };
   readonly circuits: ProvisioningCircuits;
   readonly statuses: { record(update: StatusUpdate): Promise<void> };
-  readonly readiness: { probe(target: { organizationId: string; name: string }, cluster: ClusterAccess): Promise<Readiness> };
+  readonly readiness: {
+    probe(target: { organizationId: string; name: string }, cluster: ClusterAccess): Promise<Readiness>;
+    replaceLost(target: { organizationId: string; name: string }, cluster: ClusterAccess): Promise<LostReplica[]>;
+  };
   /** Reads a deployment's load (requests in flight, requests finished within `windowSeconds`) from its model servers' metrics. */
   readonly load: { measure(target: { organizationId: string; name: string; windowSeconds: number }): Promise<MeasuredLoad> };
   /** How often the autoscaler measures a deployment's load (AUTOSCALE_INTERVAL_SECONDS when absent). */
@@ -196,6 +207,11 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps) {
      * Polls until every replica is Ready, heartbeating; fails for good when pods cannot be placed (an
      * `InsufficientCapacity` failure whose details are `[{ missingReplicas }]`).
      */
+    /** The running deployment's replicas on lost nodes, removed so they are placed again (readiness.ts replaceLost). */
+    async replaceLostReplicas(target: { deploymentId: string; organizationId: string; name: string }): Promise<LostReplica[]> {
+      return deps.readiness.replaceLost(target, await deps.clusters.accessFor(target.deploymentId));
+    },
+
     async waitUntilReady(target: { deploymentId: string; organizationId: string; name: string; replicas: number }): Promise<void> {
       const context = Context.current();
       const cluster = await deps.clusters.accessFor(target.deploymentId);

@@ -71,7 +71,10 @@ export function deploymentActivities(options: DeploymentActivitiesOptions) {
       namespaces: { ensure: (cluster, organizationId) => ensureNamespace(apiFor(cluster.kubeconfig), namespaceOf(organizationId)) },
       circuits: provisioningCircuits(orm, options.circuits ?? createCircuitService()),
       statuses: createStatusStore(orm, options.deliveries, options.log),
-      readiness: { probe: (target, cluster) => kubernetesReadiness(apiFor(cluster.kubeconfig), namespaceOf).probe(target) },
+      readiness: {
+        probe: (target, cluster) => kubernetesReadiness(apiFor(cluster.kubeconfig), namespaceOf).probe(target),
+        replaceLost: (target, cluster) => kubernetesReadiness(apiFor(cluster.kubeconfig), namespaceOf).replaceLost(target),
+      },
       pollIntervalMs: options.pollIntervalMs,
       load: { measure: ({ organizationId, name, windowSeconds }) => measureDeploymentLoad(options.prometheus, { namespace: namespaceOf(organizationId), deployment: name }, windowSeconds) },
       autoscaleIntervalMs: options.autoscaleIntervalMs,

@@ -31,6 +31,13 @@ const { growNodePool } = proxyActivities<DeploymentActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
 });
+// Looks for replicas on lost nodes between changes: quick, and a check that fails waits for the next.
+const { replaceLostReplicas } = proxyActivities<DeploymentActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 2 },
+});
+/** How often a running deployment's replicas are checked for lost nodes while nothing else happens. */
+const REPLICA_WATCH_MS = 10_000;
 const { applyStack, destroyStack, refreshStack, waitUntilReady } = proxyActivities<DeploymentActivities>({
   startToCloseTimeout: '30 minutes',
   // The Pulumi operations heartbeat every 5 s (pulumi/activity.ts) and the readiness poll every second: a worker
@@ -58,6 +65,8 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
   let scaleReason: string | undefined;
   // Pool growths this run has asked for: each ask's request id (with the run's id) is its own.
   let growthRequests = 0;
+  // Recoveries from lost nodes so far: each one's deployment.recovered event is its own.
+  let recoveries = input.resume?.recoveries ?? 0;
 
   setHandler(desiredStateSignal, (next) => {
     if (next.generation <= desired.generation) return; // an old or repeated message
@@ -77,7 +86,7 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
   const effective = (d: DesiredDeployment): DesiredDeployment => (autoscaled === undefined ? d : { ...d, replicas: autoscaled });
 
   /** Writes one lifecycle edge: status row, event, search attribute. */
-  const edge = async (status: DeploymentLifecycleStatus, generation: number, event?: DeploymentEventType, failureReason?: string, previousReplicas?: number) => {
+  const edge = async (status: DeploymentLifecycleStatus, generation: number, event?: DeploymentEventType, failureReason?: string, previousReplicas?: number, recovery?: string) => {
     progress = { ...progress, status, observedGeneration: generation, failureReason };
     upsertSearchAttributes([{ key: KilnStatus, value: status }, { key: KilnGpuType, value: desired.gpu }, { key: KilnOrganizationId, value: organizationId }]);
     // The Temporal UI shows a deployment's workflow as Running for its whole life (it waits for the next change,
@@ -90,7 +99,8 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
     }
     // Not cancelled with the rollout it reports on: an abandoned write could land after the next edge's.
     const autoscale = event === 'deployment.scaled' ? { sequence: scales, previousReplicas, ...(scaleReason ? { reason: scaleReason } : {}) } : {};
-    await CancellationScope.nonCancellable(() => recordStatus({ deploymentId, status, event, generation, failureReason, replicas: applied?.running ? applied.replicas : 0, ...autoscale, at: Date.now() }));
+    const recovered = event === 'deployment.recovered' ? { sequence: recoveries, reason: recovery } : {};
+    await CancellationScope.nonCancellable(() => recordStatus({ deploymentId, status, event, generation, failureReason, replicas: applied?.running ? applied.replicas : 0, ...autoscale, ...recovered, at: Date.now() }));
   };
 
   const converge = async (target: DesiredDeployment, change: Change) => {
@@ -169,6 +179,8 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
       await condition(changeWaiting);
       return false;
     }
+    // Each measurement also looks for replicas lost with a node. patched(): older histories replay without it.
+    if (patched('replica-watch') && await recoverLostReplicas()) return false;
     const policy = desired.autoscaling!;
     let intervalMs = AUTOSCALE_INTERVAL_SECONDS * 1000;
     try {
@@ -186,6 +198,45 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
     }
     await condition(changeWaiting, intervalMs);
     return false;
+  };
+
+  /** Whether replicas are watched for lost nodes: the deployment runs some, as asked, with nothing in flight. */
+  const watched = () => applied?.running === true && applied.replicas > 0 && progress.status === 'running' && !desired.deleted;
+
+  /**
+   * Replicas on a node that was deleted or is no longer Ready are removed and placed again (growing a pool if the
+   * cluster lacks the GPUs), the deployment `scaling` meanwhile, then `running` again with a deployment.recovered
+   * event naming the nodes. True when it found some.
+   */
+  const recoverLostReplicas = async (): Promise<boolean> => {
+    let lost: Awaited<ReturnType<typeof replaceLostReplicas>>;
+    try {
+      lost = await replaceLostReplicas({ deploymentId, organizationId, name });
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      return false; // the cluster did not answer: the next check looks again
+    }
+    if (!lost.length) return false;
+    const target = effective(desired);
+    const nodes = [...new Set(lost.map((l) => `${l.node} (${l.why})`))].join(', ');
+    const count = `${lost.length} replica${lost.length === 1 ? '' : 's'}`;
+    await edge('scaling', target.generation, undefined, `${count} lost with node ${nodes}: placing ${lost.length === 1 ? 'it' : 'them'} again`);
+    try {
+      await placeReplicas(target, 'scaling');
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      await edge('failed', target.generation, 'deployment.failed', `${count} lost with node ${nodes} could not be placed again: ${failureReason(error)}`);
+      return true;
+    }
+    recoveries += 1;
+    await edge('running', target.generation, 'deployment.recovered', undefined, undefined, `${count} lost with node ${nodes}, placed again`);
+    return true;
+  };
+
+  /** Between changes: a check for lost replicas every REPLICA_WATCH_MS. Returns at a new desired state or after one check, so the loop can continue as new. */
+  const watchReplicas = async (): Promise<void> => {
+    if (await condition(() => desired.generation > progress.observedGeneration, REPLICA_WATCH_MS)) return;
+    await recoverLostReplicas();
   };
 
   if (!input.resume) await edge('pending', 0, 'deployment.created');
@@ -236,11 +287,13 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
     // after the deployment. patched(): histories from before the autoscaler replay the plain wait.
     if (patched('autoscaler') && autoscales()) {
       if (await autoscale()) continue;
+    } else if (watched() && patched('replica-watch')) {
+      await watchReplicas();
     } else {
       await condition(() => desired.generation > progress.observedGeneration);
     }
     if (workflowInfo().continueAsNewSuggested) {
-      await continueAsNew<typeof deploymentWorkflow>({ ...input, desired, resume: { applied, progress, refreshed, autoscaled, autoscaler: memory, scales } });
+      await continueAsNew<typeof deploymentWorkflow>({ ...input, desired, resume: { applied, progress, refreshed, autoscaled, autoscaler: memory, scales, recoveries } });
     }
   }
 }

@@ -30,6 +30,7 @@ const RECORDED: Readonly<Record<string, { label: string; tone: Tone }>> = {
   'deployment.created': { label: 'Created', tone: 'busy' },
   'deployment.running': { label: 'Running', tone: 'ok' },
   'deployment.scaled': { label: 'Scaled', tone: 'ok' },
+  'deployment.recovered': { label: 'Recovered', tone: 'ok' },
   'deployment.stopped': { label: 'Stopped', tone: 'idle' },
   'deployment.failed': { label: 'Failed', tone: 'bad' },
   'deployment.deleted': { label: 'Deleted', tone: 'idle' },
