@@ -73,6 +73,6 @@ export async function startLocalClusterHarness(testFile: string, options: LocalC
 export const poolNodes = async <N = { metadata: { name: string } }>(gpu: GpuCluster, pool = 'l4') =>
   (await gpu.api.get<{ items: N[] }>(`/api/v1/nodes?labelSelector=${encodeURIComponent(`${NODE_POOL_LABEL}=${pool}`)}`)).items;
 
-/** The activities a workflow ran, in order, status writes left out. */
+/** The activities a workflow ran, in order, status writes and a running deployment's periodic checks for lost replicas left out. */
 export const activitiesRun = async (env: TestWorkflowEnvironment, workflowId: string) => ((await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [])
-  .flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []).filter((name) => !name.startsWith('record'));
+  .flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []).filter((name) => !name.startsWith('record') && name !== 'replaceLostReplicas');
