@@ -58,6 +58,12 @@ export function nodePoolsProblem(pools: readonly NodePool[]): { field: string; m
   return undefined;
 }
 
+/**
+ * What growth reads of a `local` pool or of an `aws` node group (named by its GPU type, its GPUs per node its
+ * instance type's): `label` how reasons name it, `pool <name>` when absent.
+ */
+export type GrowablePool = Pick<NodePool, 'name' | 'gpuType' | 'gpusPerNode' | 'desiredSize' | 'maxSize'> & { readonly label?: string };
+
 /** What growing a cluster's pools for replicas that cannot be placed comes to: nodes added to one pool, or why none can be. */
 export type PoolGrowthPlan =
   | { readonly pool: string; readonly nodes: number; readonly reason: string }
@@ -67,12 +73,13 @@ export type PoolGrowthPlan =
  * The first pool of `gpuType` whose nodes take a replica of `gpusPerReplica` GPUs and that has room below its
  * maximum grows by the nodes the missing replicas need (a replica's GPUs all on one node), at most to its maximum.
  */
-export function planPoolGrowth(pools: readonly NodePool[], gpuType: string, missingReplicas: number, gpusPerReplica: number): PoolGrowthPlan {
+export function planPoolGrowth(pools: readonly GrowablePool[], gpuType: string, missingReplicas: number, gpusPerReplica: number): PoolGrowthPlan {
   const fitting = pools.filter((p) => p.gpuType === gpuType && p.gpusPerNode >= gpusPerReplica);
   if (fitting.length === 0) return { reason: `no node pool of the cluster has ${gpuType} nodes of ${gpusPerReplica} GPU${gpusPerReplica === 1 ? '' : 's'} or more` };
   const pool = fitting.find((p) => p.desiredSize < p.maxSize);
-  if (!pool) return { reason: fitting.map((p) => `pool ${p.name} is at its maximum of ${p.maxSize} node${p.maxSize === 1 ? '' : 's'}`).join('; ') };
+  const labelOf = (p: GrowablePool) => p.label ?? `pool ${p.name}`;
+  if (!pool) return { reason: fitting.map((p) => `${labelOf(p)} is at its maximum of ${p.maxSize} node${p.maxSize === 1 ? '' : 's'}`).join('; ') };
   const replicasPerNode = Math.floor(pool.gpusPerNode / gpusPerReplica);
   const nodes = Math.min(Math.ceil(missingReplicas / replicasPerNode), pool.maxSize - pool.desiredSize);
-  return { pool: pool.name, nodes, reason: `adding ${nodes} ${gpuType} node${nodes === 1 ? '' : 's'} to pool ${pool.name}` };
+  return { pool: pool.name, nodes, reason: `adding ${nodes} ${gpuType} node${nodes === 1 ? '' : 's'} to ${labelOf(pool)}` };
 }

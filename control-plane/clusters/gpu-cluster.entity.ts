@@ -24,6 +24,8 @@ export interface AwsClusterSpec {
   readonly subnetIds: readonly string[];
   readonly kubernetesVersion?: string;
   readonly nodeGroups: readonly NodeGroup[];
+  /** The last growth of a node group for a deployment (workflows/cluster/pool-growth.ts): a retried request finds it made. */
+  readonly lastGrowth?: { readonly requestId: string; readonly reason: string };
 }
 
 /** What the node-pool stack of a `local` cluster is asked to build. */

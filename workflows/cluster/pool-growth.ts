@@ -1,14 +1,22 @@
-// Grows a `local` cluster's node pool for a deployment whose replicas cannot be placed: the new pool size is
-// committed to the cluster's desired state (so an administrator's next PATCH starts from it) and sent to the
-// cluster's workflow, whose `pulumi up` adds the nodes, exactly as an administrator's resize is.
+// Grows a cluster's node pool (`local`) or EKS node group (`aws`) for a deployment whose replicas cannot be
+// placed: the new size is committed to the cluster's desired state (so an administrator's next PATCH starts
+// from it) and sent to the cluster's workflow, whose `pulumi up` adds the nodes (a local pool's Node objects, a
+// node group's desired size), exactly as an administrator's resize is.
 import { LockMode } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
-import { planPoolGrowth } from '../../catalog/node-pools.ts';
+import { planPoolGrowth, type GrowablePool } from '../../catalog/node-pools.ts';
 import { DeploymentSchema } from '../../control-plane/deployments/deployment.entity.ts';
-import { GpuClusterSchema, type LocalClusterSpec } from '../../control-plane/clusters/gpu-cluster.entity.ts';
+import { GpuClusterSchema, type AwsClusterSpec, type LocalClusterSpec } from '../../control-plane/clusters/gpu-cluster.entity.ts';
+import { GPUS_PER_INSTANCE, INSTANCE_TYPES } from '../../stacks/gpu-cluster/index.ts';
 import { desiredClusterOf, desiredClusterSignal } from '../contract/cluster.ts';
 import type { PoolGrowthRequest, PoolGrowthResult } from '../deployment/activities.ts';
+
+/** An EKS node group as growth reads it: named by its GPU type, with its instance type's GPUs per node. */
+const nodeGroupPool = (group: AwsClusterSpec['nodeGroups'][number]): GrowablePool => ({
+  name: group.gpuType, label: `node group ${group.gpuType}`, gpuType: group.gpuType, desiredSize: group.desiredSize, maxSize: group.maxSize,
+  gpusPerNode: GPUS_PER_INSTANCE[INSTANCE_TYPES[group.gpuType] ?? ''] ?? 0,
+});
 
 export function poolGrowth(orm: MikroORM, client: Client) {
   return {
@@ -16,15 +24,17 @@ export function poolGrowth(orm: MikroORM, client: Client) {
       const result = await orm.em.fork().transactional(async (em) => {
         const deployment = await em.findOneOrFail(DeploymentSchema, { id: request.deploymentId });
         const cluster = await em.findOneOrFail(GpuClusterSchema, { id: deployment.cluster!.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        if (cluster.provider !== 'local' || cluster.deleteRequested) return { adding: false, reason: `cluster ${cluster.name} has no node pool Kiln can grow` } as const;
-        const spec = cluster.spec as LocalClusterSpec;
+        if ((cluster.provider !== 'local' && cluster.provider !== 'aws') || cluster.deleteRequested) return { adding: false, reason: `cluster ${cluster.name} has no node pool Kiln can grow` } as const;
+        const spec = cluster.spec as LocalClusterSpec | AwsClusterSpec;
         if (spec.lastGrowth?.requestId === request.requestId) return { adding: true, reason: spec.lastGrowth.reason, cluster } as const;
-        const plan = planPoolGrowth(spec.nodePools, request.gpuType, request.missingReplicas, request.gpusPerReplica);
+        const pools: GrowablePool[] = 'nodePools' in spec ? [...spec.nodePools] : spec.nodeGroups.map(nodeGroupPool);
+        const plan = planPoolGrowth(pools, request.gpuType, request.missingReplicas, request.gpusPerReplica);
         if (plan.pool === undefined) return { adding: false, reason: plan.reason } as const;
-        cluster.spec = {
-          nodePools: spec.nodePools.map((p) => (p.name === plan.pool ? { ...p, desiredSize: p.desiredSize + plan.nodes } : p)),
-          lastGrowth: { requestId: request.requestId, reason: plan.reason },
-        } satisfies LocalClusterSpec;
+        const grown = <P extends { desiredSize: number }>(pool: P, name: string): P => (name === plan.pool ? { ...pool, desiredSize: pool.desiredSize + plan.nodes } : pool);
+        const lastGrowth = { requestId: request.requestId, reason: plan.reason };
+        cluster.spec = 'nodePools' in spec
+          ? { nodePools: spec.nodePools.map((p) => grown(p, p.name)), lastGrowth } satisfies LocalClusterSpec
+          : { ...spec, nodeGroups: spec.nodeGroups.map((g) => grown(g, g.gpuType)), lastGrowth } satisfies AwsClusterSpec;
         cluster.generation += 1;
         // Scaling from the commit on: the deployment's readiness does not count the growth against its grace.
         if (cluster.status === 'ready') cluster.status = 'scaling';
