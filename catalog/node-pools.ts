@@ -83,3 +83,45 @@ export function planPoolGrowth(pools: readonly GrowablePool[], gpuType: string, 
   const nodes = Math.min(Math.ceil(missingReplicas / replicasPerNode), pool.maxSize - pool.desiredSize);
   return { pool: pool.name, nodes, reason: `adding ${nodes} ${gpuType} node${nodes === 1 ? '' : 's'} to ${labelOf(pool)}` };
 }
+
+/** One pool's growth in a PoolGrowthForecast: `nodes` added, from `fromNodes` to `fromNodes + nodes`. */
+export interface PoolGrowthStep {
+  readonly pool: string;
+  readonly gpuType: string;
+  readonly gpusPerNode: number;
+  readonly fromNodes: number;
+  readonly nodes: number;
+  /** What the added nodes cost per hour, unrounded US cents: the GPU type's price x GPUs per node x nodes. */
+  readonly exactHourlyCents: number;
+}
+
+/** Whether growing the pools places every missing replica, the growths that would, and what is still missing. */
+export interface PoolGrowthForecast {
+  readonly steps: readonly PoolGrowthStep[];
+  /** Replicas still missing after every growth the rule allows: 0 when the growth places them all. */
+  readonly unplaced: number;
+  /** The last plan's reason: why no pool grows further (when `unplaced` > 0). */
+  readonly reason: string;
+}
+
+/**
+ * What a deployment's rollout would do to the pools for `missingReplicas` that cannot be placed: it asks
+ * planPoolGrowth, waits for the nodes, and asks again for what is still missing (a pool grown to its maximum
+ * leaves the next pool of the type to grow), until every replica is placed or no pool can grow. The dry run's
+ * forecast; the rollout itself calls planPoolGrowth once per round.
+ */
+export function forecastPoolGrowth(pools: readonly NodePool[], gpuType: string, missingReplicas: number, gpusPerReplica: number): PoolGrowthForecast {
+  let current = pools;
+  let unplaced = missingReplicas;
+  const steps: PoolGrowthStep[] = [];
+  const price = findGpuType(gpuType)?.hourlyPriceUsd ?? 0;
+  while (unplaced > 0) {
+    const plan = planPoolGrowth(current, gpuType, unplaced, gpusPerReplica);
+    if (plan.pool === undefined) return { steps, unplaced, reason: plan.reason };
+    const pool = current.find((p) => p.name === plan.pool)!;
+    steps.push({ pool: pool.name, gpuType, gpusPerNode: pool.gpusPerNode, fromNodes: pool.desiredSize, nodes: plan.nodes, exactHourlyCents: price * 100 * pool.gpusPerNode * plan.nodes });
+    unplaced = Math.max(0, unplaced - plan.nodes * Math.floor(pool.gpusPerNode / gpusPerReplica));
+    current = current.map((p) => (p === pool ? { ...p, desiredSize: p.desiredSize + plan.nodes } : p));
+  }
+  return { steps, unplaced: 0, reason: steps.map((s) => `adding ${s.nodes} ${gpuType} node${s.nodes === 1 ? '' : 's'} to pool ${s.pool}`).join(', then ') };
+}

@@ -4391,6 +4391,38 @@ export interface components {
                 /** @description Why it was counted from records; null when read from the nodes. */
                 note: string | null;
             }[];
+            /** @description Whether the replicas fit on the cluster creation would choose: now, after a node pool grows (by how many nodes of which pool, at what added cost per hour), or not at all. */
+            fit: {
+                /**
+                 * @description `fits_now`: every replica fits on the placed cluster's nodes now; `fits_after_growth`: the rest fit once the rollout grows a node pool of the cluster (`growth`); `cannot_fit`: not even then (`reason` says why: no cluster placed, a pool at its maximum, no pool of the GPU type and size, a cluster whose pools Kiln does not grow).
+                 * @enum {string}
+                 */
+                verdict: "fits_now" | "fits_after_growth" | "cannot_fit";
+                /** @description Replicas asked for. */
+                replicas: number;
+                /** @description Of those, the replicas that fit now on the placed cluster. */
+                replicasFit: number;
+                /** @description The growth of the cluster's node pools the rollout would make for the replicas that do not fit now (by the rule the growth itself follows); null when none would. */
+                growth: {
+                    /** @description Nodes added, over every pool that grows. */
+                    nodes: number;
+                    /** @description What the added nodes cost per hour: GPU type price x GPUs per node x nodes, US cents. */
+                    hourlyCents: number;
+                    /** @description In the order the rollout grows them: the first pool of the type with room, to its maximum if need be, then the next. */
+                    pools: {
+                        pool: string;
+                        gpuType: string;
+                        gpusPerNode: number;
+                        /** @description The pool's desired size now. */
+                        fromNodes: number;
+                        toNodes: number;
+                        nodes: number;
+                        hourlyCents: number;
+                    }[];
+                } | null;
+                /** @description The verdict in a sentence: the capacity check's reason. */
+                reason: string;
+            };
             cost: {
                 /** @description GPU type price x GPUs per replica x replicas, US cents. */
                 hourlyCents: number;

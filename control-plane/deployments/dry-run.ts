@@ -1,13 +1,16 @@
 // The dry run of a creation (POST /v1/deployments/validate): every check creation makes, each reported with its
-// reason instead of stopping at the first; how many replicas fit now; then, if all pass (and a preview is asked
-// for), the plan of `pulumi preview` on the cluster creation would choose, and what the deployment would cost.
-// Changes nothing.
+// reason instead of stopping at the first; how many replicas fit now, and whether the rest fit once the rollout
+// grows a node pool of the cluster (the rule the rollout's growth follows, catalog/node-pools.ts, with what the
+// added nodes cost), or why they never do; then, if all pass (and a preview is asked for), the plan of `pulumi
+// preview` on the cluster creation would choose, and what the deployment would cost. Changes nothing.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { hourlyCents } from '../../catalog/gpu-types.ts';
+import { forecastPoolGrowth } from '../../catalog/node-pools.ts';
 import { newId } from '../../lib/ids.ts';
 import type { PlannedResource } from '../../workflows/contract/deployment.ts';
 import type { BudgetGuard } from '../alerts/budget-guard.ts';
 import type { Principal } from '../auth/principal.ts';
+import type { GpuClusterRecord, LocalClusterSpec } from '../clusters/gpu-cluster.entity.ts';
 import type { ClusterCapacity, ClusterService } from '../clusters/service.ts';
 import { ApiError, ConflictError } from '../core/errors.ts';
 import { assertLoadableModel } from '../models/model-source.ts';
@@ -35,15 +38,66 @@ function describeServing(serving: Serving): string {
   return `${serving.gpusPerReplica} GPU(s) per replica, ${context}, dtype ${serving.dtype}`;
 }
 
-/** The capacity check's reason: how many of the replicas fit now on the placed cluster; a conflict when not all do. */
-function capacityVerdict(placed: ClusterCapacity | undefined, replicas: number, gpusPerReplica: number, clusterName: string): string {
-  if (!placed) throw new ConflictError(`GPU cluster ${clusterName} offers no GPUs of this type now`, { field: 'gpu' });
-  const fit = Math.min(placed.replicasFit, replicas);
-  const where = `GPU cluster ${clusterName}: ${placed.gpusFree} GPU(s) free${placed.measuredFrom === 'nodes' ? ' on its nodes' : ' by Kiln\'s records'}, ${gpusPerReplica} per replica${placed.note ? ` (${placed.note})` : ''}`;
-  if (placed.replicasFit < replicas) {
-    throw new ConflictError(`Only ${fit} of ${replicas} replicas fit now on ${where}; lower replicas, or free or add GPUs`, { field: 'replicas' });
+/** One pool's growth in a DryRunFit: `nodes` added, from `fromNodes` to `toNodes`, at `hourlyCents` more an hour. */
+export interface DryRunPoolGrowth {
+  pool: string;
+  gpuType: string;
+  gpusPerNode: number;
+  fromNodes: number;
+  toNodes: number;
+  nodes: number;
+  hourlyCents: number;
+}
+
+/** Whether the replicas fit on the placed cluster now, once its pools grow (by how much, at what cost), or never (why). */
+export interface DryRunFit {
+  verdict: 'fits_now' | 'fits_after_growth' | 'cannot_fit';
+  replicas: number;
+  replicasFit: number;
+  growth: { nodes: number; hourlyCents: number; pools: DryRunPoolGrowth[] } | null;
+  reason: string;
+}
+
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/**
+ * The placed cluster's fit: the replicas that fit now on its nodes, and for those that do not, the growths the
+ * rollout would make (forecastPoolGrowth: planPoolGrowth round after round, as the deployment's workflow asks it),
+ * for a `local` cluster, the only kind whose pools Kiln grows.
+ */
+function fitOn(cluster: GpuClusterRecord, placed: ClusterCapacity | undefined, replicas: number, gpu: string, gpusPerReplica: number): DryRunFit {
+  if (!placed) return { verdict: 'cannot_fit', replicas, replicasFit: 0, growth: null, reason: `GPU cluster ${cluster.name} offers no GPUs of this type now` };
+  const replicasFit = Math.min(placed.replicasFit, replicas);
+  const where = `GPU cluster ${cluster.name}: ${placed.gpusFree} GPU(s) free${placed.measuredFrom === 'nodes' ? ' on its nodes' : ' by Kiln\'s records'}, ${gpusPerReplica} per replica${placed.note ? ` (${placed.note})` : ''}`;
+  if (replicasFit === replicas) return { verdict: 'fits_now', replicas, replicasFit, growth: null, reason: `${replicas} of ${replicas} replicas fit now on ${where}` };
+  const missing = replicas - replicasFit;
+  const short = `Only ${replicasFit} of ${replicas} replicas fit now on ${where}`;
+  const advice = 'lower replicas, or free or add GPUs';
+  if (cluster.provider !== 'local' || !cluster.spec || !('nodePools' in cluster.spec)) {
+    return { verdict: 'cannot_fit', replicas, replicasFit, growth: null, reason: `${short}; the cluster has no node pool Kiln can grow; ${advice}` };
   }
-  return `${replicas} of ${replicas} replicas fit now on ${where}`;
+  const forecast = forecastPoolGrowth((cluster.spec as LocalClusterSpec).nodePools, gpu, missing, gpusPerReplica);
+  const pools = forecast.steps.map((s): DryRunPoolGrowth => ({
+    pool: s.pool, gpuType: s.gpuType, gpusPerNode: s.gpusPerNode, fromNodes: s.fromNodes, toNodes: s.fromNodes + s.nodes, nodes: s.nodes, hourlyCents: Math.ceil(s.exactHourlyCents),
+  }));
+  const growth = pools.length
+    ? { nodes: pools.reduce((sum, p) => sum + p.nodes, 0), hourlyCents: Math.ceil(forecast.steps.reduce((sum, s) => sum + s.exactHourlyCents, 0)), pools }
+    : null;
+  const grown = pools.map((p) => `adding ${plural(p.nodes, `${p.gpuType} node`)} to pool ${p.pool} (${p.fromNodes} -> ${p.toNodes})`).join(', then ');
+  if (forecast.unplaced === 0) {
+    return {
+      verdict: 'fits_after_growth', replicas, replicasFit, growth,
+      reason: `${replicasFit} of ${replicas} replicas fit now on ${where}; the other ${missing} fit once the rollout grows the cluster: ${grown}, ${growth!.hourlyCents} cents an hour more`,
+    };
+  }
+  const partly = growth ? `growing the cluster (${grown}) places ${missing - forecast.unplaced} more, and ${forecast.unplaced} still ${forecast.unplaced === 1 ? 'does' : 'do'} not fit: ` : `no node pool grows for the other ${missing}: `;
+  return { verdict: 'cannot_fit', replicas, replicasFit, growth, reason: `${short}; ${partly}${forecast.reason}; ${advice}` };
+}
+
+/** The capacity check: passes when the replicas fit now or once the pools grow; a conflict naming why otherwise. */
+function capacityVerdict(fit: DryRunFit): string {
+  if (fit.verdict === 'cannot_fit') throw new ConflictError(fit.reason, { field: 'replicas' });
+  return fit.reason;
 }
 
 export interface DryRunDeps {
@@ -78,9 +132,12 @@ export function createDryRun(deps: DryRunDeps, creation: Pick<CreationChecks, 's
     const capacity = { gpu: input.gpu, replicas: scaling?.replicas ?? input.replicas ?? 1, gpusPerReplica: serving?.gpusPerReplica ?? input.gpusPerReplica ?? 1 };
     // What fits now, on every cluster that offers the type; the check is the placed cluster's.
     const clusters = await deps.placement.capacity(em, principal.organizationId, input.gpu, capacity.gpusPerReplica);
+    let fit: DryRunFit = {
+      verdict: 'cannot_fit', replicas: capacity.replicas, replicasFit: 0, growth: null, reason: checks.find((c) => c.check === 'placement')!.reason,
+    };
     if (cluster) {
-      const placed = clusters.find((c) => c.clusterId === cluster.id);
-      await attempt('capacity', (text: string) => text, () => capacityVerdict(placed, capacity.replicas, capacity.gpusPerReplica, cluster.name));
+      fit = fitOn(cluster, clusters.find((c) => c.clusterId === cluster.id), capacity.replicas, input.gpu, capacity.gpusPerReplica);
+      await attempt('capacity', (text: string) => text, () => capacityVerdict(fit));
     }
     const organization = await em.findOneOrFail(OrganizationSchema, principal.organizationId);
     await attempt('credits', () => `the balance of ${organization.creditsCents} cents covers an hour (${hourlyCents(capacity)} cents)`, () => assertAffordable(organization.creditsCents, capacity));
@@ -105,6 +162,7 @@ export function createDryRun(deps: DryRunDeps, creation: Pick<CreationChecks, 's
         cluster: cluster ? { id: cluster.id, name: cluster.name } : null,
       },
       capacity: clusters,
+      fit,
       cost: {
         hourlyCents: hourly, dailyCents: hourly * 24, monthlyCents: hourly * 24 * 30, balanceCents: organization.creditsCents,
         hoursCovered: hourly > 0 ? Math.floor((organization.creditsCents / hourly) * 10) / 10 : null,

@@ -180,6 +180,23 @@ export const DeploymentDryRun = z.object({
     measuredFrom: z.enum(['nodes', 'records']).meta({ description: '`nodes`: each node\'s allocatable GPUs less what its pods request, read from the cluster now; `records`: what the cluster offers less what Kiln\'s deployments hold (a cluster Kiln cannot read).' }),
     note: z.string().nullable().meta({ description: 'Why it was counted from records; null when read from the nodes.' }),
   })).meta({ description: 'Every serving GPU cluster you may use that offers the GPU type, in the order placement tries them; the capacity check is the placed cluster\'s.' }),
+  fit: z.object({
+    verdict: z.enum(['fits_now', 'fits_after_growth', 'cannot_fit']).meta({ description: '`fits_now`: every replica fits on the placed cluster\'s nodes now; `fits_after_growth`: the rest fit once the rollout grows a node pool of the cluster (`growth`); `cannot_fit`: not even then (`reason` says why: no cluster placed, a pool at its maximum, no pool of the GPU type and size, a cluster whose pools Kiln does not grow).' }),
+    replicas: z.number().int().meta({ description: 'Replicas asked for.' }),
+    replicasFit: z.number().int().meta({ description: 'Of those, the replicas that fit now on the placed cluster.' }),
+    growth: z.object({
+      nodes: z.number().int().meta({ description: 'Nodes added, over every pool that grows.' }),
+      hourlyCents: z.number().int().meta({ description: 'What the added nodes cost per hour: GPU type price x GPUs per node x nodes, US cents.' }),
+      pools: z.array(z.object({
+        pool: z.string(), gpuType: z.string(), gpusPerNode: z.number().int(),
+        fromNodes: z.number().int().meta({ description: 'The pool\'s desired size now.' }),
+        toNodes: z.number().int(),
+        nodes: z.number().int(),
+        hourlyCents: z.number().int(),
+      })).meta({ description: 'In the order the rollout grows them: the first pool of the type with room, to its maximum if need be, then the next.' }),
+    }).nullable().meta({ description: 'The growth of the cluster\'s node pools the rollout would make for the replicas that do not fit now (by the rule the growth itself follows); null when none would.' }),
+    reason: z.string().meta({ description: 'The verdict in a sentence: the capacity check\'s reason.' }),
+  }).meta({ description: 'Whether the replicas fit on the cluster creation would choose: now, after a node pool grows (by how many nodes of which pool, at what added cost per hour), or not at all.' }),
   cost: z.object({
     hourlyCents: z.number().int().meta({ description: 'GPU type price x GPUs per replica x replicas, US cents.' }),
     dailyCents: z.number().int(),

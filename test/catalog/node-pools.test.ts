@@ -1,6 +1,7 @@
-// planPoolGrowth: which pool grows for replicas that cannot be placed, by how many nodes, or why none can.
+// planPoolGrowth: which pool grows for replicas that cannot be placed, by how many nodes, or why none can; and
+// forecastPoolGrowth, the dry run's forecast of the rounds a rollout would ask it for.
 import test from 'ava';
-import { planPoolGrowth } from '../../catalog/node-pools.ts';
+import { forecastPoolGrowth, planPoolGrowth } from '../../catalog/node-pools.ts';
 
 const pool = (name: string, gpuType: string, desiredSize: number, maxSize: number, gpusPerNode = 1) => ({ name, gpuType, minSize: 0, desiredSize, maxSize, gpusPerNode });
 
@@ -17,4 +18,29 @@ test('no pool grows when every pool of the type is at its maximum, or none has n
   t.deepEqual(planPoolGrowth(pools, 'nvidia-l4', 2, 1), { reason: 'pool l4 is at its maximum of 1 node; pool l4-b is at its maximum of 3 nodes' });
   t.deepEqual(planPoolGrowth(pools, 'nvidia-l4', 1, 2), { reason: 'no node pool of the cluster has nvidia-l4 nodes of 2 GPUs or more' });
   t.deepEqual(planPoolGrowth(pools, 'nvidia-h100-80gb', 1, 1), { reason: 'no node pool of the cluster has nvidia-h100-80gb nodes of 1 GPU or more' });
+});
+
+test('the forecast: the growths a rollout would ask for, round after round, with what the added nodes cost per hour', (t) => {
+  const pools = [pool('a100', 'nvidia-a100-80gb', 1, 4, 8), pool('l4-a', 'nvidia-l4', 1, 2), pool('l4-b', 'nvidia-l4', 0, 3, 2)];
+  // Nothing missing: nothing grows.
+  t.deepEqual(forecastPoolGrowth(pools, 'nvidia-l4', 0, 1), { steps: [], unplaced: 0, reason: '' });
+  // One round: l4-a takes the one missing replica (an L4 at 80 cents an hour).
+  t.deepEqual(forecastPoolGrowth(pools, 'nvidia-l4', 1, 1), {
+    steps: [{ pool: 'l4-a', gpuType: 'nvidia-l4', gpusPerNode: 1, fromNodes: 1, nodes: 1, exactHourlyCents: 80 }], unplaced: 0, reason: 'adding 1 nvidia-l4 node to pool l4-a',
+  });
+  // Two rounds: l4-a grows to its maximum, then l4-b's nodes of 2 GPUs take two replicas each.
+  t.deepEqual(forecastPoolGrowth(pools, 'nvidia-l4', 4, 1), {
+    steps: [
+      { pool: 'l4-a', gpuType: 'nvidia-l4', gpusPerNode: 1, fromNodes: 1, nodes: 1, exactHourlyCents: 80 },
+      { pool: 'l4-b', gpuType: 'nvidia-l4', gpusPerNode: 2, fromNodes: 0, nodes: 2, exactHourlyCents: 320 },
+    ],
+    unplaced: 0, reason: 'adding 1 nvidia-l4 node to pool l4-a, then adding 2 nvidia-l4 nodes to pool l4-b',
+  });
+  // More than every pool's maximum: the growths still made, what is left, and why nothing grows further.
+  t.like(forecastPoolGrowth(pools, 'nvidia-l4', 9, 1), { unplaced: 2, reason: 'pool l4-a is at its maximum of 2 nodes; pool l4-b is at its maximum of 3 nodes' });
+  t.deepEqual(forecastPoolGrowth(pools, 'nvidia-l4', 9, 1).steps.map((s) => s.nodes), [1, 3]);
+  // Three replicas of 4 A100s on nodes of 8: two nodes, at 8 x 280 cents each.
+  t.like(forecastPoolGrowth(pools, 'nvidia-a100-80gb', 3, 4), { steps: [{ pool: 'a100', nodes: 2, exactHourlyCents: 4480 }], unplaced: 0 });
+  // No pool of the size: nothing grows, and the reason is planPoolGrowth's.
+  t.deepEqual(forecastPoolGrowth(pools, 'nvidia-l4', 1, 4), { steps: [], unplaced: 1, reason: 'no node pool of the cluster has nvidia-l4 nodes of 4 GPUs or more' });
 });

@@ -42,6 +42,7 @@ test('POST /v1/deployments/validate passes every check of a good request, with t
   t.like(res.body.capacity, [{ name: 'test-cluster', gpusFree: 64, replicasFit: 64, measuredFrom: 'records', note: 'Kiln has no kubeconfig for it yet: counted from its record' }]);
   t.is(res.body.checks.find((c: { check: string }) => c.check === 'capacity').reason, '2 of 2 replicas fit now on GPU cluster test-cluster: 64 GPU(s) free by Kiln\'s records, 1 per replica (Kiln has no kubeconfig for it yet: counted from its record)');
   t.deepEqual(failed(res.body), []);
+  t.like(res.body.fit, { verdict: 'fits_now', replicas: 2, replicasFit: 2, growth: null });
   t.regex(res.body.checks.find((c: { check: string }) => c.check === 'model_fit').reason, /^1 GPU\(s\) per replica, 41984 tokens of context, dtype auto$/);
   t.like(res.body.deployment, { name: 'llama-chat', gpusPerReplica: 1, contextLength: 41_984, replicas: 2, cluster: { name: 'test-cluster' } });
   // Two L4s at 80 cents an hour: the free grant of 2,500 cents lasts 15.6 hours.
@@ -70,7 +71,9 @@ test('every failing check is reported with its reason, not only the first; no pr
   t.is(reason('name'), 'A deployment named taken already exists in this organization');
   t.regex(reason('model_fit'), /^Invalid field gpusPerReplica: meta-llama\/Llama-3\.1-70B-Instruct on NVIDIA T4 16GB: 8 GPU\(s\) .*the weights alone exceed/);
   // Ten replicas of eight T4s: 80 x 53 cents an hour, more than the 2,500 cents of the free grant.
-  t.is(reason('capacity'), 'Only 8 of 10 replicas fit now on GPU cluster test-cluster: 64 GPU(s) free by Kiln\'s records, 8 per replica (Kiln has no kubeconfig for it yet: counted from its record); lower replicas, or free or add GPUs');
+  t.is(reason('capacity'), 'Only 8 of 10 replicas fit now on GPU cluster test-cluster: 64 GPU(s) free by Kiln\'s records, 8 per replica (Kiln has no kubeconfig for it yet: counted from its record); the cluster has no node pool Kiln can grow; lower replicas, or free or add GPUs');
+  // A kubernetes cluster's nodes are not Kiln's to add: the replicas cannot fit.
+  t.like(res.body.fit, { verdict: 'cannot_fit', replicas: 10, replicasFit: 8, growth: null, reason: reason('capacity') });
   t.is(reason('credits'), 'Not enough credits for this deployment');
   t.like(res.body.cost, { hourlyCents: 4240 });
   t.is(res.body.plan, null);

@@ -1,8 +1,9 @@
 // Capacity follows demand: a deployment whose replicas a `local` cluster cannot place for lack of GPUs grows the
 // cluster's node pool of that type, through the cluster's workflow (a `pulumi up` of the real LocalGpuPool program),
-// and runs; with the pool at its maximum it fails, naming the pool, and holds no GPU. The API, a Temporal dev server
-// and a worker of this file's own (the activities workflows/deployment/queue.ts ships), on a local cluster started
-// with no nodes.
+// and runs; with the pool at its maximum it fails, naming the pool, and holds no GPU. The dry run says so first, by
+// the same rule (fits now, fits once a pool grows by so many nodes at so much an hour, or cannot fit and why). The
+// API, a Temporal dev server and a worker of this file's own (the activities workflows/deployment/queue.ts ships),
+// on a local cluster started with no nodes.
 import anyTest, { type TestFn } from 'ava';
 import { namespaceOf } from '../../workflows/contract/deployment.ts';
 import { signup } from '../support/control-plane.ts';
@@ -46,6 +47,50 @@ const create = async (t: { context: Context }, name: string) => {
   return res.body.id as string;
 };
 const activitiesRun = (t: { context: Context }, workflowId: string) => activitiesOf(t.context.env, workflowId);
+const dryRun = async (t: { context: Context }, body: Record<string, unknown>, preview = false) => {
+  const res = await t.context.api.request('POST', `/v1/deployments/validate?preview=${preview}`, {
+    token: t.context.user.token, body: { name: 'checked', model: 'meta-llama/Llama-3.1-8B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4', ...body },
+  });
+  if (res.status !== 200) throw new Error(`dry run failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+};
+const capacityCheck = (body: { checks: { check: string; passed: boolean; reason: string }[] }) => body.checks.find((c) => c.check === 'capacity')!;
+
+test.serial('the dry run on a pool of 1 L4 node (max 3): 1 replica fits now, 3 fit once pool l4 grows by 2 nodes (160 cents an hour), 4 or a replica of 2 GPUs cannot fit', async (t) => {
+  const now = await dryRun(t, { replicas: 1 });
+  t.like(now, { valid: true, fit: { verdict: 'fits_now', replicas: 1, replicasFit: 1, growth: null, reason: '1 of 1 replicas fit now on GPU cluster local: 1 GPU(s) free on its nodes, 1 per replica' } });
+  t.like(now.capacity, [{ name: 'local', gpusFree: 1, replicasFit: 1, measuredFrom: 'nodes' }]);
+
+  // Creation would succeed (the preview on the worker plans the objects), and wait for 2 more L4 nodes of pool l4.
+  const grown = await dryRun(t, { replicas: 3 }, true);
+  const reason = '1 of 3 replicas fit now on GPU cluster local: 1 GPU(s) free on its nodes, 1 per replica; the other 2 fit once the rollout grows the cluster: adding 2 nvidia-l4 nodes to pool l4 (1 -> 3), 160 cents an hour more';
+  t.deepEqual(grown.fit, {
+    verdict: 'fits_after_growth', replicas: 3, replicasFit: 1, reason,
+    growth: { nodes: 2, hourlyCents: 160, pools: [{ pool: 'l4', gpuType: 'nvidia-l4', gpusPerNode: 1, fromNodes: 1, toNodes: 3, nodes: 2, hourlyCents: 160 }] },
+  });
+  t.like(capacityCheck(grown), { passed: true, reason });
+  t.like(grown, { valid: true, plan: { failure: null }, cost: { hourlyCents: 240 } });
+  t.true(grown.plan.resources.length > 0);
+
+  // 4 replicas: the pool grows to its maximum of 3 and the fourth still has no GPU.
+  const four = await dryRun(t, { replicas: 4 });
+  t.like(four, { valid: false, fit: { verdict: 'cannot_fit', replicasFit: 1, growth: { nodes: 2, hourlyCents: 160 } } });
+  t.is(capacityCheck(four).reason, 'Only 1 of 4 replicas fit now on GPU cluster local: 1 GPU(s) free on its nodes, 1 per replica; growing the cluster (adding 2 nvidia-l4 nodes to pool l4 (1 -> 3)) places 2 more, and 1 still does not fit: pool l4 is at its maximum of 3 nodes; lower replicas, or free or add GPUs');
+  t.false(capacityCheck(four).passed);
+
+  // A replica of 2 GPUs: no pool has L4 nodes that big.
+  const big = await dryRun(t, { replicas: 1, gpusPerReplica: 2 });
+  t.like(big.fit, { verdict: 'cannot_fit', replicasFit: 0, growth: null });
+  t.is(capacityCheck(big).reason, 'Only 0 of 1 replicas fit now on GPU cluster local: 1 GPU(s) free on its nodes, 2 per replica; no node pool grows for the other 1: no node pool of the cluster has nvidia-l4 nodes of 2 GPUs or more; lower replicas, or free or add GPUs');
+
+  // A GPU type no pool offers: no cluster is placed, and that is why it cannot fit.
+  const t4 = await dryRun(t, { gpu: 'nvidia-t4' });
+  t.like(t4.fit, { verdict: 'cannot_fit', replicasFit: 0, growth: null, reason: 'No GPU cluster offers nvidia-t4 at the moment' });
+  t.deepEqual(t4.checks.filter((c: { passed: boolean }) => !c.passed).map((c: { check: string }) => c.check), ['placement']);
+
+  t.deepEqual(await poolNodes(t), ['l4-0'], 'the dry run added no node');
+  t.deepEqual(await activitiesRun(t, t.context.clusterId), ['applyClusterStack'], 'nor asked the cluster\'s workflow for any');
+});
 
 test.serial('3 L4 replicas on a pool of 1 L4 node (max 3): the deployment waits while the cluster\'s workflow adds 2 nodes, then runs', async (t) => {
   const id = await create(t, 'grows');
@@ -88,4 +133,14 @@ test.serial('with the pool at its maximum of 1 node, 3 L4 replicas fail with a r
   await eventually('no pod left', async () => (await pods(t)).length === 0);
   t.like(await clusterReady(t), { nodePools: [{ ...L4, maxSize: 1 }], gpus: [{ gpuType: 'nvidia-l4', count: 1, inUse: 0 }] });
   t.deepEqual(await poolNodes(t), ['l4-0'], 'no node was added');
+});
+
+test.serial('the dry run with the pool at its maximum of 1 node: 3 L4 replicas cannot fit, naming the pool', async (t) => {
+  const res = await dryRun(t, { replicas: 3 });
+  const reason = 'Only 1 of 3 replicas fit now on GPU cluster local: 1 GPU(s) free on its nodes, 1 per replica; no node pool grows for the other 2: pool l4 is at its maximum of 1 node; lower replicas, or free or add GPUs';
+  t.deepEqual(res.fit, { verdict: 'cannot_fit', replicas: 3, replicasFit: 1, growth: null, reason });
+  t.like(capacityCheck(res), { passed: false, reason });
+  t.false(res.valid);
+  // What fits now still does.
+  t.like(await dryRun(t, { replicas: 1 }), { valid: true, fit: { verdict: 'fits_now' } });
 });

@@ -1,6 +1,7 @@
 // New deployment: start from a template or a model found in the catalog (with what each GPU type needs for
 // it), choose the GPU and the replicas, see the dry run (POST /v1/deployments/validate: every check, the
-// objects `pulumi preview` plans, the cost), then create and go to the deployment's page.
+// objects `pulumi preview` plans, the cost, whether the replicas fit now or once a node pool grows), then create
+// and go to the deployment's page.
 import { useEffect, useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { api, currentOrgId, ok, type Schemas } from '../api.ts';
@@ -226,6 +227,7 @@ export default function DeploymentNew() {
             <div><dt>Per month (30 days)</dt><dd>{money(dryRun.cost.monthlyCents)}</dd></div>
             <div><dt>Your credits cover</dt><dd>{dryRun.cost.hoursCovered === null ? '—' : `${Math.floor(dryRun.cost.hoursCovered)} hours`}</dd></div>
             <div><dt>Cluster</dt><dd>{dryRun.deployment.cluster?.name ?? '—'}</dd></div>
+            <div><dt>Fits</dt><dd data-testid="dry-run-fit">{fitText(dryRun.fit)}</dd></div>
           </dl>
           {dryRun.plan && (
             <div className="stack-s">
@@ -254,4 +256,12 @@ function suggestName(model: string): string {
   const base = (model.split('/').pop() ?? model).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
   const named = /^[a-z]/.test(base) ? base : `m-${base}`;
   return named.slice(0, 50).replace(/-+$/, '') || 'my-model';
+}
+
+/** The dry run's fit in a few words: now, after which pools grow (and what the nodes add per hour), or not. */
+function fitText(fit: DryRun['fit']): string {
+  if (fit.verdict === 'fits_now') return `now (${fit.replicas} of ${fit.replicas} replicas)`;
+  const grown = fit.growth?.pools.map((p) => `pool ${p.pool} grows by ${p.nodes} node${p.nodes === 1 ? '' : 's'}`).join(', then ');
+  if (fit.verdict === 'fits_after_growth') return `${fit.replicasFit} of ${fit.replicas} replicas now, all once ${grown} (${money(fit.growth!.hourlyCents)} more per hour)`;
+  return `no: ${fit.replicasFit} of ${fit.replicas} replicas`;
 }
