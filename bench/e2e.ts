@@ -10,7 +10,11 @@
 //  4. 100 deployments created at once: when the last is running, and GET /api/deployments of another
 //     organization meanwhile (p50, p99), beside the same reads on the idle API just before;
 //  5. churn: creates, scales and deletes mixed, 120 a minute for 5 minutes against one worker: how many
-//     settled (running at the asked replicas, or gone), their time to settle, and any failure.
+//     settled (running at the asked replicas, or gone), their time to settle, and any failure;
+//  6. unschedulable -> running through a pool's growth, median of 5: on a `local` cluster whose pool of one-GPU
+//     T4 nodes is one node short, POST -> running while the rollout grows the pool by a node (its pods wait out
+//     the unschedulable grace, the cluster's workflow adds the node); against the same deployment once the nodes
+//     are there, in the same run. BENCH_E2E_ONLY=growth runs this row alone.
 import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -37,6 +41,12 @@ const CHURN_SECONDS = Number(process.env.BENCH_CHURN_SECONDS ?? 300);
 const CHURN_PER_MINUTE = Number(process.env.BENCH_CHURN_PER_MINUTE ?? 120);
 /** The churn's live deployments at most (each may run 2 replicas). */
 const CHURN_LIVE = 40;
+/** Step 6: trials of each kind, and the unschedulable grace the worker runs them with. */
+const GROWTH_TRIALS = Number(process.env.BENCH_GROWTH_TRIALS ?? 5);
+const GROWTH_GRACE_SECONDS = Number(process.env.BENCH_GROWTH_GRACE_SECONDS ?? 5);
+/** `growth`: step 6 alone. */
+const ONLY = process.env.BENCH_E2E_ONLY;
+if (ONLY !== undefined && ONLY !== 'growth') throw new Error('BENCH_E2E_ONLY is `growth` (step 6 alone) or unset (every step)');
 
 const GPUS = 2 * DEPLOYMENTS + PULUMI_SAMPLES + BURST + 2 * CHURN_LIVE + 2;
 const stack = await startBenchStack('bench-e2e', [{ gpuType: 'nvidia-l4', nodes: Math.ceil(GPUS / 8), gpusPerNode: 8 }]);
@@ -140,6 +150,20 @@ function printBatch(title: string, result: Awaited<ReturnType<typeof batch>>) {
 }
 
 try {
+  if (ONLY !== 'growth') await steps1to5();
+  // 6. POST -> running through a pool's growth, against the same deployment on nodes already there.
+  const grown = await growth();
+  console.log(`\n6. unschedulable -> running through a pool's growth, median of ${GROWTH_TRIALS}: a local cluster's pool of 1-GPU T4 nodes, one node short each time, one worker`);
+  console.log(`  through the growth: median ${seconds(median(grown.growth.totals))}, worst ${seconds(Math.max(...grown.growth.totals))}  (POST -> running, ${grown.replicas.join(', ')} replicas)`);
+  console.log(`    waiting out the grace: median ${seconds(median(grown.growth.grace))}  (POST to the growNodePool step: the pods unschedulable for KILN_UNSCHEDULABLE_GRACE_SECONDS=${GROWTH_GRACE_SECONDS})`);
+  console.log(`    growth to running: median ${seconds(median(grown.growth.grown))}  (growNodePool to running: the cluster workflow's pulumi up adds the node, the pod starts)`);
+  console.log(`  baseline, the nodes already there: median ${seconds(median(grown.baseline))}, worst ${seconds(Math.max(...grown.baseline))}  (the same deployment once the pool has grown)`);
+  console.log(`  added by the growth: median ${seconds(median(grown.growth.totals) - median(grown.baseline))}`);
+} finally {
+  await stack.stop();
+}
+
+async function steps1to5() {
   // 1. POST -> running for a batch created at once: first as the worker ran Pulumi before its operation pool
   //    (a fresh process per operation, all at once), then as it runs now; the same machine, one run.
   await stack.restartWorker(FRESH_PROCESS_EACH);
@@ -208,8 +232,64 @@ try {
   console.log(`  settled: ${(settledCount / minutes).toFixed(0)} a minute (aim: at least 120), ${churned.unsettled} still settling at the end;`
     + ` ${churned.skipped} turns skipped (every live deployment still settling); failures: ${churned.failures.length}${churned.failures.length ? ` (${churned.failures.slice(0, 3).join('; ')})` : ''}`);
   console.log(cpuLine(churned));
-} finally {
-  await stack.stop();
+}
+
+/**
+ * Step 6: a `local` cluster registered with a pool of one-GPU T4 nodes (1 node, at most 1 + GROWTH_TRIALS); the
+ * worker restarted with a grace of GROWTH_GRACE_SECONDS. Each trial creates a deployment of one replica more than
+ * the pool has nodes (so the last replica waits for a node the rollout grows the pool by), times POST -> running and
+ * deletes it; then the baseline creates the same deployment on the nodes now there. Growth and baseline alternate, so
+ * both see the same machine.
+ */
+async function growth() {
+  await stack.restartWorker({ KILN_UNSCHEDULABLE_GRACE_SECONDS: String(GROWTH_GRACE_SECONDS) });
+  const kubeconfig = await readFile(cluster.kubeconfig, 'utf8');
+  const pool = { name: 't4', gpuType: 'nvidia-t4', minSize: 1, desiredSize: 1, maxSize: 1 + GROWTH_TRIALS, gpusPerNode: 1 };
+  const registered = await call('POST', '/v1/admin/clusters', stack.admin, { provider: 'local', name: 'pools', kubeconfig, nodePools: [pool] });
+  if (registered.status !== 201) throw new Error(`local cluster registration failed: ${registered.status} ${JSON.stringify(registered.body)}`);
+  const clusterId = registered.body.id as string;
+  for (const deadline = Date.now() + 5 * 60_000; ; await sleep(500)) {
+    const { status, failureReason } = (await call('GET', `/v1/admin/clusters/${clusterId}`, stack.admin)).body;
+    if (status === 'ready') break;
+    if (status === 'failed' || Date.now() > deadline) throw new Error(`the local cluster is ${status}: ${failureReason}`);
+  }
+  const tenant = await newOrganization('growth');
+  await postgresPlan(tenant.organizationId);
+  /** POST -> running of `replicas` T4 replicas, and when its growNodePool step started and ended (if it grew a pool); deleted after. */
+  const trial = async (name: string, replicas: number) => {
+    const sent = Date.now();
+    const res = await call('POST', '/api/deployments', tenant.token, { name, model: 'Qwen/Qwen2.5-0.5B-Instruct', runtime: 'vllm', gpu: 'nvidia-t4', replicas });
+    if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
+    const id = res.body.data.id as string;
+    let runningAt = 0;
+    for (const deadline = Date.now() + 10 * 60_000; !runningAt; await sleep(200)) {
+      const { status, failureReason } = await statusOf(tenant.token, id);
+      if (status === 'running') runningAt = Date.now();
+      else if (status === 'failed' || Date.now() > deadline) throw new Error(`${name} is ${status}: ${failureReason}`);
+    }
+    const grew = (await activitySpans(id)).get('growNodePool');
+    const deleted = await call('DELETE', `/api/deployments/${id}`, tenant.token);
+    if (deleted.status !== 200) throw new Error(`delete answered ${deleted.status}`);
+    const pods = `/api/v1/namespaces/${namespaceOf(tenant.organizationId)}/pods`;
+    for (const deadline = Date.now() + 5 * 60_000; (await cluster.api.get<{ items: unknown[] }>(pods)).items.length > 0; await sleep(200)) {
+      if (Date.now() > deadline) throw new Error(`${name}'s pods are still there 5 minutes after its deletion`);
+    }
+    return { total: runningAt - sent, grace: grew ? grew.started - sent : undefined, grown: grew ? runningAt - grew.ended : undefined };
+  };
+  const result = { replicas: [] as number[], growth: { totals: [] as number[], grace: [] as number[], grown: [] as number[] }, baseline: [] as number[] };
+  for (let i = 0; i < GROWTH_TRIALS; i++) {
+    const replicas = pool.desiredSize + i + 1;
+    const grown = await trial(`grow-${i}`, replicas);
+    if (grown.grace === undefined || grown.grown === undefined) throw new Error(`grow-${i} ran without growing the pool`);
+    result.replicas.push(replicas);
+    result.growth.totals.push(grown.total);
+    result.growth.grace.push(grown.grace);
+    result.growth.grown.push(grown.grown);
+    const base = await trial(`base-${i}`, replicas);
+    if (base.grace !== undefined) throw new Error(`base-${i} grew the pool: the nodes were not all there`);
+    result.baseline.push(base.total);
+  }
+  return result;
 }
 
 function resetCpu(): void {

@@ -19,6 +19,8 @@ export interface BenchStack {
   readonly apiUrl: string;
   readonly cluster: GpuCluster;
   readonly temporal: Client;
+  /** A platform administrator's access token (the one that registered the cluster). */
+  readonly admin: string;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- benches read answers freely
   call(method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; body: Record<string, any> }>;
   /** Signs up a user with an organization of its own. */
@@ -66,7 +68,7 @@ export async function startBenchStack(name: string, nodePools: readonly GpuNodeP
   if (registered.status !== 201) throw new Error(`cluster registration failed: ${registered.status} ${JSON.stringify(registered.body)}`);
 
   return {
-    dataDir, databaseUrl: postgres.url, apiUrl: api.url, cluster, temporal, call, newOrganization,
+    dataDir, databaseUrl: postgres.url, apiUrl: api.url, cluster, temporal, admin: admin.token, call, newOrganization,
     async restartWorker(env) {
       await worker.stop();
       worker = await workerWith(env);
