@@ -68,6 +68,7 @@ test.serial('sign up, key, deploy from a template, running live, chat, scale to 
   t.regex(await checks.innerText(), /✓ model fit/);
   t.notRegex(await checks.innerText(), /✗/, 'every check passes');
   t.regex(await page.getByTestId('dry-run-hourly').innerText(), /^\$\d+\.\d\d$/);
+  t.is(await page.getByTestId('dry-run-fit').innerText(), 'now (1 of 1 replicas)');
   t.regex(await page.getByRole('list', { name: 'Planned resources' }).innerText(), /kubernetes:apps\/v1:Deployment/);
   await screenshot(page, 'deployments-new');
   await page.getByRole('button', { name: 'Deploy', exact: true }).click();
