@@ -3,7 +3,7 @@
 // (which refuses a bad pool before any workflow starts) and the local-gpu-pool stack (which refuses to build one).
 import { NAME_PATTERN } from './deployment-rules.ts';
 import { GPU_TYPE_IDS, findGpuType } from './gpu-types.ts';
-import type { NodeGroup } from './node-groups.ts';
+import { nodeGroupGpusPerNode, type NodeGroup } from './node-groups.ts';
 
 export interface NodePool extends NodeGroup {
   /** Names the nodes `<name>-0` to `<name>-<desiredSize - 1>`. */
@@ -64,6 +64,15 @@ export function nodePoolsProblem(pools: readonly NodePool[]): { field: string; m
  */
 export type GrowablePool = Pick<NodePool, 'name' | 'gpuType' | 'gpusPerNode' | 'desiredSize' | 'maxSize'> & { readonly label?: string };
 
+/** The pools a cluster's growth chooses from: a `local` cluster's node pools, or an `aws` cluster's node groups. */
+export function growablePools(spec: { readonly nodePools: readonly NodePool[] } | { readonly nodeGroups: readonly NodeGroup[] }): GrowablePool[] {
+  if ('nodePools' in spec) return [...spec.nodePools];
+  return spec.nodeGroups.map((group) => ({
+    name: group.gpuType, label: `node group ${group.gpuType}`, gpuType: group.gpuType, desiredSize: group.desiredSize, maxSize: group.maxSize,
+    gpusPerNode: nodeGroupGpusPerNode(group.gpuType),
+  }));
+}
+
 /** What growing a cluster's pools for replicas that cannot be placed comes to: nodes added to one pool, or why none can be. */
 export type PoolGrowthPlan =
   | { readonly pool: string; readonly nodes: number; readonly reason: string }
@@ -87,6 +96,8 @@ export function planPoolGrowth(pools: readonly GrowablePool[], gpuType: string, 
 /** One pool's growth in a PoolGrowthForecast: `nodes` added, from `fromNodes` to `fromNodes + nodes`. */
 export interface PoolGrowthStep {
   readonly pool: string;
+  /** How reasons name the pool (`pool l4`, `node group nvidia-l4`). */
+  readonly label: string;
   readonly gpuType: string;
   readonly gpusPerNode: number;
   readonly fromNodes: number;
@@ -110,7 +121,7 @@ export interface PoolGrowthForecast {
  * leaves the next pool of the type to grow), until every replica is placed or no pool can grow. The dry run's
  * forecast; the rollout itself calls planPoolGrowth once per round.
  */
-export function forecastPoolGrowth(pools: readonly NodePool[], gpuType: string, missingReplicas: number, gpusPerReplica: number): PoolGrowthForecast {
+export function forecastPoolGrowth(pools: readonly GrowablePool[], gpuType: string, missingReplicas: number, gpusPerReplica: number): PoolGrowthForecast {
   let current = pools;
   let unplaced = missingReplicas;
   const steps: PoolGrowthStep[] = [];
@@ -119,9 +130,9 @@ export function forecastPoolGrowth(pools: readonly NodePool[], gpuType: string, 
     const plan = planPoolGrowth(current, gpuType, unplaced, gpusPerReplica);
     if (plan.pool === undefined) return { steps, unplaced, reason: plan.reason };
     const pool = current.find((p) => p.name === plan.pool)!;
-    steps.push({ pool: pool.name, gpuType, gpusPerNode: pool.gpusPerNode, fromNodes: pool.desiredSize, nodes: plan.nodes, exactHourlyCents: price * 100 * pool.gpusPerNode * plan.nodes });
+    steps.push({ pool: pool.name, label: pool.label ?? `pool ${pool.name}`, gpuType, gpusPerNode: pool.gpusPerNode, fromNodes: pool.desiredSize, nodes: plan.nodes, exactHourlyCents: price * 100 * pool.gpusPerNode * plan.nodes });
     unplaced = Math.max(0, unplaced - plan.nodes * Math.floor(pool.gpusPerNode / gpusPerReplica));
     current = current.map((p) => (p === pool ? { ...p, desiredSize: p.desiredSize + plan.nodes } : p));
   }
-  return { steps, unplaced: 0, reason: steps.map((s) => `adding ${s.nodes} ${gpuType} node${s.nodes === 1 ? '' : 's'} to pool ${s.pool}`).join(', then ') };
+  return { steps, unplaced: 0, reason: steps.map((s) => `adding ${s.nodes} ${gpuType} node${s.nodes === 1 ? '' : 's'} to ${s.label}`).join(', then ') };
 }

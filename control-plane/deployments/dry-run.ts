@@ -5,12 +5,12 @@
 // preview` on the cluster creation would choose, and what the deployment would cost. Changes nothing.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { hourlyCents } from '../../catalog/gpu-types.ts';
-import { forecastPoolGrowth } from '../../catalog/node-pools.ts';
+import { forecastPoolGrowth, growablePools } from '../../catalog/node-pools.ts';
 import { newId } from '../../lib/ids.ts';
 import type { PlannedResource } from '../../workflows/contract/deployment.ts';
 import type { BudgetGuard } from '../alerts/budget-guard.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { GpuClusterRecord, LocalClusterSpec } from '../clusters/gpu-cluster.entity.ts';
+import type { GpuClusterRecord } from '../clusters/gpu-cluster.entity.ts';
 import type { ClusterCapacity, ClusterService } from '../clusters/service.ts';
 import { ApiError, ConflictError } from '../core/errors.ts';
 import { assertLoadableModel } from '../models/model-source.ts';
@@ -63,7 +63,7 @@ const plural = (count: number, word: string) => `${count} ${word}${count === 1 ?
 /**
  * The placed cluster's fit: the replicas that fit now on its nodes, and for those that do not, the growths the
  * rollout would make (forecastPoolGrowth: planPoolGrowth round after round, as the deployment's workflow asks it),
- * for a `local` cluster, the only kind whose pools Kiln grows.
+ * for a `local` cluster's pools or an `aws` cluster's node groups, which Kiln grows.
  */
 function fitOn(cluster: GpuClusterRecord, placed: ClusterCapacity | undefined, replicas: number, gpu: string, gpusPerReplica: number): DryRunFit {
   if (!placed) return { verdict: 'cannot_fit', replicas, replicasFit: 0, growth: null, reason: `GPU cluster ${cluster.name} offers no GPUs of this type now` };
@@ -73,17 +73,17 @@ function fitOn(cluster: GpuClusterRecord, placed: ClusterCapacity | undefined, r
   const missing = replicas - replicasFit;
   const short = `Only ${replicasFit} of ${replicas} replicas fit now on ${where}`;
   const advice = 'lower replicas, or free or add GPUs';
-  if (cluster.provider !== 'local' || !cluster.spec || !('nodePools' in cluster.spec)) {
+  if ((cluster.provider !== 'local' && cluster.provider !== 'aws') || !cluster.spec) {
     return { verdict: 'cannot_fit', replicas, replicasFit, growth: null, reason: `${short}; the cluster has no node pool Kiln can grow; ${advice}` };
   }
-  const forecast = forecastPoolGrowth((cluster.spec as LocalClusterSpec).nodePools, gpu, missing, gpusPerReplica);
+  const forecast = forecastPoolGrowth(growablePools(cluster.spec), gpu, missing, gpusPerReplica);
   const pools = forecast.steps.map((s): DryRunPoolGrowth => ({
     pool: s.pool, gpuType: s.gpuType, gpusPerNode: s.gpusPerNode, fromNodes: s.fromNodes, toNodes: s.fromNodes + s.nodes, nodes: s.nodes, hourlyCents: Math.ceil(s.exactHourlyCents),
   }));
   const growth = pools.length
     ? { nodes: pools.reduce((sum, p) => sum + p.nodes, 0), hourlyCents: Math.ceil(forecast.steps.reduce((sum, s) => sum + s.exactHourlyCents, 0)), pools }
     : null;
-  const grown = pools.map((p) => `adding ${plural(p.nodes, `${p.gpuType} node`)} to pool ${p.pool} (${p.fromNodes} -> ${p.toNodes})`).join(', then ');
+  const grown = forecast.steps.map((s) => `adding ${plural(s.nodes, `${s.gpuType} node`)} to ${s.label} (${s.fromNodes} -> ${s.fromNodes + s.nodes})`).join(', then ');
   if (forecast.unplaced === 0) {
     return {
       verdict: 'fits_after_growth', replicas, replicasFit, growth,

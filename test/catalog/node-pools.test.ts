@@ -1,7 +1,7 @@
 // planPoolGrowth: which pool grows for replicas that cannot be placed, by how many nodes, or why none can; and
 // forecastPoolGrowth, the dry run's forecast of the rounds a rollout would ask it for.
 import test from 'ava';
-import { forecastPoolGrowth, planPoolGrowth } from '../../catalog/node-pools.ts';
+import { forecastPoolGrowth, growablePools, planPoolGrowth } from '../../catalog/node-pools.ts';
 
 const pool = (name: string, gpuType: string, desiredSize: number, maxSize: number, gpusPerNode = 1) => ({ name, gpuType, minSize: 0, desiredSize, maxSize, gpusPerNode });
 
@@ -26,13 +26,13 @@ test('the forecast: the growths a rollout would ask for, round after round, with
   t.deepEqual(forecastPoolGrowth(pools, 'nvidia-l4', 0, 1), { steps: [], unplaced: 0, reason: '' });
   // One round: l4-a takes the one missing replica (an L4 at 80 cents an hour).
   t.deepEqual(forecastPoolGrowth(pools, 'nvidia-l4', 1, 1), {
-    steps: [{ pool: 'l4-a', gpuType: 'nvidia-l4', gpusPerNode: 1, fromNodes: 1, nodes: 1, exactHourlyCents: 80 }], unplaced: 0, reason: 'adding 1 nvidia-l4 node to pool l4-a',
+    steps: [{ pool: 'l4-a', label: 'pool l4-a', gpuType: 'nvidia-l4', gpusPerNode: 1, fromNodes: 1, nodes: 1, exactHourlyCents: 80 }], unplaced: 0, reason: 'adding 1 nvidia-l4 node to pool l4-a',
   });
   // Two rounds: l4-a grows to its maximum, then l4-b's nodes of 2 GPUs take two replicas each.
   t.deepEqual(forecastPoolGrowth(pools, 'nvidia-l4', 4, 1), {
     steps: [
-      { pool: 'l4-a', gpuType: 'nvidia-l4', gpusPerNode: 1, fromNodes: 1, nodes: 1, exactHourlyCents: 80 },
-      { pool: 'l4-b', gpuType: 'nvidia-l4', gpusPerNode: 2, fromNodes: 0, nodes: 2, exactHourlyCents: 320 },
+      { pool: 'l4-a', label: 'pool l4-a', gpuType: 'nvidia-l4', gpusPerNode: 1, fromNodes: 1, nodes: 1, exactHourlyCents: 80 },
+      { pool: 'l4-b', label: 'pool l4-b', gpuType: 'nvidia-l4', gpusPerNode: 2, fromNodes: 0, nodes: 2, exactHourlyCents: 320 },
     ],
     unplaced: 0, reason: 'adding 1 nvidia-l4 node to pool l4-a, then adding 2 nvidia-l4 nodes to pool l4-b',
   });
@@ -41,6 +41,10 @@ test('the forecast: the growths a rollout would ask for, round after round, with
   t.deepEqual(forecastPoolGrowth(pools, 'nvidia-l4', 9, 1).steps.map((s) => s.nodes), [1, 3]);
   // Three replicas of 4 A100s on nodes of 8: two nodes, at 8 x 280 cents each.
   t.like(forecastPoolGrowth(pools, 'nvidia-a100-80gb', 3, 4), { steps: [{ pool: 'a100', nodes: 2, exactHourlyCents: 4480 }], unplaced: 0 });
+  // An aws cluster's node groups grow by the same rule: named by GPU type, their instance type's GPUs per node (8 on p4de).
+  const groups = growablePools({ nodeGroups: [{ gpuType: 'nvidia-a100-80gb', minSize: 0, desiredSize: 1, maxSize: 2 }, { gpuType: 'nvidia-l4', minSize: 1, desiredSize: 2, maxSize: 2 }] });
+  t.like(forecastPoolGrowth(groups, 'nvidia-a100-80gb', 3, 4), { steps: [{ pool: 'nvidia-a100-80gb', label: 'node group nvidia-a100-80gb', gpusPerNode: 8, fromNodes: 1, nodes: 1 }], unplaced: 1, reason: 'node group nvidia-a100-80gb is at its maximum of 2 nodes' });
+  t.deepEqual(planPoolGrowth(groups, 'nvidia-l4', 1, 1), { reason: 'node group nvidia-l4 is at its maximum of 2 nodes' });
   // No pool of the size: nothing grows, and the reason is planPoolGrowth's.
   t.deepEqual(forecastPoolGrowth(pools, 'nvidia-l4', 1, 4), { steps: [], unplaced: 1, reason: 'no node pool of the cluster has nvidia-l4 nodes of 4 GPUs or more' });
 });

@@ -5,18 +5,11 @@
 import { LockMode } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
-import { planPoolGrowth, type GrowablePool } from '../../catalog/node-pools.ts';
+import { growablePools, planPoolGrowth } from '../../catalog/node-pools.ts';
 import { DeploymentSchema } from '../../control-plane/deployments/deployment.entity.ts';
 import { GpuClusterSchema, type AwsClusterSpec, type LocalClusterSpec } from '../../control-plane/clusters/gpu-cluster.entity.ts';
-import { GPUS_PER_INSTANCE, INSTANCE_TYPES } from '../../stacks/gpu-cluster/index.ts';
 import { desiredClusterOf, desiredClusterSignal } from '../contract/cluster.ts';
 import type { PoolGrowthRequest, PoolGrowthResult } from '../deployment/activities.ts';
-
-/** An EKS node group as growth reads it: named by its GPU type, with its instance type's GPUs per node. */
-const nodeGroupPool = (group: AwsClusterSpec['nodeGroups'][number]): GrowablePool => ({
-  name: group.gpuType, label: `node group ${group.gpuType}`, gpuType: group.gpuType, desiredSize: group.desiredSize, maxSize: group.maxSize,
-  gpusPerNode: GPUS_PER_INSTANCE[INSTANCE_TYPES[group.gpuType] ?? ''] ?? 0,
-});
 
 export function poolGrowth(orm: MikroORM, client: Client) {
   return {
@@ -27,8 +20,7 @@ export function poolGrowth(orm: MikroORM, client: Client) {
         if ((cluster.provider !== 'local' && cluster.provider !== 'aws') || cluster.deleteRequested) return { adding: false, reason: `cluster ${cluster.name} has no node pool Kiln can grow` } as const;
         const spec = cluster.spec as LocalClusterSpec | AwsClusterSpec;
         if (spec.lastGrowth?.requestId === request.requestId) return { adding: true, reason: spec.lastGrowth.reason, cluster } as const;
-        const pools: GrowablePool[] = 'nodePools' in spec ? [...spec.nodePools] : spec.nodeGroups.map(nodeGroupPool);
-        const plan = planPoolGrowth(pools, request.gpuType, request.missingReplicas, request.gpusPerReplica);
+        const plan = planPoolGrowth(growablePools(spec), request.gpuType, request.missingReplicas, request.gpusPerReplica);
         if (plan.pool === undefined) return { adding: false, reason: plan.reason } as const;
         const grown = <P extends { desiredSize: number }>(pool: P, name: string): P => (name === plan.pool ? { ...pool, desiredSize: pool.desiredSize + plan.nodes } : pool);
         const lastGrowth = { requestId: request.requestId, reason: plan.reason };
