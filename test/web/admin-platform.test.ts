@@ -12,6 +12,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { BrowserContextOptions, Page } from 'playwright-core';
 import type { GpuCluster } from '../../infra/servers/gpu-cluster.ts';
+import { GpuClusterSchema } from '../../control-plane/clusters/gpu-cluster.entity.ts';
 import { createReportActivities } from '../../workflows/reports/activities.ts';
 import { reportStore } from '../../workflows/reports/store.ts';
 import { ADMIN_EMAIL, signupAdmin, type Admin } from '../support/admin.ts';
@@ -255,6 +256,52 @@ test.serial('clusters: the list with status and GPUs offered and in use; a broke
   await local.waitFor({ state: 'detached' });
   t.is((await web.api.request('GET', '/v1/admin/clusters', { token: admin.token })).body.filter((c: { name: string }) => c.name === 'local-gpus').length, 0);
   await shared.waitFor();
+});
+
+test.serial('a local cluster\'s node pools in the dashboard: a size refused at its field, a pool resized and one added, then that one removed', async (t) => {
+  // A local cluster as npm start registers one (its workflow, which no worker here runs, would apply what is saved).
+  const id = 'clu_dashboardpools00';
+  const l4 = { name: 'l4', gpuType: 'nvidia-l4', minSize: 1, desiredSize: 2, maxSize: 4, gpusPerNode: 1 };
+  await web.api.orm.em.fork().insert(GpuClusterSchema, {
+    id, name: 'pools-local', provider: 'local', status: 'ready', gpus: [{ gpuType: 'nvidia-l4', count: 2 }], spec: { nodePools: [l4] }, createdAt: new Date(), updatedAt: new Date(),
+  });
+  t.teardown(() => web.api.pool.query('DELETE FROM gpu_cluster WHERE id = $1', [id]));
+  const saved = async () => (await web.api.request('GET', `/v1/admin/clusters/${id}`, { token: admin.token })).body;
+  const page = await signedIn('/admin/clusters');
+  const row = page.getByRole('table', { name: 'GPU clusters' }).getByRole('row', { name: /pools-local/ });
+  await row.getByRole('button', { name: 'Change pools-local' }).click();
+  const change = page.getByRole('region', { name: 'Change pools-local' });
+  await change.getByText('nvidia-l4, 1 GPU a node').waitFor();
+
+  // A maximum below the desired size: refused at its field, nothing saved.
+  await change.getByLabel('Pool l4: maximum nodes').fill('1');
+  await change.getByRole('button', { name: 'Save changes' }).click();
+  await change.locator('.field-error').first().waitFor();
+  t.regex(await change.locator('.field-error').first().innerText(), /minSize <= desiredSize <= maxSize/);
+  t.deepEqual((await saved()).nodePools, [l4], 'nothing was saved');
+  await axe(t, page, 'change local cluster (refused pool sizes)');
+
+  // Resized, and an H100 pool added: one PATCH with both, which the cluster's workflow is sent.
+  await change.getByLabel('Pool l4: maximum nodes').fill('12');
+  await change.getByLabel('Pool l4: desired nodes').fill('3');
+  await change.getByRole('button', { name: 'Add a node pool' }).click();
+  await change.getByLabel('Pool 2: name').fill('h100');
+  await change.getByLabel('Pool 2: GPU type').selectOption('nvidia-h100-80gb');
+  await change.getByLabel('Pool 2: GPUs per node').fill('8');
+  await change.getByLabel('Pool 2: minimum nodes').fill('0');
+  await change.getByLabel('Pool 2: desired nodes').fill('1');
+  await change.getByLabel('Pool 2: maximum nodes').fill('2');
+  await change.getByRole('button', { name: 'Save changes' }).click();
+  await change.waitFor({ state: 'detached' });
+  const h100 = { name: 'h100', gpuType: 'nvidia-h100-80gb', minSize: 0, desiredSize: 1, maxSize: 2, gpusPerNode: 8 };
+  t.like(await saved(), { nodePools: [{ ...l4, desiredSize: 3, maxSize: 12 }, h100], status: 'scaling' });
+
+  // Removed again.
+  await row.getByRole('button', { name: 'Change pools-local' }).click();
+  await change.getByRole('button', { name: 'Remove pool h100' }).click();
+  await change.getByRole('button', { name: 'Save changes' }).click();
+  await change.waitFor({ state: 'detached' });
+  t.deepEqual((await saved()).nodePools, [{ ...l4, desiredSize: 3, maxSize: 12 }]);
 });
 
 test.serial('bulk actions: ids refused at their field; another organization\'s deployments stopped after a confirmation that counts them, with a result each', async (t) => {

@@ -1,6 +1,6 @@
 // Administration, Clusters: the GPU clusters deployments are placed on, with their status and the GPUs each
 // offers and its deployments hold; register an existing Kubernetes cluster by kubeconfig or have Kiln provision one on AWS; change
-// one (name, kubeconfig, gateway, node group sizes); remove one after confirming (Kiln forgets a registered
+// one (name, kubeconfig, gateway, node group sizes, a local cluster's node pools: added, resized, removed); remove one after confirming (Kiln forgets a registered
 // cluster, tears down one it provisioned; refused while deployments run on it).
 import { useState } from 'react';
 import { api, currentOrgId, ok, type Schemas } from '../../api.ts';
@@ -12,6 +12,7 @@ import { AdminOnly } from './AdminOnly.tsx';
 
 type Cluster = Schemas['GpuCluster'];
 type NodeGroup = Schemas['ClusterNodeGroup'];
+type NodePool = Schemas['ClusterNodePool'];
 type GpuTypeId = NodeGroup['gpuType'];
 /** The providers this form creates; a `local` cluster is registered through the API (npm start does it). */
 type Provider = Exclude<Cluster['provider'], 'local'>;
@@ -238,9 +239,50 @@ function NodeGroupRow({ index, fields, value }: { index: number; fields: Record<
   );
 }
 
-/** PATCH: what the cluster's kind allows (a kubeconfig for a registered one, node group sizes for AWS). */
+/**
+ * A local cluster's node pools: each one's sizes, a pool added (its name, GPU type and GPUs per node chosen once)
+ * or removed. Fields are named by row (pool-min-0), errors nodePools.0.*; saving is one `pulumi up` of the cluster.
+ */
+function NodePoolRows({ pools, setPools, fields }: { pools: (NodePool & { existing: boolean })[]; setPools(next: (NodePool & { existing: boolean })[]): void; fields: Record<string, string> }) {
+  const at = (i: number, name: string) => fields[`nodePools.${i}.${name}`];
+  const change = (i: number, patch: Partial<NodePool>) => setPools(pools.map((p, j) => (j === i ? { ...p, ...patch } : p)));
+  const number = (value: string) => (value.trim() === '' ? Number.NaN : Number(value));
+  // What is wrong with the list or one pool's sizes together; a field's own error shows at the field.
+  const general = fields.nodePools ?? Object.entries(fields).find(([field]) => /^nodePools\.\d+$/.test(field))?.[1];
+  return (
+    <fieldset className="plain-fieldset stack-s">
+      <legend><strong>Node pools</strong></legend>
+      {general && <p className="field-error">{general}</p>}
+      {pools.map((pool, i) => {
+        const label = `Pool ${pool.existing ? pool.name : i + 1}`;
+        return (
+          <div key={i} className="stack-xs">
+            <div className="form-row">
+              {!pool.existing && (
+                <>
+                  <Field label={`${label}: name`} name={`pool-name-${i}`} required maxLength={40} value={pool.name} onChange={(e) => change(i, { name: e.currentTarget.value.trim() })} error={at(i, 'name')} />
+                  <SelectField label={`${label}: GPU type`} name={`pool-gpu-${i}`} options={GPU_TYPE_IDS.map((g) => ({ value: g, label: g }))} value={pool.gpuType} onChange={(e) => change(i, { gpuType: e.currentTarget.value })} error={at(i, 'gpuType')} />
+                  <Field label={`${label}: GPUs per node`} name={`pool-gpus-${i}`} type="number" min={1} max={16} inputMode="numeric" required value={String(pool.gpusPerNode)} onChange={(e) => change(i, { gpusPerNode: number(e.currentTarget.value) })} error={at(i, 'gpusPerNode')} />
+                </>
+              )}
+              <Field label={`${label}: minimum nodes`} name={`pool-min-${i}`} type="number" min={0} max={1000} inputMode="numeric" required value={String(pool.minSize)} onChange={(e) => change(i, { minSize: number(e.currentTarget.value) })} error={at(i, 'minSize')} />
+              <Field label={`${label}: desired nodes`} name={`pool-desired-${i}`} type="number" min={0} max={1000} inputMode="numeric" required value={String(pool.desiredSize)} onChange={(e) => change(i, { desiredSize: number(e.currentTarget.value) })} error={at(i, 'desiredSize')} />
+              <Field label={`${label}: maximum nodes`} name={`pool-max-${i}`} type="number" min={1} max={1000} inputMode="numeric" required value={String(pool.maxSize)} onChange={(e) => change(i, { maxSize: number(e.currentTarget.value) })} error={at(i, 'maxSize')} />
+            </div>
+            {pool.existing && <span className="muted small">{pool.gpuType}, {pool.gpusPerNode} GPU{pool.gpusPerNode === 1 ? '' : 's'} a node</span>}
+            {pools.length > 1 && <div><button type="button" className="button button-quiet" onClick={() => setPools(pools.filter((_, j) => j !== i))}>Remove {label.toLowerCase()}</button></div>}
+          </div>
+        );
+      })}
+      <div><button type="button" className="button" onClick={() => setPools([...pools, { name: '', gpuType: 'nvidia-l4', gpusPerNode: 1, minSize: 0, desiredSize: 1, maxSize: 2, existing: false }])}>Add a node pool</button></div>
+    </fieldset>
+  );
+}
+
+/** PATCH: what the cluster's kind allows (a kubeconfig for a registered one, node group sizes for AWS, node pools for a local one). */
 function ChangeCluster({ cluster, onDone }: { cluster: Cluster; onDone(saved?: Cluster): void }) {
   const { busy, error, fields, onSubmit } = useSubmit();
+  const [pools, setPools] = useState(() => (cluster.nodePools ?? []).map((p) => ({ ...p, existing: true })));
   const save = onSubmit(async (form) => {
     const body: Schemas['UpdateClusterRequest'] = {};
     const name = String(form.get('name') ?? '').trim();
@@ -249,6 +291,7 @@ function ChangeCluster({ cluster, onDone }: { cluster: Cluster; onDone(saved?: C
     if (kubeconfig.trim()) body.kubeconfig = kubeconfig;
     const gatewayUrl = String(form.get('gatewayUrl') ?? '').trim();
     if (gatewayUrl !== (cluster.gatewayUrl ?? '')) body.gatewayUrl = gatewayUrl || null;
+    if (cluster.nodePools) body.nodePools = pools.map(({ existing: _existing, ...pool }) => pool);
     if (cluster.nodeGroups) {
       body.nodeGroups = cluster.nodeGroups.map((g, i) => ({
         gpuType: g.gpuType, minSize: sizeOf(form.get(`minSize-${i}`)), desiredSize: sizeOf(form.get(`desiredSize-${i}`)), maxSize: sizeOf(form.get(`maxSize-${i}`)),
@@ -268,6 +311,7 @@ function ChangeCluster({ cluster, onDone }: { cluster: Cluster; onDone(saved?: C
           </FieldFrame>
         )}
         {cluster.nodeGroups?.map((g, i) => <NodeGroupRow key={g.gpuType} index={i} fields={fields} value={g} />)}
+        {cluster.nodePools && <NodePoolRows pools={pools} setPools={setPools} fields={fields} />}
         <Field label="Inference gateway URL" name="gatewayUrl" type="url" defaultValue={cluster.gatewayUrl ?? ''} hint="Empty: Kiln calls the pods." error={fields.gatewayUrl} />
         <div className="row">
           <SubmitButton busy={busy} busyLabel="Saving…">Save changes</SubmitButton>
