@@ -7,6 +7,11 @@ import { GPU_COUNT_LABEL, SIMULATED_NODE_RESOURCES } from '../../stacks/local-gp
 
 /** Pods with this annotation set to "true" never turn Ready: kwok crash-loops them. */
 export const FAIL_ANNOTATION = 'sim.kiln.dev/fail';
+/**
+ * Nodes with this annotation set to "true" are a host that stopped reporting: kwok no longer keeps their status,
+ * so a test can make them NotReady and they stay so (node loss).
+ */
+export const NODE_DOWN_ANNOTATION = 'sim.kiln.dev/down';
 
 const nodeConditions = `{{ $now := Now }}
 conditions:
@@ -180,15 +185,16 @@ export interface KwokConfigOptions {
 export function kwokConfig(options: KwokConfigOptions): string {
   const fails = { key: failsExpression(options.failingModels ?? []), operator: 'In', values: ['true'] };
   const notDeleted = { key: '.metadata.deletionTimestamp', operator: 'DoesNotExist' };
+  const nodeUp = { key: `(.metadata.annotations[${JSON.stringify(NODE_DOWN_ANNOTATION)}]? == "true")`, operator: 'NotIn', values: ['true'] };
   const docs = [
     stage('node-initialize', {
       resourceRef: { apiGroup: 'v1', kind: 'Node' },
-      selector: { matchExpressions: [{ ...readyIs('True'), operator: 'NotIn' }] },
+      selector: { matchExpressions: [{ ...readyIs('True'), operator: 'NotIn' }, nodeUp] },
       next: { statusTemplate: nodeReadyStatus(options.kubeletPort) },
     }),
     stage('node-heartbeat', {
       resourceRef: { apiGroup: 'v1', kind: 'Node' },
-      selector: { matchExpressions: [{ key: '.status.phase', operator: 'In', values: ['Running'] }, readyIs('True')] },
+      selector: { matchExpressions: [{ key: '.status.phase', operator: 'In', values: ['Running'] }, readyIs('True'), nodeUp] },
       delay: { durationMilliseconds: 20_000, jitterDurationMilliseconds: 25_000 },
       next: { statusTemplate: nodeConditions },
       immediateNextStage: true,
