@@ -21231,7 +21231,9 @@ export interface operations {
     };
     listNotifications: {
         parameters: {
-            query?: {
+            query: {
+                /** @description The organization to act in: the credential's own, or another the caller belongs to. */
+                orgId: string;
                 /** @description Page size, 1 to 100. */
                 limit?: number;
                 /** @description pagination.nextCursor of the previous page. */
@@ -21577,7 +21579,7 @@ export interface operations {
     };
     listActivity: {
         parameters: {
-            query?: {
+            query: {
                 /** @description Page size, 1 to 100. */
                 limit?: number;
                 /** @description pagination.nextCursor of the previous page. */
@@ -21591,7 +21593,8 @@ export interface operations {
                 from?: string;
                 /** @description Occurred before this instant (ISO 8601). */
                 to?: string;
-                orgId?: string;
+                /** @description The organization to act in: the credential's own, or another the caller belongs to. */
+                orgId: string;
             };
             header?: never;
             path?: never;

@@ -1,6 +1,6 @@
 // GET /v1/activity: its filters and the shape of one entry of the feed.
 import { z } from 'zod';
-import { optionalOrgIdQuery } from '../core/organization-query.ts';
+import { orgIdQuery } from '../core/organization-query.ts';
 import { pageQuery } from '../core/pagination.ts';
 import { instant, periodInOrder } from '../core/period-query.ts';
 
@@ -25,7 +25,7 @@ export const ListActivityQuery = periodInOrder(z.object({
   resourceId: z.string().min(1).max(64).optional().meta({ description: 'Entries about this resource only.', example: 'dep_0123456789abcdefghij' }),
   from: instant.optional().meta({ description: 'Occurred at or after this instant (ISO 8601).', example: '2026-11-01T00:00:00Z' }),
   to: instant.optional().meta({ description: 'Occurred before this instant (ISO 8601).', example: '2026-12-01T00:00:00Z' }),
-  ...optionalOrgIdQuery,
+  ...orgIdQuery,
 }));
 
 export const ActivityView = z.object({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SEVERITIES } from './notification.entity.ts';
 import { ORGANIZATION_ID_PATTERN } from '../../lib/ids.ts';
+import { orgIdQuery } from '../core/organization-query.ts';
 import { pageQuery } from '../core/pagination.ts';
 import { NOTIFICATION_KINDS, type NotificationKind } from './user-notification.entity.ts';
 
@@ -62,6 +63,7 @@ export type NotificationViewBody = z.infer<typeof NotificationView>;
 // A user's own notifications (/v1/notifications): their user notifications and the live platform announcements.
 
 export const ListMyNotificationsQuery = z.object({
+  ...orgIdQuery,
   ...pageQuery,
   unread: z.enum(['true', 'false']).transform((v) => v === 'true').optional()
     .meta({ description: 'true: unread only; false: read only; absent: both.' }),

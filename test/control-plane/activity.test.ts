@@ -11,7 +11,9 @@ test.after.always(() => api?.close());
 
 type Entry = { id: string; type: string; category: string; summary: string; actor: { kind: string; id: string; email: string | null } | null; resource: { type: string; id: string; name: string | null }; occurredAt: string };
 
-const activity = (token: string, query = '') => api.request('GET', `/v1/activity${query}`, { token });
+/** The feed as `who` reads it, in their organization (orgId, which the reference row requires, unless the query names one). */
+const activity = (who: { token: string; organizationId: string }, query = '') =>
+  api.request('GET', `/v1/activity${query.includes('orgId=') ? query : `?orgId=${who.organizationId}${query.replace(/^\?/, '&')}`}`, { token: who.token });
 
 /** An organization with one record of each kind: its grant and owner, a key (revoked), an invitation, a deployment running, a top-up. */
 async function busyOrganization() {
@@ -33,11 +35,11 @@ async function busyOrganization() {
 // Distinct milliseconds between the first records, so the order asserted below is the order made.
 function t0Wait() { const end = Date.now() + 2; while (Date.now() < end); }
 
-async function walk(token: string, query: string, limit: number): Promise<Entry[]> {
+async function walk(who: { token: string; organizationId: string }, query: string, limit: number): Promise<Entry[]> {
   const seen: Entry[] = [];
   let cursor: string | null = null;
   for (let pages = 0; pages < 100; pages += 1) {
-    const res = await activity(token, `?limit=${limit}${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res = await activity(who, `?limit=${limit}${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
     if (res.status !== 200) throw new Error(`page: ${res.status} ${JSON.stringify(res.body)}`);
     seen.push(...res.body.data);
     cursor = res.body.pagination.nextCursor;
@@ -52,7 +54,7 @@ const newestFirst = (entries: Entry[]) => entries.every((e, i) => i === 0
 test('the feed merges deployments, members, keys and billing, newest first, without secrets', async (t) => {
   const { owner, key, deploymentId, invitationId, revokedStatus } = await busyOrganization();
   t.is(revokedStatus, 200);
-  const res = await activity(owner.token, '?limit=100');
+  const res = await activity(owner, '?limit=100');
   t.is(res.status, 200);
   const entries = res.body.data as Entry[];
   const types = entries.map((e) => e.type);
@@ -77,20 +79,20 @@ test('the feed merges deployments, members, keys and billing, newest first, with
 
 test('filters: category (one or a list), type, resourceId, from and to', async (t) => {
   const { owner, deploymentId } = await busyOrganization();
-  const keys = (await activity(owner.token, '?category=keys&limit=100')).body.data as Entry[];
+  const keys = (await activity(owner, '?category=keys&limit=100')).body.data as Entry[];
   t.true(keys.length >= 1);
   t.true(keys.every((e) => e.category === 'keys'));
-  const two = (await activity(owner.token, '?category=members,billing&limit=100')).body.data as Entry[];
+  const two = (await activity(owner, '?category=members,billing&limit=100')).body.data as Entry[];
   t.deepEqual([...new Set(two.map((e) => e.category))].sort(), ['billing', 'members']);
-  const running = (await activity(owner.token, '?type=deployment.running')).body.data as Entry[];
+  const running = (await activity(owner, '?type=deployment.running')).body.data as Entry[];
   t.deepEqual(running.map((e) => e.type), ['deployment.running']);
-  const about = (await activity(owner.token, `?resourceId=${deploymentId}`)).body.data as Entry[];
+  const about = (await activity(owner, `?resourceId=${deploymentId}`)).body.data as Entry[];
   t.true(about.length >= 1);
   t.true(about.every((e) => e.resource.id === deploymentId));
-  const all = (await activity(owner.token, '?limit=100')).body.data as Entry[];
+  const all = (await activity(owner, '?limit=100')).body.data as Entry[];
   const middle = all[Math.floor(all.length / 2)]!.occurredAt;
-  const before = (await activity(owner.token, `?limit=100&to=${encodeURIComponent(middle)}`)).body.data as Entry[];
-  const since = (await activity(owner.token, `?limit=100&from=${encodeURIComponent(middle)}`)).body.data as Entry[];
+  const before = (await activity(owner, `?limit=100&to=${encodeURIComponent(middle)}`)).body.data as Entry[];
+  const since = (await activity(owner, `?limit=100&from=${encodeURIComponent(middle)}`)).body.data as Entry[];
   t.true(before.every((e) => e.occurredAt < middle));
   t.true(since.every((e) => e.occurredAt >= middle));
   t.is(before.length + since.length, all.length);
@@ -110,44 +112,44 @@ test('cursor pages walk every entry once, across sources and entries sharing a m
   t.is((await api.request('PUT', '/v1/monitoring/alerts', { token: owner.token, body: { id: raised.body.id, action: 'resolve' } })).status, 200);
   const moved = await api.pool.query('UPDATE alert_event SET created_at = $1 WHERE alert_id = $2', [at, raised.body.id]);
   t.is(moved.rowCount, 2);
-  const whole = (await activity(owner.token, '?limit=100')).body.data as Entry[];
+  const whole = (await activity(owner, '?limit=100')).body.data as Entry[];
   t.true(whole.filter((e) => e.occurredAt === at.toISOString()).length >= 9);
   for (const limit of [1, 2, 3, 4]) {
-    const walked = await walk(owner.token, '', limit);
+    const walked = await walk(owner, '', limit);
     t.deepEqual(walked.map((e) => e.id), whole.map((e) => e.id), `limit ${limit}`);
     t.is(new Set(walked.map((e) => e.id)).size, walked.length);
   }
-  const filtered = await walk(owner.token, '&category=deployments,alerts', 2);
+  const filtered = await walk(owner, '&category=deployments,alerts', 2);
   t.true(filtered.length >= 10);
   t.true(newestFirst(filtered));
 });
 
 test('refused: a tampered cursor, bad filters, no credential, another organization', async (t) => {
   const { owner } = await busyOrganization();
-  const first = await activity(owner.token, '?limit=1');
+  const first = await activity(owner, '?limit=1');
   const cursor = first.body.pagination.nextCursor as string;
   const tampered = `${cursor.slice(0, -2)}${cursor.endsWith('AA') ? 'BB' : 'AA'}`;
-  const bad = await activity(owner.token, `?cursor=${encodeURIComponent(tampered)}`);
+  const bad = await activity(owner, `?cursor=${encodeURIComponent(tampered)}`);
   t.is(bad.status, 400);
   t.regex(bad.body.message, /cursor/);
   for (const [query, parameter] of [
     ['?category=payments', 'category'], ['?limit=0', 'limit'], ['?limit=101', 'limit'], ['?from=yesterday', 'from'],
     ['?from=2026-11-02T00:00:00Z&to=2026-11-01T00:00:00Z', 'to'], ['?type=nope', 'type'],
   ] as const) {
-    const res = await activity(owner.token, query);
+    const res = await activity(owner, query);
     t.is(res.status, 400, query);
     t.regex(res.body.message, new RegExp(`parameter ${parameter}`), query);
   }
   t.is((await api.request('GET', '/v1/activity')).status, 401);
   const other = await signup(api, 'other');
-  t.is((await activity(owner.token, `?orgId=${other.organizationId}`)).status, 403);
-  t.is((await activity(owner.token, `?orgId=${owner.organizationId}`)).status, 200);
+  t.is((await activity(owner, `?orgId=${other.organizationId}`)).status, 403);
+  t.is((await activity(owner, `?orgId=${owner.organizationId}`)).status, 200);
 });
 
 test('another organization\'s records never appear', async (t) => {
   const a = await busyOrganization();
   const b = await busyOrganization();
-  const seen = await walk(a.owner.token, '', 100);
+  const seen = await walk(a.owner, '', 100);
   const text = JSON.stringify(seen);
   t.false(text.includes(b.deploymentId));
   t.false(text.includes(b.key.id));
@@ -159,19 +161,19 @@ test('members and viewers see the feed without billing lines; a read-only key ne
   const { owner, deploymentId } = await busyOrganization();
   for (const role of ['member', 'viewer']) {
     const user = await addMember(api, owner.organizationId, role);
-    const res = await api.request('GET', '/v1/activity?limit=100', user.as);
+    const res = await api.request('GET', `/v1/activity?orgId=${owner.organizationId}&limit=100`, user.as);
     t.is(res.status, 200, role);
     const entries = res.body.data as Entry[];
     t.true(entries.some((e) => e.resource.id === deploymentId), role);
     t.false(entries.some((e) => e.category === 'billing'), role);
-    const billing = await api.request('GET', '/v1/activity?category=billing', user.as);
+    const billing = await api.request('GET', `/v1/activity?orgId=${owner.organizationId}&category=billing`, user.as);
     t.deepEqual(billing.body.data, [], role);
   }
   const readOnly = await createApiKey(api, owner.token, 'read_only');
-  const byKey = (await activity(readOnly.key, '?limit=100')).body.data as Entry[];
+  const byKey = (await activity({ token: readOnly.key, organizationId: owner.organizationId }, '?limit=100')).body.data as Entry[];
   t.true(byKey.length > 0);
   t.false(byKey.some((e) => e.category === 'billing'));
-  t.true(((await activity(owner.token, '?category=billing')).body.data as Entry[]).length >= 2);
+  t.true(((await activity(owner, '?category=billing')).body.data as Entry[]).length >= 2);
 });
 
 test('billing: a balance notice sent to every owner and admin is one entry; an issued invoice is one', async (t) => {
@@ -185,7 +187,7 @@ test('billing: a balance notice sent to every owner and admin is one entry; an i
   await api.pool.query(`INSERT INTO invoice (id, created_at, organization_id, number, period_start, period_end, plan, plan_fee_cents, usage_cents,
     credits_applied_cents, total_cents, currency, lines, issued_at) VALUES ($1, now(), $2, 1, '2026-10-01', '2026-11-01', 'free', 0, 1234, 0, 1234, 'usd', '[]', now())`,
   [`inv_t${Date.now()}`, owner.organizationId]);
-  const billing = (await activity(owner.token, '?category=billing&limit=100')).body.data as Entry[];
+  const billing = (await activity(owner, '?category=billing&limit=100')).body.data as Entry[];
   const low = billing.filter((e) => e.type === 'credits.low');
   t.is(low.length, 1);
   t.is(low[0]!.summary, message);
@@ -213,7 +215,7 @@ test('a user\'s accepted stop, start, restart, scale and update appear with thei
   const other = await busyOrganization();
   t.is(await act(alice.as, other.deploymentId, { action: 'restart' }), 404);
 
-  const about = (await activity(owner.token, `?resourceId=${deploymentId}&limit=100`)).body.data as Entry[];
+  const about = (await activity(owner, `?resourceId=${deploymentId}&limit=100`)).body.data as Entry[];
   const byAlice = about.filter((e) => e.actor?.id === alice.userId);
   t.deepEqual(byAlice.map((e) => e.type), ['deployment.scale', 'deployment.update', 'deployment.restart', 'deployment.start', 'deployment.stop'], 'each accepted action once, newest first');
   t.deepEqual(byAlice.map((e) => e.summary), [
@@ -232,13 +234,13 @@ test('a user\'s accepted stop, start, restart, scale and update appear with thei
   t.is(about.filter((e) => e.type === 'deployment.update').length, 1, 'not the refused update');
   t.is(about.filter((e) => e.type === 'deployment.scale').length, 1, 'not the refused scale');
   // The type filter finds them; a viewer reads them too.
-  t.deepEqual(((await activity(owner.token, '?type=deployment.restart')).body.data as Entry[]).map((e) => e.actor?.email), [alice.email]);
-  const seenByViewer = (await api.request('GET', `/v1/activity?resourceId=${deploymentId}&limit=100`, viewer.as)).body.data as Entry[];
+  t.deepEqual(((await activity(owner, '?type=deployment.restart')).body.data as Entry[]).map((e) => e.actor?.email), [alice.email]);
+  const seenByViewer = (await api.request('GET', `/v1/activity?orgId=${owner.organizationId}&resourceId=${deploymentId}&limit=100`, viewer.as)).body.data as Entry[];
   t.deepEqual(seenByViewer.filter((e) => e.actor?.id === alice.userId).map((e) => e.id), byAlice.map((e) => e.id));
   // The refused restart of another organization's deployment is in neither feed.
-  const elsewhere = await walk(other.owner.token, '', 100);
+  const elsewhere = await walk(other.owner, '', 100);
   t.false(elsewhere.some((e) => e.actor?.id === alice.userId));
-  t.false(JSON.stringify(await walk(owner.token, '', 100)).includes(other.deploymentId));
+  t.false(JSON.stringify(await walk(owner, '', 100)).includes(other.deploymentId));
 });
 
 test('another organization\'s users\' actions never appear', async (t) => {
@@ -246,10 +248,10 @@ test('another organization\'s users\' actions never appear', async (t) => {
   const b = await busyOrganization();
   t.is(await act({ token: b.owner.token }, b.deploymentId, { action: 'restart' }), 200);
   t.is(await act({ token: a.owner.token }, a.deploymentId, { action: 'stop' }), 200);
-  const seenByA = await walk(a.owner.token, '&category=deployments', 100);
+  const seenByA = await walk(a.owner, '&category=deployments', 100);
   t.deepEqual(seenByA.filter((e) => e.actor?.kind === 'user').map((e) => [e.type, e.resource.id]), [['deployment.stop', a.deploymentId]]);
   t.false(JSON.stringify(seenByA).includes(b.owner.userId));
-  const seenByB = await walk(b.owner.token, '&category=deployments', 100);
+  const seenByB = await walk(b.owner, '&category=deployments', 100);
   t.deepEqual(seenByB.filter((e) => e.actor?.kind === 'user').map((e) => [e.type, e.resource.id]), [['deployment.restart', b.deploymentId]]);
 });
 
@@ -262,7 +264,7 @@ test('a scale says from and to how many replicas; Kiln\'s own stop says whose an
   await api.pool.query(`INSERT INTO audit_log (id, created_at, organization_id, user_id, action, resource_type, resource_id, ip_address, status_code, details)
     VALUES ($1, now(), $2, 'system:budgets', 'deployment.stop', 'deployment', $3, '127.0.0.1', 200, '{"reason":"the monthly budget is reached"}')`,
   [`aud_t${Date.now()}`, owner.organizationId, deploymentId]);
-  const entries = (await activity(owner.token, `?resourceId=${deploymentId}&limit=100`)).body.data as Entry[];
+  const entries = (await activity(owner, `?resourceId=${deploymentId}&limit=100`)).body.data as Entry[];
   const scaled = entries.filter((e) => e.type === 'deployment.scaled');
   t.deepEqual(scaled.map((e) => e.summary).sort(), ['Deployment feed was scaled from 1 to 3 replica(s): the load rose', 'Deployment feed was scaled to 2 replica(s)']);
   const stop = entries.find((e) => e.type === 'deployment.stop')!;

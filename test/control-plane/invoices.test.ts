@@ -144,7 +144,7 @@ test.serial('numbers run 1, 2, 3 per organization, independently; a period is in
   const { rows: [{ n }] } = await api.pool.query(`SELECT count(*)::int AS n FROM invoice WHERE organization_id IN ($1, $2)`, [x.organizationId, y.organizationId]);
   t.is(n, 6);
   // Each issued invoice told the owner once, in the app, with its printed number.
-  const told = (await api.request('GET', '/v1/notifications?kind=invoice.issued', { token: y.token })).body.data;
+  const told = (await api.request('GET', `/v1/notifications?orgId=${y.organizationId}&kind=invoice.issued`, { token: y.token })).body.data;
   t.deepEqual(told.map((i: { data: { sequence: number } }) => i.data.sequence).sort(), [1, 2, 3]);
   t.like(told.find((i: { data: { sequence: number } }) => i.data.sequence === 2), {
     title: 'Your monthly invoice is issued', message: 'Your invoice for 2026-02 is issued: 501.50 USD.',

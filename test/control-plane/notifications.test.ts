@@ -61,32 +61,32 @@ test('the list: unread first then newest first, in cursor pages, each with a tit
   await announce([user.organizationId], 0, { startsIn: 30 }); // not live yet
   await announce([user.organizationId], 0, { startsIn: -60, endsIn: -1 }); // over
 
-  const first = await api.request('GET', '/v1/notifications?limit=2', { token: user.token });
+  const first = await api.request('GET', `/v1/notifications?orgId=${user.organizationId}&limit=2`, { token: user.token });
   t.is(first.status, 200);
   t.deepEqual(first.body.data.map((n: { id: string }) => n.id), [newUnread, announcement]);
   t.true(first.body.pagination.hasMore);
   t.like(first.body.data[0], { kind: 'deployment.failed', title: 'Deployment chat failed', message: 'Deployment chat failed: image pull error.', severity: 'critical', readAt: null, data: { deploymentName: 'chat' } });
   t.like(first.body.data[1], { kind: 'platform.announcement', title: 'Maintenance', severity: 'warning', readAt: null, data: {} });
-  const second = await api.request('GET', `/v1/notifications?limit=2&cursor=${encodeURIComponent(first.body.pagination.nextCursor)}`, { token: user.token });
+  const second = await api.request('GET', `/v1/notifications?orgId=${user.organizationId}&limit=2&cursor=${encodeURIComponent(first.body.pagination.nextCursor)}`, { token: user.token });
   t.deepEqual(second.body.data.map((n: { id: string }) => n.id), [oldUnread, newRead]);
   t.like(second.body.data[0], { title: 'Your credits are running low', message: credits.message, severity: 'warning' });
   t.truthy(second.body.data[1].readAt);
   t.deepEqual(second.body.pagination, { hasMore: false, nextCursor: null });
 
-  const unread = await api.request('GET', '/v1/notifications?unread=true', { token: user.token });
+  const unread = await api.request('GET', `/v1/notifications?orgId=${user.organizationId}&unread=true`, { token: user.token });
   t.deepEqual(unread.body.data.map((n: { id: string }) => n.id), [newUnread, announcement, oldUnread]);
-  const read = await api.request('GET', '/v1/notifications?unread=false', { token: user.token });
+  const read = await api.request('GET', `/v1/notifications?orgId=${user.organizationId}&unread=false`, { token: user.token });
   t.deepEqual(read.body.data.map((n: { id: string }) => n.id), [newRead]);
-  const ofKind = await api.request('GET', '/v1/notifications?kind=credits.low', { token: user.token });
+  const ofKind = await api.request('GET', `/v1/notifications?orgId=${user.organizationId}&kind=credits.low`, { token: user.token });
   t.deepEqual(ofKind.body.data.map((n: { id: string }) => n.id), [oldUnread]);
-  const announcements = await api.request('GET', '/v1/notifications?kind=platform.announcement', { token: user.token });
+  const announcements = await api.request('GET', `/v1/notifications?orgId=${user.organizationId}&kind=platform.announcement`, { token: user.token });
   t.deepEqual(announcements.body.data.map((n: { id: string }) => n.id), [announcement]);
 });
 
 test('bad list parameters are 400 naming the parameter', async (t) => {
   const user = await signup(api);
   for (const query of ['unread=yes', 'kind=nope', 'limit=0', 'cursor=forged']) {
-    const res = await api.request('GET', `/v1/notifications?${query}`, { token: user.token });
+    const res = await api.request('GET', `/v1/notifications?orgId=${user.organizationId}&${query}`, { token: user.token });
     t.is(res.status, 400, query);
     t.true(JSON.stringify(res.body).includes(query.split('=')[0]!), query);
   }
@@ -112,10 +112,10 @@ test('marking one read, again (no change), and another user\'s, another organiza
   for (const id of [theirs, elsewhere, foreignAnnouncement, 'unt_nosuchnotification0', 'x'.repeat(64)]) {
     t.is((await api.request('POST', `/v1/notifications/${id}`, { token: user.token })).status, 404, id);
   }
-  const listed = await api.request('GET', '/v1/notifications', { token: user.token });
+  const listed = await api.request('GET', `/v1/notifications?orgId=${user.organizationId}`, { token: user.token });
   t.deepEqual(listed.body.data.map((n: { id: string }) => n.id), [mine]);
   // The colleague's is still unread.
-  const colleagues = await api.request('GET', '/v1/notifications', colleague.as);
+  const colleagues = await api.request('GET', `/v1/notifications?orgId=${user.organizationId}`, colleague.as);
   t.like(colleagues.body.data, [{ id: theirs, readAt: null }]);
 });
 
@@ -136,12 +136,12 @@ test('platform announcements: marked read per user, by one and by all', async (t
   t.is(all.status, 200);
   t.deepEqual(all.body, { marked: 2 });
   t.deepEqual((await api.request('POST', '/v1/notifications/mark-all-read', { token: user.token })).body, { marked: 0 });
-  const listed = await api.request('GET', '/v1/notifications', { token: user.token });
+  const listed = await api.request('GET', `/v1/notifications?orgId=${user.organizationId}`, { token: user.token });
   t.true(listed.body.data.every((n: { readAt: string | null }) => n.readAt !== null));
   t.deepEqual(listed.body.data.map((n: { id: string }) => n.id).sort(), [first, second, mine].sort());
 
   // The colleague's reads are their own.
-  const theirs = await api.request('GET', '/v1/notifications?unread=true', colleague.as);
+  const theirs = await api.request('GET', `/v1/notifications?orgId=${user.organizationId}&unread=true`, colleague.as);
   t.deepEqual(theirs.body.data.map((n: { id: string }) => n.id), [second, first]);
 });
 
@@ -173,15 +173,15 @@ test('preferences: defaults, merged changes, bad input named; a kind turned off 
   for (const who of [user, follower]) t.is((await api.request('POST', `/v1/templates/${template.body.id}/star`, { token: who.token })).status < 300, true);
   const version = await api.request('POST', `/v1/templates/${template.body.id}/new-version`, { token: author.token, body: { configuration: { maxReplicas: 4 } } });
   t.is(version.status, 201, JSON.stringify(version.body));
-  const followers = await api.request('GET', '/v1/notifications?kind=template.updated', { token: follower.token });
+  const followers = await api.request('GET', `/v1/notifications?orgId=${follower.organizationId}&kind=template.updated`, { token: follower.token });
   t.like(followers.body.data, [{ kind: 'template.updated', title: `Template ${template.body.name} has a new version` }]);
-  t.deepEqual((await api.request('GET', '/v1/notifications?kind=template.updated', { token: user.token })).body.data, []);
+  t.deepEqual((await api.request('GET', `/v1/notifications?orgId=${user.organizationId}&kind=template.updated`, { token: user.token })).body.data, []);
 
   // Turned off in the app: existing ones are not listed either.
   await announce([user.organizationId], 1);
   await notice(user, 'credits.low', credits, 1);
   await api.request('POST', '/v1/notifications', { token: user.token, body: { inApp: { 'credits.low': false } } });
-  const listed = await api.request('GET', '/v1/notifications', { token: user.token });
+  const listed = await api.request('GET', `/v1/notifications?orgId=${user.organizationId}`, { token: user.token });
   t.deepEqual(listed.body.data.map((n: { kind: string }) => n.kind), ['platform.announcement']);
 });
 
@@ -190,9 +190,9 @@ test('no credential: 401; a credential without the permission: 403; read-only ke
   t.is((await api.request('GET', '/v1/notifications')).status, 401);
   t.is((await api.request('POST', '/v1/notifications/mark-all-read')).status, 401);
   const deploymentsOnly = await createApiKey(api, user.token, 'deployments_only');
-  t.is((await api.request('GET', '/v1/notifications', { token: deploymentsOnly.key })).status, 403);
+  t.is((await api.request('GET', `/v1/notifications?orgId=${user.organizationId}`, { token: deploymentsOnly.key })).status, 403);
   const readOnly = await createApiKey(api, user.token, 'read_only');
-  t.is((await api.request('GET', '/v1/notifications', { token: readOnly.key })).status, 200);
+  t.is((await api.request('GET', `/v1/notifications?orgId=${user.organizationId}`, { token: readOnly.key })).status, 200);
   t.is((await api.request('POST', '/v1/notifications/mark-all-read', { token: readOnly.key })).status, 403);
   const viewer = await addMember(api, user.organizationId, 'viewer');
   t.is((await api.request('POST', '/v1/notifications/mark-all-read', viewer.as)).status, 200);
@@ -215,7 +215,7 @@ test('a kind asked for by e-mail: the API sends a copy through the mailer (templ
   t.deepEqual(copies.map((m) => m.to), [mailed.email]);
   t.regex(copies[0]!.text, /Version 2 replaces version 1; it changes maxReplicas/);
   for (const who of [mailed, quiet]) {
-    t.is((await api.request('GET', '/v1/notifications?kind=template.updated', { token: who.token })).body.data.length, 1);
+    t.is((await api.request('GET', `/v1/notifications?orgId=${who.organizationId}&kind=template.updated`, { token: who.token })).body.data.length, 1);
   }
 });
 
@@ -246,5 +246,5 @@ test("the worker's notices are e-mailed to whoever asked for their kind: a busy 
   t.is(refused.sent_at, null);
   t.regex(refused.last_error, /refused/);
   t.false(sent.some((m) => m.to === other.email || m.to === admin.email), 'another organization and the refused address get nothing');
-  t.is((await api.request('GET', '/v1/notifications?kind=deployment.failed', admin.as)).body.data.length, 1, 'the in-app notice is there all the same');
+  t.is((await api.request('GET', `/v1/notifications?orgId=${owner.organizationId}&kind=deployment.failed`, admin.as)).body.data.length, 1, 'the in-app notice is there all the same');
 });

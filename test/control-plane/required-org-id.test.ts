@@ -59,6 +59,8 @@ const ROWS: ReadonlyArray<[path: string, status: number]> = [
   // Asked without Upgrade: websocket, the socket route answers 426 once orgId is given.
   ['/v1/ws', 426],
   ['/v1/ws/health', 200],
+  ['/v1/activity', 200],
+  ['/v1/notifications', 200],
 ];
 
 const missingOrgId = { error: 'Bad Request', message: 'Invalid query parameter orgId: required', code: 'INVALID_REQUEST', statusCode: 400 };

@@ -104,7 +104,7 @@ test.serial('a latency rule: pending, firing after its for duration, resolved; e
   t.true(payloads.every((p) => p.data.id === alerts.body[0].id));
 
   // Each edge is an in-app notification to the owner too, once.
-  const told = (await api.request('GET', '/v1/notifications?limit=100', { token: owner.token })).body.data.filter((n: { kind: string }) => n.kind.startsWith('alert.'));
+  const told = (await api.request('GET', `/v1/notifications?orgId=${owner.organizationId}&limit=100`, { token: owner.token })).body.data.filter((n: { kind: string }) => n.kind.startsWith('alert.'));
   t.deepEqual(told.map((n: { kind: string }) => n.kind).sort(), ['alert.fired', 'alert.resolved']);
   t.true(told.every((n: { data: { alertId: string; name: string } }) => n.data.alertId === alerts.body[0].id && n.data.name === 'slow chat'));
   t.like(told.find((n: { kind: string }) => n.kind === 'alert.fired'), { title: 'Alert fired: slow chat', severity: 'warning', message: alerts.body[0].message });

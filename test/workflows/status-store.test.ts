@@ -65,14 +65,14 @@ test('running and failed edges notify the organization\'s owners and admins once
   await store.record({ deploymentId: id, status: 'scaling', event: 'deployment.scaled', generation: 2, replicas: 1 });
   await store.record({ deploymentId: id, status: 'failed', event: 'deployment.failed', generation: 3, replicas: 0, failureReason: 'image pull error' });
 
-  const owners = (await api.request('GET', '/v1/notifications', { token: owner.token })).body.data;
+  const owners = (await api.request('GET', `/v1/notifications?orgId=${owner.organizationId}`, { token: owner.token })).body.data;
   t.like(owners, [
     { kind: 'deployment.failed', title: 'Deployment told failed', message: 'Deployment told failed: image pull error.', severity: 'critical', data: { deploymentId: id, reason: 'image pull error' } },
     { kind: 'deployment.running', title: 'Deployment told is running', data: { deploymentId: id, status: 'running' } },
   ]);
   t.is(owners.length, 2);
-  t.deepEqual((await api.request('GET', '/v1/notifications', admin.as)).body.data.map((n: { kind: string }) => n.kind), ['deployment.failed']);
-  t.deepEqual((await api.request('GET', '/v1/notifications', member.as)).body.data, []);
+  t.deepEqual((await api.request('GET', `/v1/notifications?orgId=${owner.organizationId}`, admin.as)).body.data.map((n: { kind: string }) => n.kind), ['deployment.failed']);
+  t.deepEqual((await api.request('GET', `/v1/notifications?orgId=${owner.organizationId}`, member.as)).body.data, []);
 });
 
 test('each edge is logged once written, with the deployment and workflow id; a failure at warn with its reason', async (t) => {

@@ -1,7 +1,7 @@
 // The unread notifications count of the header's badge: read from the API, and read again when the shell's
 // socket brings a notification event or the notifications page marks some read (unreadChanged).
 import { useCallback, useEffect, useState } from 'react';
-import { api, ok } from './api.ts';
+import { api, currentOrgId, ok } from './api.ts';
 
 /** How many unread the badge counts exactly; beyond it, "99+". */
 export const UNREAD_CAP = 99;
@@ -15,7 +15,7 @@ export function unreadChanged(): void {
 export function useUnreadCount(): number | undefined {
   const [count, setCount] = useState<number>();
   const load = useCallback(() => {
-    ok(api.GET('/v1/notifications', { params: { query: { unread: 'true', limit: UNREAD_CAP + 1 } } })).then(
+    ok(api.GET('/v1/notifications', { params: { query: { orgId: currentOrgId(), unread: 'true', limit: UNREAD_CAP + 1 } } })).then(
       (page) => setCount(page.data.length),
       () => undefined,
     );

@@ -1,7 +1,7 @@
 // Notifications: yours in this organization, unread first (the API's order), marked read one at a time or
 // all at once; and which kinds you want in the app and by e-mail. New ones arrive live (the shell's socket).
 import { useState } from 'react';
-import { api, ok, type Schemas } from '../api.ts';
+import { api, currentOrgId, ok, type Schemas } from '../api.ts';
 import { useLiveEvents } from '../live.ts';
 import { unreadChanged } from '../notifications.ts';
 import { EmptyState, ErrorBanner, LoadingBlock, LoadingRows, PageHeader, useApi, useToast } from '../ui/index.ts';
@@ -28,7 +28,7 @@ const when = (iso: string) => new Date(iso).toLocaleString();
 
 export default function Notifications() {
   const toast = useToast();
-  const list = useApi(async () => (await ok(api.GET('/v1/notifications', { params: { query: { limit: 50 } } }))).data, []);
+  const list = useApi(async () => (await ok(api.GET('/v1/notifications', { params: { query: { orgId: currentOrgId(), limit: 50 } } }))).data, []);
   // The API has no read of the preferences alone: setting none answers them all.
   const preferences = useApi(() => ok(api.POST('/v1/notifications', { body: {} })), []);
   const [actionError, setActionError] = useState<unknown>();

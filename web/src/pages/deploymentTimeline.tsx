@@ -6,7 +6,7 @@
 // rollout and its end, a stop's or a start's progress): the page's live status changes show those while it
 // is open, marked "live".
 import { useCallback, useEffect, useState } from 'react';
-import { api, ok, type Schemas } from '../api.ts';
+import { api, currentOrgId, ok, type Schemas } from '../api.ts';
 import type { LiveEvent } from '../live.ts';
 import { ErrorBanner, LoadingBlock, statusText } from '../ui/index.ts';
 
@@ -125,7 +125,7 @@ export function DeploymentTimeline({ id, recorded, live }: { id: string; recorde
 
   const load = useCallback(async (cursor?: string) => {
     const { data, pagination } = await ok(api.GET('/v1/activity', {
-      params: { query: { category: 'deployments', resourceId: id, limit: PAGE_SIZE, cursor } },
+      params: { query: { orgId: currentOrgId(), category: 'deployments', resourceId: id, limit: PAGE_SIZE, cursor } },
     }));
     return { entries: data, nextCursor: pagination.hasMore ? pagination.nextCursor : null };
   }, [id]);
