@@ -2584,6 +2584,13 @@ export interface components {
             /** @example key_0123456789abcdefghij */
             id: string;
         };
+        RevokeApiKeyRequest: {
+            /**
+             * @description The key to revoke: in the query or in the JSON body (either; both must agree).
+             * @example key_0123456789abcdefghij
+             */
+            id?: string;
+        };
         CreateServiceKeyRequest: {
             /**
              * @description What the key is for (the server or job that holds it).
@@ -2858,6 +2865,13 @@ export interface components {
              */
             url?: string;
             events?: ("alert.firing" | "alert.resolved")[];
+        };
+        DeleteAlertChannelRequest: {
+            /**
+             * @description The channel: in the query or in the JSON body (either; both must agree).
+             * @example whk_0123456789abcdefghij
+             */
+            id?: string;
         };
         CreateDeploymentRequest: {
             /** @example llama-chat */
@@ -3401,6 +3415,13 @@ export interface components {
              * @example role_0123456789abcdefghij
              */
             roleId: string;
+        };
+        RemoveAssignmentRequest: {
+            /**
+             * @description The member: in the query or in the JSON body (either; both must agree).
+             * @example usr_0123456789abcdefghij
+             */
+            userId?: string;
         };
         NotificationPreferencesRequest: {
             /** @description Kinds to show in the app (true) or not to create (false); absent kinds keep their setting. */
@@ -7894,15 +7915,20 @@ export interface operations {
     };
     revokeApiKey: {
         parameters: {
-            query: {
-                id: string;
+            query?: {
+                /** @description The key to revoke: in the query or in the JSON body (either; both must agree). */
+                id?: string;
                 orgId?: string;
             };
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RevokeApiKeyRequest"];
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -7950,6 +7976,33 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12299,14 +12352,19 @@ export interface operations {
     };
     deleteAlertChannelV1: {
         parameters: {
-            query: {
-                id: string;
+            query?: {
+                /** @description The channel: in the query or in the JSON body (either; both must agree). */
+                id?: string;
             };
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DeleteAlertChannelRequest"];
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -12354,6 +12412,33 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15989,7 +16074,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["PortalRequest"];
             };
@@ -20430,7 +20515,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["DeclineInvitationRequest"];
             };
@@ -21137,15 +21222,20 @@ export interface operations {
     };
     removeRoleAssignment: {
         parameters: {
-            query: {
-                userId: string;
+            query?: {
+                /** @description The member: in the query or in the JSON body (either; both must agree). */
+                userId?: string;
                 orgId?: string;
             };
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RemoveAssignmentRequest"];
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -21193,6 +21283,24 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23318,7 +23426,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["StarRequest"];
             };

@@ -2,12 +2,13 @@
 // they fire (/v1/monitoring/alerts) and where alerts are delivered (/v1/monitoring/webhooks).
 import { z } from 'zod';
 import { defineRoute, type Route } from '../http/routes.ts';
+import { queryOrBodyField } from '../http/validate.ts';
 import { DeletedWebhook, WebhookView, WebhookWithSecret } from '../webhooks/schemas.ts';
 import type { AlertService } from './alerts.ts';
 import type { AlertChannelService } from './channels.ts';
 import type { AlertRuleService } from './rules.ts';
 import {
-  AlertChannelIdQuery, AlertRuleIdParams, AlertRuleView, AlertView, BudgetView, CreateAlertChannelRequest, CreateAlertRuleRequest, CreateBudgetRequest,
+  AlertChannelIdQuery, DeleteAlertChannelRequest, AlertRuleIdParams, AlertRuleView, AlertView, BudgetView, CreateAlertChannelRequest, CreateAlertRuleRequest, CreateBudgetRequest,
   DeletedAlertRule, ListAlertsQuery, OrgIdQuery, RaiseAlertRequest, UpdateAlertChannelRequest, UpdateAlertRequest, UpdateAlertRuleRequest,
 } from './schemas.ts';
 
@@ -106,10 +107,11 @@ export function alertRoutes(rules: AlertRuleService, alerts: AlertService, chann
     defineRoute({
       tag: 'Alerts', resourceType: 'webhook_subscription', permission: 'webhooks:write', method: 'DELETE', path: '/v1/monitoring/webhooks', operationId: 'deleteAlertChannelV1',
       summary: 'Stop delivering alerts to a channel',
-      query: AlertChannelIdQuery, response: DeletedWebhook, errors: [404],
-      async handle({ query, state }) {
-        state.resourceId = query.id;
-        return { data: await channels.remove(state.em, state.principal!, query.id) };
+      query: AlertChannelIdQuery, body: DeleteAlertChannelRequest, optionalBody: true, response: DeletedWebhook, errors: [404],
+      async handle({ query, body, state }) {
+        const id = queryOrBodyField('id', query.id, body.id);
+        state.resourceId = id;
+        return { data: await channels.remove(state.em, state.principal!, id) };
       },
     }),
   ];

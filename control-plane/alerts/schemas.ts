@@ -140,4 +140,6 @@ export const CreateAlertChannelRequest = z.strictObject({
 
 export const UpdateAlertChannelRequest = z.strictObject({ id, url: webhookUrl.optional(), events: alertEvents.optional() }).meta({ id: 'UpdateAlertChannelRequest' });
 
-export const AlertChannelIdQuery = z.strictObject({ id: z.string().min(1).max(64) });
+const channelId = z.string().min(1).max(64).optional().meta({ description: 'The channel: in the query or in the JSON body (either; both must agree).', example: 'whk_0123456789abcdefghij' });
+export const AlertChannelIdQuery = z.strictObject({ id: channelId });
+export const DeleteAlertChannelRequest = z.strictObject({ id: channelId }).meta({ id: 'DeleteAlertChannelRequest' });

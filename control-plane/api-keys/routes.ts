@@ -1,9 +1,10 @@
 // /v1/settings/api-keys: create (value shown once), list, edit, rotate, revoke.
 import { z } from 'zod';
 import { defineRoute, type Route } from '../http/routes.ts';
+import { queryOrBodyField } from '../http/validate.ts';
 import type { ApiKeyService } from './service.ts';
 import {
-  ApiKeyView, ApiKeyWithValue, CreateApiKeyRequest, ListApiKeysQuery, RevokeApiKeyQuery, RevokedApiKey, RotateApiKeyRequest, UpdateApiKeyRequest,
+  ApiKeyView, ApiKeyWithValue, CreateApiKeyRequest, ListApiKeysQuery, RevokeApiKeyQuery, RevokeApiKeyRequest, RevokedApiKey, RotateApiKeyRequest, UpdateApiKeyRequest,
 } from './schemas.ts';
 
 const common = { tag: 'API keys', resourceType: 'api_key', path: '/v1/settings/api-keys' } as const;
@@ -38,10 +39,11 @@ export function apiKeyRoutes(apiKeys: ApiKeyService): Route[] {
     }),
     defineRoute({
       ...common, permission: 'api-keys:write', method: 'DELETE', operationId: 'revokeApiKey', summary: 'Revoke an API key',
-      query: RevokeApiKeyQuery, response: RevokedApiKey, errors: [404],
-      async handle({ query, state }) {
-        state.resourceId = query.id;
-        return { data: await apiKeys.revoke(state.em, state.principal!, query.id) };
+      query: RevokeApiKeyQuery, body: RevokeApiKeyRequest, optionalBody: true, response: RevokedApiKey, errors: [404],
+      async handle({ query, body, state }) {
+        const id = queryOrBodyField('id', query.id, body.id);
+        state.resourceId = id;
+        return { data: await apiKeys.revoke(state.em, state.principal!, id) };
       },
     }),
   ];

@@ -9,7 +9,9 @@ const id = z.string().min(1).max(64).meta({ example: 'key_0123456789abcdefghij' 
 export const CreateApiKeyRequest = z.object({ name, scope }).meta({ id: 'CreateApiKeyRequest' });
 export const UpdateApiKeyRequest = z.object({ id, name: name.optional(), scope: scope.optional() }).meta({ id: 'UpdateApiKeyRequest' });
 export const RotateApiKeyRequest = z.object({ id }).meta({ id: 'RotateApiKeyRequest' });
-export const RevokeApiKeyQuery = z.object({ id, ...optionalOrgIdQuery });
+const byQueryOrBody = 'The key to revoke: in the query or in the JSON body (either; both must agree).';
+export const RevokeApiKeyQuery = z.object({ id: id.optional().meta({ description: byQueryOrBody }), ...optionalOrgIdQuery });
+export const RevokeApiKeyRequest = z.strictObject({ id: id.optional().meta({ description: byQueryOrBody }) }).meta({ id: 'RevokeApiKeyRequest' });
 export const ListApiKeysQuery = z.object(orgIdQuery);
 
 export const ApiKeyView = z.object({

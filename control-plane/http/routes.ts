@@ -4,7 +4,8 @@
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type Router from '@koa/router';
-import { koaBody } from 'koa-body';
+import { HttpMethodEnum, koaBody } from 'koa-body';
+import type Koa from 'koa';
 import type { Middleware } from 'koa';
 import type { z } from 'zod';
 import type { AuditDetails } from '../audit/service.ts';
@@ -90,6 +91,11 @@ export interface RouteSpec<Q extends z.ZodType | undefined, P extends z.ZodType 
   query?: Q;
   params?: P;
   body?: B;
+  /**
+   * The body only carries options, so it may be left out: the OpenAPI document marks it optional and a request
+   * without one is taken as `{}`. Otherwise a route with a body answers 400 naming `body` when it has none.
+   */
+  optionalBody?: boolean;
   /** Schema of `data` in a successful JSON answer; lists also carry `pagination`. */
   response?: z.ZodType;
   /** Instead of `response`: the media types of a streamed answer, each with the schema the OpenAPI document shows. */
@@ -139,6 +145,8 @@ const jsonBody = (includeUnparsed: boolean) => koaBody({
   jsonLimit: MAX_BODY,
   multipart: false,
   urlencoded: false,
+  // Only routes that declare a body parse one; a DELETE may (its id, for a client that sends it there).
+  parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
   text: false,
   includeUnparsed,
   onError: (error) => {
@@ -169,10 +177,17 @@ function authorize(permission: Permission, internalToken: string | undefined): M
   };
 }
 
+/** A body is there when it has a length or is streamed in chunks (no Content-Length). */
+const hasBody = (ctx: Koa.ParameterizedContext<AppState>) => Boolean(ctx.request.length) || ctx.get('Transfer-Encoding') !== '';
+
 const requireJson: Middleware<AppState> = async (ctx, next) => {
-  // A body is there when it has a length or is streamed in chunks (no Content-Length).
-  const hasBody = Boolean(ctx.request.length) || ctx.get('Transfer-Encoding') !== '';
-  if (hasBody && !ctx.is('application/json')) throw new UnsupportedMediaTypeError('Content-Type must be application/json');
+  if (hasBody(ctx) && !ctx.is('application/json')) throw new UnsupportedMediaTypeError('Content-Type must be application/json');
+  await next();
+};
+
+/** A route whose body the document marks required, asked without one: 400 naming `body`, as a missing field is. */
+const requireBody: Middleware<AppState> = async (ctx, next) => {
+  if (!hasBody(ctx)) throw new BadRequestError('Invalid body: required (a JSON object)', { fields: [{ field: 'body', message: 'required' }] });
   await next();
 };
 
@@ -215,7 +230,7 @@ export function mountRoutes(router: Router<AppState>, routes: readonly Route[], 
       authorize(route.permission, extra.internalToken),
       databaseScope(route.permission),
     ];
-    if (route.body) chain.push(requireJson, route.rawBody ? parseJsonKeepingText : parseJson);
+    if (route.body) chain.push(requireJson, ...(route.optionalBody ? [] : [requireBody]), route.rawBody ? parseJsonKeepingText : parseJson);
     // Validation before idempotency: only well-formed requests are looked up and stored.
     chain.push(async (ctx, next) => {
       ctx.state.input = {

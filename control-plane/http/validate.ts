@@ -20,6 +20,19 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where
   throw typeError ? new BadRequestError(message, { fields }) : new ValidationError(message, { fields });
 }
 
+/**
+ * What a DELETE names in its query (`?id=`) or, as a client may send it, in its JSON body (`{"id"}`): the one
+ * given (the same in both is accepted), else 400 naming the field.
+ */
+export function queryOrBodyField(field: string, query: string | undefined, body: string | undefined): string {
+  if (query !== undefined && body !== undefined && query !== body) {
+    throw new BadRequestError(`Invalid field ${field}: the query and the body name different values`, { fields: [{ field, message: 'the query and the body name different values' }] });
+  }
+  const value = query ?? body;
+  if (value === undefined) throw new BadRequestError(`Invalid query parameter ${field}: required (in the query or the JSON body)`, { fields: [{ field, message: 'required' }] });
+  return value;
+}
+
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let value = input;
   for (const key of path) {

@@ -81,8 +81,9 @@ export function idempotency(deps: { key: Buffer; orm: MikroORM }): (route: Route
 
 function idempotentRequests(sealKey: Buffer, creates: string | undefined): Middleware<AppState> {
   return async (ctx, next) => {
+    // ctx.get answers '' both when the header is absent and when it is sent empty: only an absent one is no key.
+    if (ctx.headers['idempotency-key'] === undefined) return next();
     const key = ctx.get('Idempotency-Key');
-    if (!key) return next();
     if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new BadRequestError('Invalid header Idempotency-Key: 1 to 255 visible ASCII characters', { header: 'Idempotency-Key' });
     const { principal, em } = ctx.state;
     // An address is hashed: behind a trusted proxy it comes from X-Forwarded-For, of any length.

@@ -94,7 +94,7 @@ function operation(route: Route, path: string, routes: readonly Route[]): ZodOpe
       ...(route.params ? { path: route.params } : {}),
       ...(route.idempotent ? { header: z.object({ 'Idempotency-Key': z.string().regex(IDEMPOTENCY_KEY_PATTERN).optional().meta({ description: 'Replays the first answer to the same request: 1 to 255 visible ASCII characters.' }) }) } : {}),
     },
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
+    ...(route.body ? { requestBody: { required: !route.optionalBody, content: { 'application/json': { schema: route.body } } } } : {}),
     responses: {
       [success]: success === 101
         ? { description: `${reasonPhrase(success)}: the connection is now a WebSocket (RFC 6455) carrying JSON messages`, headers: { Upgrade: { description: 'websocket', schema: { type: 'string' as const } } } }

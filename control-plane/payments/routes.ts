@@ -26,7 +26,7 @@ export function paymentRoutes(payments: PaymentService): Route[] {
     defineRoute({
       tag: 'Billing', resourceType: 'organization', permission: 'billing:write', method: 'POST', path: '/v1/billing/portal', operationId: 'openBillingPortalV1',
       summary: 'A Stripe customer portal session for the organization (payment methods, invoices, the subscription); its Stripe customer is created on first use',
-      body: PortalRequest, response: PortalView, errors: [502, 503],
+      body: PortalRequest, optionalBody: true, response: PortalView, errors: [502, 503],
       handle: async ({ body, state }) => {
         state.resourceId = state.principal!.organizationId;
         return { data: await payments.portal(state.em, state.principal!, body.returnUrl) };

@@ -2,9 +2,10 @@
 // /v1/enterprise/assignments (which role each member holds).
 import { z } from 'zod';
 import { defineRoute, type Route } from '../http/routes.ts';
+import { queryOrBodyField } from '../http/validate.ts';
 import type { RoleService } from './service.ts';
 import {
-  AssignmentView, AssignRoleRequest, DeletedRole, ListAssignmentsQuery, ListRolesQuery, RemoveAssignmentQuery, RemovedAssignment, RoleIdParams, RoleRequest, RoleView,
+  AssignmentView, AssignRoleRequest, DeletedRole, ListAssignmentsQuery, ListRolesQuery, RemoveAssignmentQuery, RemoveAssignmentRequest, RemovedAssignment, RoleIdParams, RoleRequest, RoleView,
 } from './schemas.ts';
 
 const role = { tag: 'Enterprise', resourceType: 'role' } as const;
@@ -47,10 +48,11 @@ export function roleRoutes(roles: RoleService): Route[] {
     }),
     defineRoute({
       ...assignment, permission: 'roles:write', method: 'DELETE', operationId: 'removeRoleAssignment', summary: 'Take a member\'s role away, and with it their membership',
-      query: RemoveAssignmentQuery, response: RemovedAssignment, errors: [404, 422],
-      async handle({ query, state }) {
-        state.resourceId = query.userId;
-        return { data: await roles.unassign(state.em, state.principal!, query.userId) };
+      query: RemoveAssignmentQuery, body: RemoveAssignmentRequest, optionalBody: true, response: RemovedAssignment, errors: [404, 422],
+      async handle({ query, body, state }) {
+        const userId = queryOrBodyField('userId', query.userId, body.userId);
+        state.resourceId = userId;
+        return { data: await roles.unassign(state.em, state.principal!, userId) };
       },
     }),
   ];

@@ -27,7 +27,9 @@ export const DeletedRole = z.object({ id: z.string(), deleted: z.literal(true) }
 
 export const AssignRoleRequest = z.strictObject({ userId, roleId }).meta({ id: 'AssignRoleRequest' });
 export const ListAssignmentsQuery = z.object({ roleId: roleId.optional(), ...optionalOrgIdQuery });
-export const RemoveAssignmentQuery = z.object({ userId, ...optionalOrgIdQuery });
+const memberToRemove = userId.optional().meta({ description: 'The member: in the query or in the JSON body (either; both must agree).' });
+export const RemoveAssignmentQuery = z.object({ userId: memberToRemove, ...optionalOrgIdQuery });
+export const RemoveAssignmentRequest = z.strictObject({ userId: memberToRemove }).meta({ id: 'RemoveAssignmentRequest' });
 
 export const AssignmentView = z.object({
   userId: z.string(),

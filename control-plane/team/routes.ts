@@ -56,7 +56,7 @@ export function teamRoutes(team: TeamService): Route[] {
     }),
     defineRoute({
       ...invitations, permission: 'public', method: 'POST', path: '/v1/team/invite/{token}/decline', operationId: 'declineInvitation', summary: 'Decline an invitation',
-      params: InvitationTokenParams, body: DeclineInvitationRequest, response: DeclinedInvitation, errors: [404, 422],
+      params: InvitationTokenParams, body: DeclineInvitationRequest, optionalBody: true, response: DeclinedInvitation, errors: [404, 422],
       handle: async ({ params, state }) => ({ data: await team.decline(state.em, params.token) }),
     }),
   ];

@@ -49,7 +49,7 @@ export function templateRoutes(templates: TemplateService): Route[] {
     defineRoute({
       ...common, permission: 'templates:write', method: 'POST', path: '/v1/templates/{id}/star', operationId: 'starTemplate',
       summary: 'Star a template (again changes nothing); you are subscribed to its updates',
-      params: TemplateIdParams, body: StarRequest, response: StarView, errors: [404],
+      params: TemplateIdParams, body: StarRequest, optionalBody: true, response: StarView, errors: [404],
       handle: async ({ params, state }) => {
         state.resourceId = params.id;
         return { data: await templates.star(state.em, state.principal!, params.id) };

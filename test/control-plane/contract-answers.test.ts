@@ -1,0 +1,123 @@
+// What the OpenAPI document says is what Kiln answers, where they had parted: a body the document requires is
+// 400 when left out (and one it marks optional may be); an empty Idempotency-Key is 400 like an over-long one;
+// a DELETE takes its id in the query or in a JSON body.
+import test from 'ava';
+import { signupAdmin } from '../support/admin.ts';
+import { addMember, createApiKey, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
+
+let api: TestApi;
+let admin: { token: string };
+test.before(async () => {
+  api = await startTestApi(import.meta.filename);
+  admin = await signupAdmin(api);
+});
+test.after.always(() => api?.close());
+
+const missingBody = { error: 'Bad Request', message: 'Invalid body: required (a JSON object)', code: 'INVALID_REQUEST', statusCode: 400 };
+
+interface Operation { requestBody?: { required?: boolean; content: Record<string, { schema: unknown }> }; responses: Record<string, { content?: unknown }>; parameters?: Array<{ name: string; in: string; required?: boolean }> }
+const documentOf = async () => (await api.request('GET', '/v1/openapi')).body as { paths: Record<string, Record<string, Operation>> };
+
+test('a body the document requires, left out, is 400 naming it in the surface\'s format, on the routes that answered 200', async (t) => {
+  const doc = await documentOf();
+  const rows: Array<[string, string, string]> = [
+    ['POST', '/v1/settings/profile', '/v1/settings/profile'],
+    ['POST', '/v1/settings/organization', '/v1/settings/organization'],
+    ['PUT', '/v1/alerts/{id}', '/v1/alerts/alr_0123456789abcdefghij'],
+    ['PATCH', '/v1/admin/feature-flags/{id}', '/v1/admin/feature-flags/flag_x'],
+    ['PATCH', '/v1/admin/clusters/{id}', '/v1/admin/clusters/clu_testdefaultcluster0'],
+  ];
+  for (const [method, declared, path] of rows) {
+    t.true(doc.paths[declared]![method.toLowerCase()]!.requestBody!.required, `${method} ${declared} documents its body as required`);
+    const res = await api.request(method, path, { token: admin.token });
+    t.is(res.status, 400, `${method} ${path}`);
+    t.deepEqual(res.body, missingBody, `${method} ${path}`);
+    t.deepEqual((await api.request(method, path, { token: admin.token, body: '', headers: { 'content-type': 'application/json' } })).body, missingBody, `${method} ${path} with an empty body`);
+  }
+  t.is((await api.request('POST', '/v1/settings/profile', { token: admin.token, body: {} })).status, 200, 'an empty object changes nothing');
+
+  // The platform surface names the missing body in details.fields.
+  const platform = await api.request('PATCH', '/api/deployments/dep_0123456789abcdefghij', { token: admin.token });
+  t.is(platform.status, 400);
+  t.deepEqual(platform.body, { success: false, data: null, error: { code: 'INVALID_REQUEST', message: 'Invalid body: required (a JSON object)', details: { fields: [{ field: 'body', message: 'required' }] } } });
+});
+
+test('every route whose document requires a body answers 400 without one; a route whose body only carries options documents it optional', async (t) => {
+  const doc = await documentOf();
+  for (const route of api.app.routes.filter((r) => r.body)) {
+    const operation = doc.paths[route.path]![route.method.toLowerCase()]!;
+    t.is(operation.requestBody!.required, !route.optionalBody, `${route.method} ${route.path}: required in the document`);
+    if (route.optionalBody) continue;
+    const res = await api.request(route.method, route.path.replace(/\{\w+\}/g, 'x0123456789'), { token: admin.token });
+    t.is(res.status, 400, `${route.method} ${route.path}: ${JSON.stringify(res.body)}`);
+    t.is(res.body?.error?.message ?? res.body?.message, 'Invalid body: required (a JSON object)', `${route.method} ${route.path}`);
+  }
+});
+
+test('starring a template takes no body: the document says so and Kiln stars it', async (t) => {
+  const user = await signup(api, 'star');
+  const created = await api.request('POST', '/v1/templates/deploy', {
+    token: user.token, body: { name: 'starred one', configuration: { model: 'meta-llama/Llama-3.1-8B-Instruct', gpu: 'nvidia-l4' } },
+  });
+  t.is(created.status, 201, JSON.stringify(created.body));
+  const doc = await documentOf();
+  t.false(doc.paths['/v1/templates/{id}/star']!.post!.requestBody!.required);
+  const starred = await api.request('POST', `/v1/templates/${created.body.id}/star`, { token: user.token });
+  t.is(starred.status, 200, JSON.stringify(starred.body));
+  t.like(starred.body, { starred: true });
+  t.is((await api.request('POST', `/v1/templates/${created.body.id}/star`, { token: user.token, body: {} })).status, 200, 'and with {}');
+});
+
+test('an empty Idempotency-Key is 400 naming the header, as an over-long one is', async (t) => {
+  const user = await signup(api, 'idem');
+  for (const value of ['', '   ', 'x'.repeat(256)]) {
+    const reference = await api.request('POST', '/v1/settings/api-keys', { token: user.token, body: { name: 'k', scope: 'read_only' }, headers: { 'Idempotency-Key': value } });
+    t.is(reference.status, 400, `'${value.slice(0, 8)}'`);
+    t.deepEqual(reference.body, { error: 'Bad Request', message: 'Invalid header Idempotency-Key: 1 to 255 visible ASCII characters', code: 'INVALID_REQUEST', statusCode: 400 });
+    const platform = await api.request('POST', '/api/deployments', { token: user.token, body: { name: 'idem', model: 'meta-llama/Llama-3.1-8B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4' }, headers: { 'Idempotency-Key': value } });
+    t.is(platform.status, 400);
+    t.deepEqual(platform.body.error, { code: 'INVALID_REQUEST', message: 'Invalid header Idempotency-Key: 1 to 255 visible ASCII characters', details: { header: 'Idempotency-Key' } });
+  }
+  // Nothing was created by the refused requests; without the header the request goes through.
+  t.deepEqual((await api.request('GET', `/v1/settings/api-keys?orgId=${user.organizationId}`, { token: user.token })).body, []);
+  t.is((await api.request('POST', '/v1/settings/api-keys', { token: user.token, body: { name: 'k', scope: 'read_only' } })).status, 201);
+});
+
+test('DELETE /v1/settings/api-keys, /v1/monitoring/webhooks and /v1/enterprise/assignments take the id in a JSON body as well as in the query', async (t) => {
+  const owner = await signup(api, 'deletes');
+  const token = owner.token;
+  const doc = await documentOf();
+  for (const [path, field] of [['/v1/settings/api-keys', 'id'], ['/v1/monitoring/webhooks', 'id'], ['/v1/enterprise/assignments', 'userId']] as const) {
+    const op = doc.paths[path]!.delete!;
+    t.false(op.requestBody!.required, `${path}: the body is optional`);
+    t.truthy((op.requestBody!.content['application/json']!.schema as { properties?: Record<string, unknown> }).properties?.[field] ?? op.requestBody!.content['application/json']!.schema, path);
+    const inQuery = op.parameters?.find((p) => p.name === field && p.in === 'query');
+    t.truthy(inQuery, `${path}: ?${field}= stays`);
+    t.false(inQuery?.required ?? false, `${path}: ?${field}= is optional`);
+    const neither = await api.request('DELETE', path, { token });
+    t.is(neither.status, 400, `${path} with neither`);
+    t.is(neither.body.message, `Invalid query parameter ${field}: required (in the query or the JSON body)`);
+    const differing = await api.request('DELETE', `${path}?${field}=a1`, { token, body: { [field]: 'b2' } });
+    t.is(differing.status, 400, `${path} with two values`);
+  }
+
+  const inBody = await createApiKey(api, token, 'read_only');
+  const revoked = await api.request('DELETE', '/v1/settings/api-keys', { token, body: { id: inBody.id } });
+  t.is(revoked.status, 200, JSON.stringify(revoked.body));
+  t.like(revoked.body, { id: inBody.id });
+  const inQuery = await createApiKey(api, token, 'read_only');
+  t.is((await api.request('DELETE', `/v1/settings/api-keys?id=${inQuery.id}`, { token })).status, 200);
+  const inBoth = await createApiKey(api, token, 'read_only');
+  t.is((await api.request('DELETE', `/v1/settings/api-keys?id=${inBoth.id}`, { token, body: { id: inBoth.id } })).status, 200);
+  t.is((await api.request('DELETE', '/v1/settings/api-keys', { token, body: { id: inBody.id } })).status, 404, 'revoked already');
+
+  const channel = await api.request('POST', '/v1/monitoring/webhooks', { token, body: { url: 'https://hooks.example.com/alerts' } });
+  t.is(channel.status, 201);
+  t.is((await api.request('DELETE', '/v1/monitoring/webhooks', { token, body: { id: channel.body.id } })).status, 200);
+  t.deepEqual((await api.request('GET', `/v1/monitoring/webhooks?orgId=${owner.organizationId}`, { token })).body, []);
+
+  const member = await addMember(api, owner.organizationId, 'viewer');
+  const removed = await api.request('DELETE', '/v1/enterprise/assignments', { token, body: { userId: member.userId } });
+  t.is(removed.status, 200, JSON.stringify(removed.body));
+  t.false((await api.request('GET', '/v1/enterprise/assignments', { token })).body.some((a: { userId: string }) => a.userId === member.userId));
+});
