@@ -216,7 +216,28 @@ export interface MountOptions {
   internalToken: string | undefined;
 }
 
+/** A router path with its parameters' names left out: `/v1/x/:id` and `/v1/x/:token` are one template. */
+const templateOf = (path: unknown) => String(path).replace(/:\w+/g, ':');
+
+/**
+ * Of the templates that match a URL, only the most specific answers on it: the first mounted, since literal
+ * segments sort before parameters. `/v1/templates/deploy` is then not also `/v1/templates/{id}`: its `Allow`
+ * (OPTIONS, 405) lists its own methods, and a method only `/v1/templates/{id}` has is 405 there.
+ */
+function answerOnMostSpecificTemplate(router: Router<AppState>): void {
+  const match = router.match.bind(router);
+  router.match = (path, method) => {
+    const result = match(path, method);
+    const first = result.path.find((layer) => layer.methods.length > 0);
+    if (!first) return result;
+    const kept = (layer: typeof first) => layer.methods.length === 0 || templateOf(layer.path) === templateOf(first.path);
+    const pathAndMethod = result.pathAndMethod.filter(kept);
+    return { path: result.path.filter(kept), pathAndMethod, route: pathAndMethod.some((layer) => layer.methods.length > 0) };
+  };
+}
+
 export function mountRoutes(router: Router<AppState>, routes: readonly Route[], extra: MountOptions): void {
+  answerOnMostSpecificTemplate(router);
   // The router answers with the first route that matches, so a literal segment must come before a parameter
   // in the same place (/v1/models/templates before /v1/models/{id}), whichever module declared its route
   // first; the sort is stable, so routes otherwise keep their modules' order.

@@ -1,6 +1,7 @@
 // What the OpenAPI document says is what Kiln answers, where they had parted: a body the document requires is
 // 400 when left out (and one it marks optional may be); an empty Idempotency-Key is 400 like an over-long one;
-// a DELETE takes its id in the query or in a JSON body.
+// a DELETE takes its id in the query or in a JSON body; a literal path's Allow lists its own methods only.
+import { request } from 'node:http';
 import test from 'ava';
 import { signupAdmin } from '../support/admin.ts';
 import { addMember, createApiKey, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
@@ -17,6 +18,19 @@ const missingBody = { error: 'Bad Request', message: 'Invalid body: required (a 
 
 interface Operation { requestBody?: { required?: boolean; content: Record<string, { schema: unknown }> }; responses: Record<string, { content?: unknown }>; parameters?: Array<{ name: string; in: string; required?: boolean }> }
 const documentOf = async () => (await api.request('GET', '/v1/openapi')).body as { paths: Record<string, Record<string, Operation>> };
+
+/** Raw HTTP, for what fetch will not send (OPTIONS's answer read whole, a URL over the limit). */
+function rawRequest(method: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${api.url}${path}`, { method, headers }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => { text += chunk.toString(); });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 test('a body the document requires, left out, is 400 naming it in the surface\'s format, on the routes that answered 200', async (t) => {
   const doc = await documentOf();
@@ -120,4 +134,34 @@ test('DELETE /v1/settings/api-keys, /v1/monitoring/webhooks and /v1/enterprise/a
   const removed = await api.request('DELETE', '/v1/enterprise/assignments', { token, body: { userId: member.userId } });
   t.is(removed.status, 200, JSON.stringify(removed.body));
   t.false((await api.request('GET', '/v1/enterprise/assignments', { token })).body.some((a: { userId: string }) => a.userId === member.userId));
+});
+
+test('a literal path\'s Allow lists the methods of its own routes, not those of a parameter route beside it', async (t) => {
+  const user = await signup(api, 'allow');
+  const methods = new Map<string, Set<string>>();
+  for (const route of api.app.routes) {
+    for (const path of route.path.startsWith('/api/') ? [route.path, route.path.replace(/^\/api\//, '/api/v1/')] : [route.path]) {
+      const set = methods.get(path) ?? new Set<string>();
+      set.add(route.method);
+      if (route.method === 'GET') set.add('HEAD');
+      methods.set(path, set);
+    }
+  }
+  const allowOf = (res: { headers: Record<string, string | string[] | undefined> }) => String(res.headers.allow).split(', ').sort();
+  for (const [path, expected] of methods) {
+    if (path.includes('{')) continue;
+    const res = await rawRequest('OPTIONS', path, { authorization: `Bearer ${user.token}` });
+    t.is(res.status, 200, `OPTIONS ${path}`);
+    t.deepEqual(allowOf(res), [...expected].sort(), `OPTIONS ${path}`);
+  }
+  // The ones the issue found, and a method only the parameter route has: 405 with the literal path's Allow.
+  t.deepEqual(allowOf(await rawRequest('OPTIONS', '/v1/templates/deploy')), ['GET', 'HEAD', 'POST']);
+  t.deepEqual(allowOf(await rawRequest('OPTIONS', '/v1/secrets/test')), ['POST']);
+  t.deepEqual(allowOf(await rawRequest('OPTIONS', '/v1/notifications/template-updates')), ['GET', 'HEAD', 'PATCH']);
+  const deleted = await api.request('DELETE', '/v1/templates/deploy', { token: user.token });
+  t.is(deleted.status, 405);
+  t.deepEqual(allowOf({ headers: { allow: deleted.headers.get('allow') ?? '' } }), ['GET', 'HEAD', 'POST']);
+  t.deepEqual(deleted.body, { error: 'Method Not Allowed', message: 'Method not allowed', code: 'METHOD_NOT_ALLOWED', statusCode: 405 });
+  // The parameter route keeps its own.
+  t.true(allowOf(await rawRequest('OPTIONS', '/v1/templates/tpl_0123456789abcdefghij')).includes('DELETE'));
 });
