@@ -161,8 +161,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Kiln's own metrics (requests by route and status, credential cache, process), for a Prometheus holding KILN_METRICS_TOKEN; 503 when it is not set */
+        /** Kiln's own metrics (requests by route and status, credential cache, process), for a Prometheus holding KILN_METRICS_TOKEN; no credential is 401; a credential while the token is not set is 503 */
         get: operations["internalMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/metrics/internal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Kiln's own metrics (requests by route and status, credential cache, process), for a Prometheus holding KILN_METRICS_TOKEN; no credential is 401; a credential while the token is not set is 503 */
+        get: operations["internalMetricsV1"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6911,6 +6928,83 @@ export interface operations {
             };
         };
     };
+    internalMetricsV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request id, also in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description attachment; filename=... */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; version=0.0.4; charset=utf-8": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Request Header Fields Too Large: the request line and headers exceed 16 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+        };
+    };
     signup: {
         parameters: {
             query?: never;
@@ -8854,6 +8948,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
             };
         };
     };

@@ -16,7 +16,7 @@ const PATHS = { health: '/health', ready: '/health/ready', live: '/health/live' 
 export const HEALTH_PATHS: ReadonlySet<string> = new Set(SURFACES.flatMap(({ prefix }) => Object.values(PATHS).map((path) => prefix + path)));
 
 /** Health probes and scrapes of Kiln's metrics: asked every few seconds, answered without the database, logged at debug. */
-export const isProbe = (path: string) => HEALTH_PATHS.has(path) || path === '/metrics/internal';
+export const isProbe = (path: string) => HEALTH_PATHS.has(path) || path === '/metrics/internal' || path === '/v1/metrics/internal';
 
 const Health = z.object({ status: z.literal('ok'), checks: z.object({ database: z.literal('ok') }) }).meta({ id: 'Health' });
 const DependencyStateView = z.object({

@@ -161,6 +161,8 @@ function authorize(permission: Permission, internalToken: string | undefined): M
   if (permission === 'internal') {
     // For scrapers, not users: the caller's credential, valid or not, plays no part.
     return async (ctx, next) => {
+      // No credential is 401 whether or not the token is set; a credential while it is not set, 503.
+      if (!ctx.get('Authorization')) throw new UnauthenticatedError('Invalid metrics token');
       if (internalToken === undefined) throw new ServiceUnavailableError('Kiln\'s internal metrics are off: KILN_METRICS_TOKEN is not set');
       if (!metricsTokenMatches(ctx.get('Authorization'), internalToken)) throw new UnauthenticatedError('Invalid metrics token');
       await next();
@@ -212,7 +214,7 @@ const parameterMask = (path: string) => path.split('/').map((segment) => (segmen
 
 export interface MountOptions {
   idempotency: (route: Route) => Middleware<AppState>;
-  /** KILN_METRICS_TOKEN: what `internal` routes ask for; unset, they answer 503. */
+  /** KILN_METRICS_TOKEN: what `internal` routes ask for; unset, they answer 503 to a caller sending a credential (401 without one). */
   internalToken: string | undefined;
 }
 

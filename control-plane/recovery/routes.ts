@@ -18,7 +18,7 @@ export function recoveryRoutes(deployments: DeploymentService, circuits: Circuit
     defineRoute({
       ...common, permission: 'deployments:read', method: 'GET', path: '/v1/recovery/deployments/{id}', operationId: 'inspectDeploymentRecovery',
       summary: 'A deployment\'s failure, recent events and the attempts its workflow is making',
-      params: RecoveryIdParams, response: DeploymentRecovery, errors: [404],
+      params: RecoveryIdParams, response: DeploymentRecovery, errors: [404, 503],
       handle: async ({ params, state }) => ({ data: await deployments.inspect(state.em, state.principal!, params.id) }),
     }),
     defineRoute({

@@ -1,7 +1,7 @@
 // GET /metrics/internal: Kiln's own metrics in Prometheus text for a scraper holding KILN_METRICS_TOKEN. Requests
 // are counted by route template (never the URL's ids) and status; the credential cache's hits and misses are
 // counted; neither a missing or wrong token nor a user's own credential gets in, and an API without a token
-// answers 503.
+// answers 503 to a caller sending one (401 without). Served at /metrics/internal and, the reference row, /v1/metrics/internal.
 import test from 'ava';
 import { createApiKey, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
 
@@ -99,14 +99,26 @@ test('no token, a wrong one, or a user\'s own credential is 401 in the reference
   }
 });
 
-test('an API without KILN_METRICS_TOKEN answers 503, whatever the caller sends', async (t) => {
+test('an API without KILN_METRICS_TOKEN answers 401 to no credential, and 503 to a caller sending one', async (t) => {
   const off = await startTestApi(import.meta.filename, { databaseUrl: api.databaseUrl });
   t.teardown(() => off.close());
-  for (const headers of [{}, { authorization: `Bearer ${TOKEN}` }] as Record<string, string>[]) {
-    const res = await off.request('GET', '/metrics/internal', { headers });
-    t.is(res.status, 503);
+  for (const path of ['/metrics/internal', '/v1/metrics/internal']) {
+    const missing = await off.request('GET', path);
+    t.is(missing.status, 401, path);
+    t.deepEqual(missing.body, { error: 'Unauthorized', message: 'Invalid metrics token', code: 'INVALID_API_KEY', statusCode: 401 }, path);
+    const res = await off.request('GET', path, { token: TOKEN });
+    t.is(res.status, 503, path);
     t.like(res.body, { code: 'SERVICE_UNAVAILABLE', statusCode: 503, message: 'Kiln\'s internal metrics are off: KILN_METRICS_TOKEN is not set' });
   }
+});
+
+test('the reference row\'s GET {base_url}/metrics/internal is served under /v1 as well, with the same token', async (t) => {
+  const res = await api.request('GET', '/v1/metrics/internal', { token: TOKEN });
+  t.is(res.status, 200);
+  t.regex(res.body as string, /^# HELP kiln_http_requests_total /m);
+  t.is((await api.request('GET', '/v1/metrics/internal', { token: `${TOKEN}0` })).status, 401);
+  const doc = (await api.request('GET', '/v1/openapi')).body;
+  t.deepEqual(doc.paths['/v1/metrics/internal'].get.security, [{ metricsToken: [] }]);
 });
 
 test('a scraper holding the token is not rate limited; a caller with a wrong one is', async (t) => {
@@ -129,5 +141,6 @@ test('the OpenAPI document shows the route behind its own token, answering text'
   t.deepEqual(Object.keys(op.responses['200'].content), ['text/plain; version=0.0.4; charset=utf-8']);
   t.truthy(op.responses['401']);
   t.truthy(op.responses['503']);
+  t.regex(op.summary, /no credential is 401; a credential while the token is not set is 503/);
   t.is(op.responses['403'], undefined);
 });

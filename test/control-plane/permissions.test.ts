@@ -38,7 +38,7 @@ test('public routes are only the credential-free ones: health (liveness and read
 });
 
 test('internal routes are Kiln\'s own metrics alone, which no role or scope is allowed, platform administrators included', (t) => {
-  t.deepEqual(internalRoutes.map(([route]) => route), ['GET /metrics/internal']);
+  t.deepEqual(internalRoutes.map(([route]) => route), ['GET /metrics/internal', 'GET /v1/metrics/internal']);
   for (const role of ROLES) for (const scope of SCOPES) t.false(isAllowed('internal', ROLE_PERMISSIONS[role], scope, true), `${role} ${scope}`);
 });
 

@@ -33,6 +33,9 @@ test('with Temporal unreachable the inspection is 503 with Retry-After, soon, an
     t.like(res.body, { code: 'SERVICE_UNAVAILABLE', message: 'The workflow service is unavailable: try again shortly' });
     t.is(res.headers.get('retry-after'), '5');
     t.true(Date.now() - started < 10_000, `answered after ${Date.now() - started} ms`);
+    // The document lists it, with its Retry-After.
+    const inspect = (await cut.request('GET', '/v1/openapi')).body.paths['/v1/recovery/deployments/{id}'].get;
+    t.like(inspect.responses['503'], { description: 'Service Unavailable', headers: { 'Retry-After': { schema: { type: 'integer' } } } });
     t.is((await cut.request('GET', `/v1/recovery?orgId=${organizationId}`, { token })).status, 200);
   } finally {
     await cut.close();

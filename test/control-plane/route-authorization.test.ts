@@ -70,6 +70,6 @@ test('each role and scope is allowed exactly the routes their permissions grant 
     }
   }));
   t.deepEqual(mismatches, []);
-  t.deepEqual(Object.entries(routePermissions(api.app.routes)).filter(([, permission]) => permission === 'internal').map(([route]) => route), ['GET /metrics/internal']);
+  t.deepEqual(Object.entries(routePermissions(api.app.routes)).filter(([, permission]) => permission === 'internal').map(([route]) => route), ['GET /metrics/internal', 'GET /v1/metrics/internal']);
   t.is(credentials.length, (ROLES.length + 2) * (SCOPES.length + 1));
 });
