@@ -13,6 +13,7 @@ import { createApp, type KilnApp } from './app.ts';
 import type { AppDeps } from './module.ts';
 import type { ApiConfig } from './config.ts';
 import { openDatabase, type Orm } from './database/orm.ts';
+import { answerClientErrors } from './http/client-error.ts';
 import { createMailer } from './mail/mailer.ts';
 
 export interface StartApiOptions {
@@ -53,6 +54,7 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
     inference: options.overrides?.inference,
   });
   const server = createServer(app.callback());
+  answerClientErrors(server);
   /** Everything this start opened, released in order (what listens first, then the modules, then the connections). */
   const release = async () => {
     // What would hold the server open goes first: the live-updates sockets close (1001) and their clients

@@ -5,6 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../control-plane/config.ts';
+import { answerClientErrors } from '../control-plane/http/client-error.ts';
 import { listenOrRelease, openConnections, serverLog } from '../control-plane/server.ts';
 import { createGatewayApp, type GatewayAppDeps } from './app.ts';
 
@@ -31,6 +32,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const { orm, pool, temporal, close: closeConnections } = await openConnections(config, log, { poolSize: 4, migrate: false });
   const app = createGatewayApp({ config, orm, pool, log, temporal, ...options.overrides });
   const server = createServer(app.callback());
+  answerClientErrors(server);
   // Streams may last minutes: a keep-alive connection between two requests is what a load balancer reuses.
   server.keepAliveTimeout = 65_000;
   const release = async () => {

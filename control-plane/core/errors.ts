@@ -72,6 +72,8 @@ export class ReplicaUnavailableError extends ApiError {}
 export class UpstreamTimeoutError extends ApiError {}
 /** Stripe is not configured (no STRIPE_SECRET_KEY): checkout, the portal and the payment webhooks are off, the rest of Kiln works. */
 export class PaymentsUnavailableError extends ApiError {}
+/** The request line and headers are over Node's limit (16 KB): answered by the HTTP server itself (http/client-error.ts). */
+export class RequestHeadersTooLargeError extends ApiError {}
 /** The client went away before its answer was complete: work on its behalf stops. Nobody reads the answer; the audit record shows it. */
 export class ClientClosedError extends ApiError {}
 
@@ -100,6 +102,7 @@ export const ERROR_TABLE: ReadonlyArray<readonly [ErrorClass, number, string, st
   [ValidationError, 422, 'VALIDATION_ERROR', 'The request is well formed but breaks a rule (a name that is not a DNS label, replicas out of bounds...): `details.fields` names each field and why.'],
   [UpgradeRequiredError, 426, 'UPGRADE_REQUIRED', 'The path opens a WebSocket: connect with a WebSocket client (`Upgrade: websocket`).'],
   [RateLimitedError, 429, 'RATE_LIMIT_EXCEEDED', 'Over the rate limit of the credential or the organization: `Retry-After` says when to retry.'],
+  [RequestHeadersTooLargeError, 431, 'REQUEST_HEADERS_TOO_LARGE', 'The request line (the URL) and headers together are over 16 KB: send long values in a JSON body.'],
   // nginx's status for a request its client abandoned.
   [ClientClosedError, 499, 'CLIENT_CLOSED_REQUEST', 'The client closed the connection before the answer (recorded, never sent).'],
   [UpstreamError, 502, 'UPSTREAM_ERROR', 'The model server (or another service Kiln relays to) failed or answered with an error.'],

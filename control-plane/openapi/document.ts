@@ -111,8 +111,8 @@ function operation(route: Route, path: string, routes: readonly Route[]): ZodOpe
         ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' as const } } } } : {}),
         content: { 'application/json': { schema: route.rawError && (status === 400 || route.errors?.includes(status)) ? z.union([errorSchema, route.rawError]) : errorSchema } },
       }])),
-      // Node's HTTP server answers this one itself, with no body, before Kiln sees the request.
-      431: { description: `${reasonPhrase(431)}: the request line and headers exceed 16 KB` },
+      // The HTTP server answers this one before the app sees the request (http/client-error.ts), in the surface's format.
+      431: { description: `${reasonPhrase(431)}: the request line and headers exceed 16 KB`, content: { 'application/json': { schema: errorSchema } } },
     },
   };
 }

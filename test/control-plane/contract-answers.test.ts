@@ -1,10 +1,11 @@
 // What the OpenAPI document says is what Kiln answers, where they had parted: a body the document requires is
 // 400 when left out (and one it marks optional may be); an empty Idempotency-Key is 400 like an over-long one;
-// a DELETE takes its id in the query or in a JSON body; a literal path's Allow lists its own methods only.
+// a literal path's Allow lists its own methods only; a DELETE takes its id in the query or in a JSON body; a URL
+// over 16 KB is 431 in the surface's error format.
 import { request } from 'node:http';
 import test from 'ava';
 import { signupAdmin } from '../support/admin.ts';
-import { addMember, createApiKey, signup, startTestApi, type TestApi } from '../support/control-plane.ts';
+import { addMember, createApiKey, signup, startTestApi, startTestGateway, type TestApi } from '../support/control-plane.ts';
 
 let api: TestApi;
 let admin: { token: string };
@@ -20,9 +21,9 @@ interface Operation { requestBody?: { required?: boolean; content: Record<string
 const documentOf = async () => (await api.request('GET', '/v1/openapi')).body as { paths: Record<string, Record<string, Operation>> };
 
 /** Raw HTTP, for what fetch will not send (OPTIONS's answer read whole, a URL over the limit). */
-function rawRequest(method: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+function rawRequest(method: string, path: string, headers: Record<string, string> = {}, base = api.url): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${api.url}${path}`, { method, headers }, (res) => {
+    const req = request(`${base}${path}`, { method, headers }, (res) => {
       let text = '';
       res.on('data', (chunk: Buffer) => { text += chunk.toString(); });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
@@ -97,6 +98,36 @@ test('an empty Idempotency-Key is 400 naming the header, as an over-long one is'
   t.is((await api.request('POST', '/v1/settings/api-keys', { token: user.token, body: { name: 'k', scope: 'read_only' } })).status, 201);
 });
 
+test('a literal path\'s Allow lists the methods of its own routes, not those of a parameter route beside it', async (t) => {
+  const user = await signup(api, 'allow');
+  const methods = new Map<string, Set<string>>();
+  for (const route of api.app.routes) {
+    for (const path of route.path.startsWith('/api/') ? [route.path, route.path.replace(/^\/api\//, '/api/v1/')] : [route.path]) {
+      const set = methods.get(path) ?? new Set<string>();
+      set.add(route.method);
+      if (route.method === 'GET') set.add('HEAD');
+      methods.set(path, set);
+    }
+  }
+  const allowOf = (res: { headers: Record<string, string | string[] | undefined> }) => String(res.headers.allow).split(', ').sort();
+  for (const [path, expected] of methods) {
+    if (path.includes('{')) continue;
+    const res = await rawRequest('OPTIONS', path, { authorization: `Bearer ${user.token}` });
+    t.is(res.status, 200, `OPTIONS ${path}`);
+    t.deepEqual(allowOf(res), [...expected].sort(), `OPTIONS ${path}`);
+  }
+  // The ones the issue found, and a method only the parameter route has: 405 with the literal path's Allow.
+  t.deepEqual(allowOf(await rawRequest('OPTIONS', '/v1/templates/deploy')), ['GET', 'HEAD', 'POST']);
+  t.deepEqual(allowOf(await rawRequest('OPTIONS', '/v1/secrets/test')), ['POST']);
+  t.deepEqual(allowOf(await rawRequest('OPTIONS', '/v1/notifications/template-updates')), ['GET', 'HEAD', 'PATCH']);
+  const deleted = await api.request('DELETE', '/v1/templates/deploy', { token: user.token });
+  t.is(deleted.status, 405);
+  t.deepEqual(allowOf({ headers: { allow: deleted.headers.get('allow') ?? '' } }), ['GET', 'HEAD', 'POST']);
+  t.deepEqual(deleted.body, { error: 'Method Not Allowed', message: 'Method not allowed', code: 'METHOD_NOT_ALLOWED', statusCode: 405 });
+  // The parameter route keeps its own.
+  t.true(allowOf(await rawRequest('OPTIONS', '/v1/templates/tpl_0123456789abcdefghij')).includes('DELETE'));
+});
+
 test('DELETE /v1/settings/api-keys, /v1/monitoring/webhooks and /v1/enterprise/assignments take the id in a JSON body as well as in the query', async (t) => {
   const owner = await signup(api, 'deletes');
   const token = owner.token;
@@ -136,32 +167,29 @@ test('DELETE /v1/settings/api-keys, /v1/monitoring/webhooks and /v1/enterprise/a
   t.false((await api.request('GET', '/v1/enterprise/assignments', { token })).body.some((a: { userId: string }) => a.userId === member.userId));
 });
 
-test('a literal path\'s Allow lists the methods of its own routes, not those of a parameter route beside it', async (t) => {
-  const user = await signup(api, 'allow');
-  const methods = new Map<string, Set<string>>();
-  for (const route of api.app.routes) {
-    for (const path of route.path.startsWith('/api/') ? [route.path, route.path.replace(/^\/api\//, '/api/v1/')] : [route.path]) {
-      const set = methods.get(path) ?? new Set<string>();
-      set.add(route.method);
-      if (route.method === 'GET') set.add('HEAD');
-      methods.set(path, set);
-    }
-  }
-  const allowOf = (res: { headers: Record<string, string | string[] | undefined> }) => String(res.headers.allow).split(', ').sort();
-  for (const [path, expected] of methods) {
-    if (path.includes('{')) continue;
-    const res = await rawRequest('OPTIONS', path, { authorization: `Bearer ${user.token}` });
-    t.is(res.status, 200, `OPTIONS ${path}`);
-    t.deepEqual(allowOf(res), [...expected].sort(), `OPTIONS ${path}`);
-  }
-  // The ones the issue found, and a method only the parameter route has: 405 with the literal path's Allow.
-  t.deepEqual(allowOf(await rawRequest('OPTIONS', '/v1/templates/deploy')), ['GET', 'HEAD', 'POST']);
-  t.deepEqual(allowOf(await rawRequest('OPTIONS', '/v1/secrets/test')), ['POST']);
-  t.deepEqual(allowOf(await rawRequest('OPTIONS', '/v1/notifications/template-updates')), ['GET', 'HEAD', 'PATCH']);
-  const deleted = await api.request('DELETE', '/v1/templates/deploy', { token: user.token });
-  t.is(deleted.status, 405);
-  t.deepEqual(allowOf({ headers: { allow: deleted.headers.get('allow') ?? '' } }), ['GET', 'HEAD', 'POST']);
-  t.deepEqual(deleted.body, { error: 'Method Not Allowed', message: 'Method not allowed', code: 'METHOD_NOT_ALLOWED', statusCode: 405 });
-  // The parameter route keeps its own.
-  t.true(allowOf(await rawRequest('OPTIONS', '/v1/templates/tpl_0123456789abcdefghij')).includes('DELETE'));
+test('a URL over 16 KB is 431 in the surface\'s error format, as the document says', async (t) => {
+  const long = 'x'.repeat(17 * 1024);
+  const reference = await rawRequest('GET', `/v1/deployments?orgId=${long}`);
+  t.is(reference.status, 431);
+  t.regex(String(reference.headers['content-type']), /^application\/json/);
+  t.deepEqual(JSON.parse(reference.text), { error: 'Request Header Fields Too Large', message: 'The request line and headers exceed 16 KB', code: 'REQUEST_HEADERS_TOO_LARGE', statusCode: 431 });
+  const platform = await rawRequest('GET', `/api/deployments?cursor=${long}`);
+  t.is(platform.status, 431);
+  t.deepEqual(JSON.parse(platform.text), { success: false, data: null, error: { code: 'REQUEST_HEADERS_TOO_LARGE', message: 'The request line and headers exceed 16 KB', details: {} } });
+  // Headers over the limit too, whatever the URL.
+  const headers = await rawRequest('GET', '/v1/health', { 'x-filler': long });
+  t.is(headers.status, 431);
+  t.like(JSON.parse(headers.text), { code: 'REQUEST_HEADERS_TOO_LARGE', statusCode: 431 });
+  // The server still answers afterwards.
+  t.is((await api.request('GET', '/v1/health')).status, 200);
+
+  const doc = await documentOf();
+  t.deepEqual(Object.keys(doc.paths['/v1/deployments']!.get!.responses['431']!.content as object), ['application/json']);
+
+  // The inference gateway's server answers the same way.
+  const gateway = await startTestGateway(api);
+  t.teardown(() => gateway.close());
+  const relayed = await rawRequest('POST', `/v1/inference?${long}`, {}, gateway.url);
+  t.is(relayed.status, 431);
+  t.deepEqual(JSON.parse(relayed.text), { error: 'Request Header Fields Too Large', message: 'The request line and headers exceed 16 KB', code: 'REQUEST_HEADERS_TOO_LARGE', statusCode: 431 });
 });
