@@ -72,6 +72,8 @@ export class ReplicaUnavailableError extends ApiError {}
 export class UpstreamTimeoutError extends ApiError {}
 /** Stripe is not configured (no STRIPE_SECRET_KEY): checkout, the portal and the payment webhooks are off, the rest of Kiln works. */
 export class PaymentsUnavailableError extends ApiError {}
+/** The request's headers did not all arrive in time (the HTTP server's headersTimeout): answered by the server itself (http/client-error.ts). */
+export class RequestTimeoutError extends ApiError {}
 /** The request line and headers are over Node's limit (16 KB): answered by the HTTP server itself (http/client-error.ts). */
 export class RequestHeadersTooLargeError extends ApiError {}
 /** The client went away before its answer was complete: work on its behalf stops. Nobody reads the answer; the audit record shows it. */
@@ -97,6 +99,7 @@ export const ERROR_TABLE: ReadonlyArray<readonly [ErrorClass, number, string, st
   [InUseError, 409, 'RESOURCE_IN_USE', 'The resource is still used (a secret or model a deployment uses, a role a member holds): the message names what uses it.'],
   [DeploymentNotRunningError, 409, 'DEPLOYMENT_NOT_RUNNING', 'The deployment cannot answer inference in its current status (the message names it): wait for `running`, or start it.'],
   [IdempotencyConflictError, 409, 'IDEMPOTENCY_KEY_REUSED', 'The `Idempotency-Key` was used with a different request, or its first request is still running: retry once it has answered.'],
+  [RequestTimeoutError, 408, 'REQUEST_TIMEOUT', 'The request (its headers, or all of it) did not arrive within the server\'s time limit: send it again.'],
   [PayloadTooLargeError, 413, 'PAYLOAD_TOO_LARGE', 'The body is over the size limit.'],
   [UnsupportedMediaTypeError, 415, 'UNSUPPORTED_MEDIA_TYPE', 'The body is not JSON (send `Content-Type: application/json`).'],
   [ValidationError, 422, 'VALIDATION_ERROR', 'The request is well formed but breaks a rule (a name that is not a DNS label, replicas out of bounds...): `details.fields` names each field and why.'],

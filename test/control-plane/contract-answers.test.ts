@@ -2,8 +2,10 @@
 // 400 when left out (and one it marks optional may be); an empty Idempotency-Key is 400 like an over-long one;
 // a literal path's Allow lists its own methods only; a DELETE takes its id in the query or in a JSON body; a URL
 // over 16 KB is 431 in the surface's error format.
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import test from 'ava';
+import { answerClientErrors } from '../../control-plane/http/client-error.ts';
 import { signupAdmin } from '../support/admin.ts';
 import { addMember, createApiKey, signup, startTestApi, startTestGateway, type TestApi } from '../support/control-plane.ts';
 
@@ -192,4 +194,32 @@ test('a URL over 16 KB is 431 in the surface\'s error format, as the document sa
   const relayed = await rawRequest('POST', `/v1/inference?${long}`, {}, gateway.url);
   t.is(relayed.status, 431);
   t.deepEqual(JSON.parse(relayed.text), { error: 'Request Header Fields Too Large', message: 'The request line and headers exceed 16 KB', code: 'REQUEST_HEADERS_TOO_LARGE', statusCode: 431 });
+});
+
+/** What a server with Kiln's client-error answer writes back to `sent`, read until it closes. */
+async function answerTo(sent: string, options: { headersTimeout?: number } = {}): Promise<string> {
+  const server = createServer({ connectionsCheckingInterval: 50, headersTimeout: options.headersTimeout ?? 60_000, requestTimeout: 0 }, (_req, res) => res.end());
+  answerClientErrors(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1', () => socket.write(sent));
+      let text = '';
+      socket.on('data', (chunk: Buffer) => { text += chunk.toString(); });
+      socket.on('end', () => { resolve(text); socket.destroy(); });
+      socket.on('error', reject);
+    });
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+test('the server\'s other refusals keep Node\'s status with a body in the surface\'s format: malformed 400, headers too slow 408', async (t) => {
+  const malformed = await answerTo('GET /api/deployments HTTP/1.1\r\nHost: a\r\nBad Header\r\n\r\n');
+  t.regex(malformed, /^HTTP\/1\.1 400 Bad Request\r\n/);
+  t.deepEqual(JSON.parse(malformed.slice(malformed.indexOf('\r\n\r\n') + 4)), { success: false, data: null, error: { code: 'INVALID_REQUEST', message: 'The request is not valid HTTP', details: {} } });
+  const slow = await answerTo('GET /v1/health HTTP/1.1\r\nHost: a\r\n', { headersTimeout: 200 });
+  t.regex(slow, /^HTTP\/1\.1 408 Request Timeout\r\n/);
+  t.deepEqual(JSON.parse(slow.slice(slow.indexOf('\r\n\r\n') + 4)), { error: 'Request Timeout', message: 'The request did not arrive in time', code: 'REQUEST_TIMEOUT', statusCode: 408 });
 });
