@@ -136,3 +136,25 @@ export function forecastPoolGrowth(pools: readonly GrowablePool[], gpuType: stri
   }
   return { steps, unplaced: 0, reason: steps.map((s) => `adding ${s.nodes} ${gpuType} node${s.nodes === 1 ? '' : 's'} to ${s.label}`).join(', then ') };
 }
+
+/** What shrinking a cluster's pools after idle time comes to: the nodes removed from one pool, or nothing to remove. */
+export type PoolShrinkPlan =
+  | { readonly pool: string; readonly nodes: readonly string[]; readonly size: number; readonly reason: string }
+  | { readonly pool?: undefined };
+
+/**
+ * A pool's nodes are `<name>-0` to `<name>-<desiredSize - 1>` and a smaller size removes them from the top: the
+ * first pool above its minimum whose top nodes are idle (in `idle`) loses those, down to its minimum at most. An
+ * idle node below a busy one stays until the busy one is idle too.
+ */
+export function planPoolShrink(pools: readonly NodePool[], idle: ReadonlySet<string>): PoolShrinkPlan {
+  for (const pool of pools) {
+    const nodes: string[] = [];
+    for (let index = pool.desiredSize - 1; index >= pool.minSize && idle.has(`${pool.name}-${index}`); index -= 1) nodes.push(`${pool.name}-${index}`);
+    if (nodes.length === 0) continue;
+    const size = pool.desiredSize - nodes.length;
+    const n = nodes.length;
+    return { pool: pool.name, nodes, size, reason: `removing ${n} idle ${pool.gpuType} node${n === 1 ? '' : 's'} from pool ${pool.name} (${nodes.join(', ')}), ${size} left` };
+  }
+  return {};
+}

@@ -1,7 +1,7 @@
 // planPoolGrowth: which pool grows for replicas that cannot be placed, by how many nodes, or why none can; and
 // forecastPoolGrowth, the dry run's forecast of the rounds a rollout would ask it for.
 import test from 'ava';
-import { forecastPoolGrowth, growablePools, planPoolGrowth } from '../../catalog/node-pools.ts';
+import { forecastPoolGrowth, growablePools, planPoolGrowth, planPoolShrink } from '../../catalog/node-pools.ts';
 
 const pool = (name: string, gpuType: string, desiredSize: number, maxSize: number, gpusPerNode = 1) => ({ name, gpuType, minSize: 0, desiredSize, maxSize, gpusPerNode });
 
@@ -47,4 +47,25 @@ test('the forecast: the growths a rollout would ask for, round after round, with
   t.deepEqual(planPoolGrowth(groups, 'nvidia-l4', 1, 1), { reason: 'node group nvidia-l4 is at its maximum of 2 nodes' });
   // No pool of the size: nothing grows, and the reason is planPoolGrowth's.
   t.deepEqual(forecastPoolGrowth(pools, 'nvidia-l4', 1, 4), { steps: [], unplaced: 1, reason: 'no node pool of the cluster has nvidia-l4 nodes of 4 GPUs or more' });
+
+// planPoolShrink: which idle nodes leave a pool (from the top, down to its minimum), or none.
+const l4 = { name: 'l4', gpuType: 'nvidia-l4', minSize: 1, desiredSize: 4, maxSize: 6, gpusPerNode: 1 };
+
+test('the idle top nodes of a pool leave it, down to its minimum', (t) => {
+  t.deepEqual(planPoolShrink([l4], new Set(['l4-0', 'l4-1', 'l4-2', 'l4-3'])), {
+    pool: 'l4', nodes: ['l4-3', 'l4-2', 'l4-1'], size: 1, reason: 'removing 3 idle nvidia-l4 nodes from pool l4 (l4-3, l4-2, l4-1), 1 left',
+  });
+  t.like(planPoolShrink([l4], new Set(['l4-3'])), { pool: 'l4', nodes: ['l4-3'], size: 3 });
+});
+
+test('a busy node is never removed, nor an idle one below it; a pool at its minimum keeps its nodes', (t) => {
+  t.deepEqual(planPoolShrink([l4], new Set(['l4-1', 'l4-2'])), {}, 'l4-3 is busy');
+  t.like(planPoolShrink([l4], new Set(['l4-1', 'l4-3'])), { nodes: ['l4-3'], size: 3 }, 'l4-2 is busy: l4-1 stays');
+  t.deepEqual(planPoolShrink([{ ...l4, desiredSize: 1 }], new Set(['l4-0'])), {});
+  t.like(planPoolShrink([{ ...l4, minSize: 0, desiredSize: 1 }], new Set(['l4-0'])), { nodes: ['l4-0'], size: 0 });
+});
+
+test('the first pool with idle top nodes shrinks; other pools\' nodes do not count', (t) => {
+  const h100 = { name: 'h100', gpuType: 'nvidia-h100-80gb', minSize: 0, desiredSize: 2, maxSize: 2, gpusPerNode: 8 };
+  t.like(planPoolShrink([l4, h100], new Set(['h100-1', 'l4-9'])), { pool: 'h100', nodes: ['h100-1'], size: 1 });
 });
