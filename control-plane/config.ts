@@ -130,6 +130,8 @@ export const Sections = {
       .describe('How often the autoscaler reads each autoscaled deployment\'s load from Prometheus.'),
     KILN_UNSCHEDULABLE_GRACE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60)
       .describe('How long a rollout\'s pods may wait for GPUs (unschedulable) before a node pool of a local cluster grows for them, or, when none can, the deployment fails with the scheduler\'s reason; time while the cluster is scaling does not count. Long enough for a cluster autoscaler to add a node.'),
+    KILN_POOL_IDLE_SECONDS: z.coerce.number().int().min(1).max(604_800).default(600)
+      .describe('How long a node of a local cluster\'s node pool may run no Kiln replica before it is drained and removed, down to the pool\'s minSize (its cluster\'s workflow checks every tenth of it, at most every minute).'),
     KILN_ALERT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(15)
       .describe('Seconds between two evaluations of every alert rule.'),
     KILN_OPTIMIZATION_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300)
@@ -252,6 +254,8 @@ export interface WorkerConfig extends SharedConfig {
   readonly autoscaleIntervalMs: number;
   /** How long pods may stay unschedulable before their deployment fails. */
   readonly unschedulableGraceMs: number;
+  /** How long a node of a local cluster's pool may run no Kiln replica before it is removed. */
+  readonly poolIdleMs: number;
   /** Seconds between two passes of alert evaluation. */
   readonly alertIntervalSeconds: number;
   /** Seconds between two passes of optimization auto-apply. */
@@ -390,6 +394,7 @@ async function workerConfig(e: z.infer<typeof Shared> & z.infer<typeof Sections.
     metricsPort: e.KILN_WORKER_METRICS_PORT,
     autoscaleIntervalMs: e.KILN_AUTOSCALE_INTERVAL_SECONDS * 1000,
     unschedulableGraceMs: e.KILN_UNSCHEDULABLE_GRACE_SECONDS * 1000,
+    poolIdleMs: e.KILN_POOL_IDLE_SECONDS * 1000,
     alertIntervalSeconds: e.KILN_ALERT_INTERVAL_SECONDS,
     optimizationIntervalSeconds: e.KILN_OPTIMIZATION_INTERVAL_SECONDS,
     metering: { intervalMs: e.KILN_METERING_INTERVAL_SECONDS * 1000, settleMs: e.KILN_METERING_SETTLE_SECONDS * 1000, graceMs: e.KILN_CREDITS_GRACE_SECONDS * 1000 },

@@ -10,7 +10,7 @@ export function randomString(length: number, alphabet = ALPHABET): string {
   return out;
 }
 
-export function newId(prefix: 'org' | 'usr' | 'mem' | 'dep' | 'key' | 'rtk' | 'aud' | 'idem' | 'evt' | 'whs' | 'wha' | 'sso' | 'ssl' | 'inv' | 'emv' | 'role' | 'ffl' | 'err' | 'rpt' | 'clu' | 'ntf' | 'svk' | 'mdl' | 'pre' | 'opt' | 'alr' | 'alt' | 'ale' | 'cre' | 'rep' | 'usi' | 'usc' | 'ivc' | 'chk' | 'pev' | 'sec'): string {
+export function newId(prefix: 'org' | 'usr' | 'mem' | 'dep' | 'key' | 'rtk' | 'aud' | 'idem' | 'evt' | 'whs' | 'wha' | 'sso' | 'ssl' | 'inv' | 'emv' | 'role' | 'ffl' | 'err' | 'rpt' | 'clu' | 'ntf' | 'svk' | 'mdl' | 'pre' | 'opt' | 'alr' | 'alt' | 'ale' | 'cre' | 'rep' | 'usi' | 'usc' | 'ivc' | 'chk' | 'pev' | 'sec' | 'cev'): string {
   return `${prefix}_${randomString(20)}`;
 }
 

@@ -1,5 +1,5 @@
-// The bodies Kiln's webhooks carry: an envelope (event, timestamp, data) around a deployment's or an alert's
-// facts. The code that records an event builds its payload to these types, and docs/reference/events.md is
+// The bodies Kiln's webhooks carry: an envelope (event, timestamp, data) around a deployment's, an alert's or a
+// GPU cluster's facts. The code that records an event builds its payload to these types, and docs/reference/events.md is
 // generated from these schemas (npm run docs:reference).
 import { z } from 'zod';
 
@@ -17,7 +17,7 @@ export const DeploymentWebhookPayload = envelope('Deployment payload', z.object(
   gpu: z.string().describe('Its GPU type (nvidia-l4, ...).'),
   replicas: z.number().int().describe('The replicas it runs after the change (0 when not running).'),
   previousReplicas: z.number().int().optional().describe('deployment.scaled: the replicas it ran before.'),
-  reason: z.string().optional().describe('Why: a failure\'s reason, a forced deletion\'s, the autoscaler\'s for a scale, or the nodes lost for a recovery.'),
+  reason: z.string().optional().describe('Why: a failure\'s reason, a forced deletion\'s, the autoscaler\'s for a scale, the nodes lost for a recovery, or the nodes being added for deployment.capacity_requested.'),
 }).describe('The deployment, as the event left it.'));
 export type DeploymentWebhookPayload = z.infer<typeof DeploymentWebhookPayload>;
 
@@ -34,3 +34,16 @@ export const AlertWebhookPayload = envelope('Alert payload', z.object({
   resolvedAt: z.iso.datetime().nullable().describe('When it was resolved; null while it fires.'),
 }).describe('The alert, as the event left it.'));
 export type AlertWebhookPayload = z.infer<typeof AlertWebhookPayload>;
+
+export const ClusterWebhookPayload = envelope('Cluster payload', z.object({
+  id: z.string().describe('The cluster\'s id (clu_...).'),
+  name: z.string().describe('The cluster\'s name.'),
+  pool: z.string().describe('The node pool whose size changed.'),
+  gpuType: z.string().describe('The pool\'s GPU type (nvidia-l4, ...).'),
+  previousSize: z.number().int().describe('The pool\'s desired nodes before the decision.'),
+  size: z.number().int().describe('Its desired nodes after it (the cluster\'s workflow then adds or removes the nodes).'),
+  nodes: z.array(z.string()).describe('The nodes added (cluster.pool_grown) or removed (cluster.pool_shrunk), by name.'),
+  deploymentId: z.string().nullable().describe('cluster.pool_grown: the deployment whose replicas could not be placed; null for cluster.pool_shrunk.'),
+  reason: z.string().describe('The decision, in words (adding 2 nvidia-l4 nodes to pool l4, removing 1 idle nvidia-l4 node from pool l4 (l4-2), 2 left).'),
+}).describe('The pool, as the decision left it.'));
+export type ClusterWebhookPayload = z.infer<typeof ClusterWebhookPayload>;

@@ -30,6 +30,8 @@ export interface WorkerDeps {
   readonly autoscaleIntervalMs: number;
   /** How long pods may stay unschedulable before their deployment fails (KILN_UNSCHEDULABLE_GRACE_SECONDS). */
   readonly unschedulableGraceMs: number;
+  /** How long a node of a local cluster's pool may run no Kiln replica before it is removed (KILN_POOL_IDLE_SECONDS). */
+  readonly poolIdleMs?: number;
   /** Seconds between two passes of alert evaluation (KILN_ALERT_INTERVAL_SECONDS). */
   readonly alertIntervalSeconds: number;
   /** Metering's interval, settling time and the credits' grace period. */

@@ -69,7 +69,7 @@ export async function startWorker(config: WorkerConfig, log: Logger = pino({ lev
   const client = new Client({ connection: await Connection.connect({ address: config.temporalAddress }) });
   const deps: WorkerDeps = {
     orm, client, log, signingKey: config.signingKey, secretsKeys: config.secretsKeys, allowPrivateWebhookUrls: config.allowPrivateWebhookUrls,
-    prometheus: createPrometheusClient(config.prometheusUrl), autoscaleIntervalMs: config.autoscaleIntervalMs, unschedulableGraceMs: config.unschedulableGraceMs, alertIntervalSeconds: config.alertIntervalSeconds,
+    prometheus: createPrometheusClient(config.prometheusUrl), autoscaleIntervalMs: config.autoscaleIntervalMs, unschedulableGraceMs: config.unschedulableGraceMs, poolIdleMs: config.poolIdleMs, alertIntervalSeconds: config.alertIntervalSeconds,
     metering: config.metering,
     pulumi: {
       backendUrl: config.pulumiBackendUrl, passphrase: config.pulumiPassphrase, workspacesDir: join(config.dataDir, 'pulumi-workspaces'),

@@ -523,6 +523,23 @@ export interface paths {
         patch: operations["updateCluster"];
         trace?: never;
     };
+    "/v1/admin/clusters/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A cluster's capacity decisions, newest first: node pools grown for deployments, and shrunk after idle time */
+        get: operations["listClusterEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/gpu-types": {
         parameters: {
             query?: never;
@@ -3190,7 +3207,7 @@ export interface components {
              * @example https://hooks.example.com/kiln
              */
             url: string;
-            events: ("deployment.created" | "deployment.running" | "deployment.failed" | "deployment.scaled" | "deployment.recovered" | "deployment.stopped" | "deployment.deleted" | "alert.firing" | "alert.resolved")[];
+            events: ("deployment.created" | "deployment.running" | "deployment.failed" | "deployment.scaled" | "deployment.recovered" | "deployment.stopped" | "deployment.deleted" | "deployment.capacity_requested" | "alert.firing" | "alert.resolved" | "cluster.pool_grown" | "cluster.pool_shrunk")[];
             /** @description Signing secret: `whsec_` + base64 as Standard Webhooks defines, or any string of 24+ characters. Generated when absent. */
             secret?: string;
         };
@@ -4105,6 +4122,40 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        ClusterEvent: {
+            /** @example cev_0123456789abcdefghij */
+            id: string;
+            /**
+             * @description cluster.pool_grown: a pool grew for a deployment whose replicas could not be placed; cluster.pool_shrunk: idle nodes were drained and are being removed.
+             * @enum {string}
+             */
+            type: "cluster.pool_grown" | "cluster.pool_shrunk";
+            /** @description The deployment a growth was for; null for a shrink. */
+            deploymentId: string | null;
+            /** @description What the event's webhook carries as data. */
+            data: {
+                /** @description The cluster's id (clu_...). */
+                id: string;
+                /** @description The cluster's name. */
+                name: string;
+                /** @description The node pool whose size changed. */
+                pool: string;
+                /** @description The pool's GPU type (nvidia-l4, ...). */
+                gpuType: string;
+                /** @description The pool's desired nodes before the decision. */
+                previousSize: number;
+                /** @description Its desired nodes after it (the cluster's workflow then adds or removes the nodes). */
+                size: number;
+                /** @description The nodes added (cluster.pool_grown) or removed (cluster.pool_shrunk), by name. */
+                nodes: string[];
+                /** @description cluster.pool_grown: the deployment whose replicas could not be placed; null for cluster.pool_shrunk. */
+                deploymentId: string | null;
+                /** @description The decision, in words (adding 2 nvidia-l4 nodes to pool l4, removing 1 idle nvidia-l4 node from pool l4 (l4-2), 2 left). */
+                reason: string;
+            };
+            /** Format: date-time */
+            createdAt: string;
+        };
         GpuType: {
             /** @example nvidia-l4 */
             id: string;
@@ -4312,7 +4363,7 @@ export interface components {
             /** @example whs_0123456789abcdefghij */
             id: string;
             url: string;
-            events: ("deployment.created" | "deployment.running" | "deployment.failed" | "deployment.scaled" | "deployment.recovered" | "deployment.stopped" | "deployment.deleted" | "alert.firing" | "alert.resolved")[];
+            events: ("deployment.created" | "deployment.running" | "deployment.failed" | "deployment.scaled" | "deployment.recovered" | "deployment.stopped" | "deployment.deleted" | "deployment.capacity_requested" | "alert.firing" | "alert.resolved" | "cluster.pool_grown" | "cluster.pool_shrunk")[];
             /** Format: date-time */
             createdAt: string;
         };
@@ -4320,7 +4371,7 @@ export interface components {
             /** @example whs_0123456789abcdefghij */
             id: string;
             url: string;
-            events: ("deployment.created" | "deployment.running" | "deployment.failed" | "deployment.scaled" | "deployment.recovered" | "deployment.stopped" | "deployment.deleted" | "alert.firing" | "alert.resolved")[];
+            events: ("deployment.created" | "deployment.running" | "deployment.failed" | "deployment.scaled" | "deployment.recovered" | "deployment.stopped" | "deployment.deleted" | "deployment.capacity_requested" | "alert.firing" | "alert.resolved" | "cluster.pool_grown" | "cluster.pool_shrunk")[];
             /** Format: date-time */
             createdAt: string;
             /** @description The signing secret: shown once, never again. */
@@ -10075,6 +10126,100 @@ export interface operations {
             };
             /** @description Unprocessable Entity */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Request Header Fields Too Large: the request line and headers exceed 16 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+        };
+    };
+    listClusterEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description pagination.nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request id, also in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ClusterEvent"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

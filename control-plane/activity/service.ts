@@ -144,6 +144,7 @@ function view(row: Row): ActivityBody {
 
 const DEPLOYMENT_EDGES: Readonly<Record<string, string>> = {
   created: 'was created', running: 'is running', failed: 'failed', scaled: 'was scaled', recovered: 'recovered', stopped: 'was stopped', deleted: 'was deleted',
+  capacity_requested: 'needs more GPUs',
 };
 /** What an actor (a user, or Kiln itself) did to a deployment, by the audited action's type. */
 const DEPLOYMENT_ACTIONS: Readonly<Record<string, string>> = {

@@ -25,14 +25,16 @@ export interface AwsClusterSpec {
   readonly kubernetesVersion?: string;
   readonly nodeGroups: readonly NodeGroup[];
   /** The last growth of a node group for a deployment (workflows/cluster/pool-growth.ts): a retried request finds it made. */
-  readonly lastGrowth?: { readonly requestId: string; readonly reason: string };
+  readonly lastGrowth?: { readonly requestId: string; readonly reason: string; readonly events?: readonly string[] };
 }
 
 /** What the node-pool stack of a `local` cluster is asked to build. */
 export interface LocalClusterSpec {
   readonly nodePools: readonly NodePool[];
   /** The last growth of a pool for a deployment (workflows/cluster/pool-growth.ts): a retried request finds it made. */
-  readonly lastGrowth?: { readonly requestId: string; readonly reason: string };
+  readonly lastGrowth?: { readonly requestId: string; readonly reason: string; readonly events?: readonly string[] };
+  /** The last shrink of a pool after idle time (workflows/cluster/pool-shrink.ts): a retried request finds it made. */
+  readonly lastShrink?: { readonly requestId: string; readonly reason: string; readonly nodes: readonly string[]; readonly events: readonly string[] };
 }
 
 /**

@@ -1,13 +1,14 @@
 // /v1/admin/clusters: the GPU clusters deployments run on. Platform administration (admin:read and
 // admin:write): clusters are shared by every organization. Not in the spec; see docs/concepts/clusters.md.
 import { z } from 'zod';
-import { defineRoute, type Route } from '../http/routes.ts';
+import { defineRoute, pageReply, type Route } from '../http/routes.ts';
+import type { ClusterEventService } from './events.ts';
 import type { ClusterService } from './service.ts';
-import { ClusterIdParams, ClusterView, CreateClusterRequest, UpdateClusterRequest } from './schemas.ts';
+import { ClusterEventView, ClusterIdParams, ClusterView, CreateClusterRequest, ListClusterEventsQuery, UpdateClusterRequest } from './schemas.ts';
 
 const common = { tag: 'Admin', resourceType: 'gpu_cluster' } as const;
 
-export function clusterRoutes(clusters: ClusterService): Route[] {
+export function clusterRoutes(clusters: ClusterService, events: ClusterEventService): Route[] {
   return [
     defineRoute({
       ...common, permission: 'admin:read', method: 'GET', path: '/v1/admin/clusters', operationId: 'listClusters', summary: 'List GPU clusters with the GPUs each offers and how many of them its deployments hold',
@@ -25,6 +26,12 @@ export function clusterRoutes(clusters: ClusterService): Route[] {
       ...common, permission: 'admin:read', method: 'GET', path: '/v1/admin/clusters/{id}', operationId: 'getCluster', summary: 'Read a GPU cluster',
       params: ClusterIdParams, response: ClusterView, errors: [404],
       handle: async ({ params, state }) => ({ data: await clusters.get(state.em, params.id) }),
+    }),
+    defineRoute({
+      ...common, permission: 'admin:read', method: 'GET', path: '/v1/admin/clusters/{id}/events', operationId: 'listClusterEvents',
+      summary: 'A cluster\'s capacity decisions, newest first: node pools grown for deployments, and shrunk after idle time',
+      params: ClusterIdParams, query: ListClusterEventsQuery, response: ClusterEventView.array(), list: true, errors: [404],
+      handle: async ({ params, query, state }) => pageReply(await events.list(state.em, params.id, query)),
     }),
     defineRoute({
       ...common, permission: 'admin:write', method: 'PATCH', path: '/v1/admin/clusters/{id}', operationId: 'updateCluster',

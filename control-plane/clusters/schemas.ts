@@ -3,6 +3,8 @@ import { GPU_TYPE_IDS } from '../../catalog/gpu-types.ts';
 import type { NodeGroup as NodeGroupShape } from '../../catalog/node-groups.ts';
 import type { NodePool as NodePoolShape } from '../../catalog/node-pools.ts';
 import { CLUSTER_STATUSES } from '../../workflows/contract/cluster.ts';
+import { ClusterWebhookPayload } from '../../lib/webhook-payloads.ts';
+import { pageQuery } from '../core/pagination.ts';
 import { CLUSTER_PROVIDERS } from './gpu-cluster.entity.ts';
 
 
@@ -87,6 +89,18 @@ export const ClusterView = z.object({
   updatedAt: z.iso.datetime(),
 }).meta({ id: 'GpuCluster' });
 
+export const ListClusterEventsQuery = z.strictObject({ ...pageQuery }).meta({ id: 'ListClusterEventsQuery' });
+
+export const ClusterEventView = z.object({
+  id: z.string().meta({ example: 'cev_0123456789abcdefghij' }),
+  type: z.enum(['cluster.pool_grown', 'cluster.pool_shrunk']).meta({ description: 'cluster.pool_grown: a pool grew for a deployment whose replicas could not be placed; cluster.pool_shrunk: idle nodes were drained and are being removed.' }),
+  deploymentId: z.string().nullable().meta({ description: 'The deployment a growth was for; null for a shrink.' }),
+  data: ClusterWebhookPayload.shape.data.meta({ description: 'What the event\'s webhook carries as data.' }),
+  createdAt: z.iso.datetime(),
+}).meta({ id: 'ClusterEvent' });
+
+export type ListClusterEventsInput = z.output<typeof ListClusterEventsQuery>;
+export type ClusterEventBody = z.infer<typeof ClusterEventView>;
 export type CreateClusterInput = z.infer<typeof CreateClusterRequest>;
 export type UpdateClusterInput = z.infer<typeof UpdateClusterRequest>;
 export type ClusterViewBody = z.infer<typeof ClusterView>;

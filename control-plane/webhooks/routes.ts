@@ -11,7 +11,7 @@ export function webhookRoutes(webhooks: WebhookService): Route[] {
   return [
     defineRoute({
       ...common, permission: 'webhooks:write', method: 'POST', path: '/api/webhooks', operationId: 'createWebhook', summary: 'Subscribe a URL to deployment events',
-      body: CreateWebhookRequest, response: WebhookWithSecret, successStatus: 201, idempotent: true, errors: [422],
+      body: CreateWebhookRequest, response: WebhookWithSecret, successStatus: 201, idempotent: true, errors: [403, 422],
       handle: async ({ body, state }) => ({ data: await webhooks.create(state.em, state.principal!, body) }),
     }),
     defineRoute({

@@ -6,10 +6,10 @@ import { assertPublicUrl, PrivateUrlError } from '../../lib/network-guard.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { newId } from '../../lib/ids.ts';
-import { NotFoundError, invalidField } from '../core/errors.ts';
+import { ForbiddenError, NotFoundError, invalidField } from '../core/errors.ts';
 import { WebhookAttemptSchema } from './webhook-attempt.entity.ts';
 import { WebhookSubscriptionSchema, type WebhookSubscription } from './webhook-subscription.entity.ts';
-import type { CreateWebhookInput, WebhookViewBody } from './schemas.ts';
+import { CLUSTER_EVENTS, type CreateWebhookInput, type WebhookViewBody } from './schemas.ts';
 
 export interface WebhookServiceDeps {
   secrets: SecretBox;
@@ -32,8 +32,15 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     });
   }
 
+  /** The clusters' capacity events are the platform's: 403 for a caller who is not its administrator. */
+  function assertMayReceive(principal: Principal, events: readonly string[]): void {
+    const platformEvents = events.filter((e) => (CLUSTER_EVENTS as readonly string[]).includes(e));
+    if (platformEvents.length && !principal.platformAdmin) throw new ForbiddenError(`Only a platform administrator may subscribe to ${platformEvents.join(', ')}`);
+  }
+
   return {
     async create(em: EntityManager, principal: Principal, input: CreateWebhookInput) {
+      assertMayReceive(principal, input.events);
       await assertAllowedUrl(input.url);
       const secret = input.secret ?? `whsec_${randomBytes(32).toString('base64')}`;
       const subscription = em.create(WebhookSubscriptionSchema, {
@@ -53,6 +60,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     /** A new URL or event list (the secret stays); `only` as for list: a subscription outside it is not found. */
     async update(em: EntityManager, principal: Principal, id: string, input: Partial<Pick<CreateWebhookInput, 'url' | 'events'>>, only?: readonly string[]) {
       const subscription = await find(em, principal, id, only);
+      if (input.events !== undefined) assertMayReceive(principal, input.events);
       if (input.url !== undefined) {
         await assertAllowedUrl(input.url);
         subscription.url = input.url;

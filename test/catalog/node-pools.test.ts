@@ -47,6 +47,7 @@ test('the forecast: the growths a rollout would ask for, round after round, with
   t.deepEqual(planPoolGrowth(groups, 'nvidia-l4', 1, 1), { reason: 'node group nvidia-l4 is at its maximum of 2 nodes' });
   // No pool of the size: nothing grows, and the reason is planPoolGrowth's.
   t.deepEqual(forecastPoolGrowth(pools, 'nvidia-l4', 1, 4), { steps: [], unplaced: 1, reason: 'no node pool of the cluster has nvidia-l4 nodes of 4 GPUs or more' });
+});
 
 // planPoolShrink: which idle nodes leave a pool (from the top, down to its minimum), or none.
 const l4 = { name: 'l4', gpuType: 'nvidia-l4', minSize: 1, desiredSize: 4, maxSize: 6, gpusPerNode: 1 };

@@ -29,6 +29,8 @@ const PLATFORM_TABLES = new Set([
   'template_star',
   // Each API replica's heartbeat (live updates): replica ids and socket counts, read by no tenant's query.
   'live_replica',
+  // GPU clusters' capacity decisions, read by platform administrators alone; kiln_tenant has no grant on it.
+  'cluster_event',
 ]);
 
 /** One row of `table` belonging to the organization (and its user), for the tables signing up does not fill. */

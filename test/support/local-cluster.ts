@@ -15,6 +15,7 @@ import { NODE_POOL_LABEL } from '../../stacks/local-gpu-pool/index.ts';
 import { SEARCH_ATTRIBUTES } from '../../workflows/contract/search-attributes.ts';
 import { deploymentActivities, deploymentsQueue } from '../../workflows/deployment/queue.ts';
 import { createQueueWorker } from '../../workflows/queue.ts';
+import { webhooksQueue } from '../../workflows/webhooks/queue.ts';
 import { signupAdmin } from './admin.ts';
 import { startTestApi, TEST_SIGNING_KEY, type TestApi } from './control-plane.ts';
 import { startTestGpuCluster } from './gpu-cluster.ts';
@@ -35,9 +36,14 @@ export interface LocalClusterHarness {
 }
 
 export interface LocalClusterHarnessOptions {
-  /** Deployments that cannot be placed ask the cluster's workflow to grow a pool (the worker's Temporal client). */
+  /**
+   * Deployments that cannot be placed ask the cluster's workflow to grow a pool, and idle nodes shrink it (the
+   * worker's Temporal client); the capacity events' webhooks are delivered by a webhook worker of the file's own.
+   */
   readonly growPools?: boolean;
   readonly unschedulableGraceMs?: number;
+  /** How long a pool's node may run no Kiln replica before it goes (the worker's KILN_POOL_IDLE_SECONDS). */
+  readonly poolIdleMs?: number;
 }
 
 export async function startLocalClusterHarness(testFile: string, options: LocalClusterHarnessOptions = {}): Promise<LocalClusterHarness> {
@@ -53,14 +59,20 @@ export async function startLocalClusterHarness(testFile: string, options: LocalC
     bundleDir: testBundleDir(),
     activities: deploymentActivities({
       orm: api.orm, kubeconfigs, pulumi: pulumiSettingsIn(dir), pollIntervalMs: 200, prometheus: createPrometheusClient('http://127.0.0.1:9'),
-      unschedulableGraceMs: options.unschedulableGraceMs, ...(options.growPools ? { client: env.client } : {}),
+      unschedulableGraceMs: options.unschedulableGraceMs, poolIdleMs: options.poolIdleMs, ...(options.growPools ? { client: env.client } : {}),
     }),
   });
-  const running = worker.run();
+  const webhooks = options.growPools ? await createQueueWorker(webhooksQueue, {
+    connection: env.nativeConnection,
+    bundleDir: testBundleDir(),
+    activities: webhooksQueue.activities({ orm: api.orm, signingKey: TEST_SIGNING_KEY, allowPrivateWebhookUrls: true }),
+  }) : undefined;
+  const running = Promise.all([worker.run(), webhooks?.run()]);
   return {
     env, api, gpu, kubeconfigs, kubeconfig: await readFile(gpu.kubeconfig, 'utf8'), admin: (await signupAdmin(api)).token,
     async stop() {
       worker.shutdown();
+      webhooks?.shutdown();
       await running;
       await api.close();
       await env.teardown();
@@ -73,6 +85,6 @@ export async function startLocalClusterHarness(testFile: string, options: LocalC
 export const poolNodes = async <N = { metadata: { name: string } }>(gpu: GpuCluster, pool = 'l4') =>
   (await gpu.api.get<{ items: N[] }>(`/api/v1/nodes?labelSelector=${encodeURIComponent(`${NODE_POOL_LABEL}=${pool}`)}`)).items;
 
-/** The activities a workflow ran, in order, status writes and a running deployment's periodic checks for lost replicas left out. */
+/** The activities a workflow ran, in order, status writes and the periodic reads left out (a running deployment's checks for lost replicas, a cluster's reads of its pools' use). */
 export const activitiesRun = async (env: TestWorkflowEnvironment, workflowId: string) => ((await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [])
-  .flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []).filter((name) => !name.startsWith('record') && name !== 'replaceLostReplicas');
+  .flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []).filter((name) => !name.startsWith('record') && name !== 'replaceLostReplicas' && name !== 'readPoolUse');

@@ -1,11 +1,13 @@
 // The cluster workflow's activities: `pulumi up` and `destroy` of a cluster's stack (an `aws` cluster's
-// gpu-cluster stack, a `local` cluster's node pools), and status writes. Kubeconfigs go between the store (sealed)
+// gpu-cluster stack, a `local` cluster's node pools), status writes, and a `local` cluster's idle nodes read and
+// drained (pool-shrink.ts). Kubeconfigs go between the store (sealed)
 // and the Pulumi program, never into workflow history.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClusterLifecycleStatus, DesiredAwsCluster, DesiredCluster, DesiredLocalCluster } from '../contract/cluster.ts';
 import { EMPTY_PROGRAM, refuseInvalid, runActivityOperation } from '../pulumi/activity.ts';
 import type { ProgramRef, PulumiSettings } from '../pulumi/automation.ts';
+import type { PoolShrinkRequest, PoolShrinkResult, PoolUse } from './pool-shrink.ts';
 
 export interface ClusterTarget<Desired extends DesiredCluster = DesiredCluster> {
   readonly clusterId: string;
@@ -37,6 +39,11 @@ export interface ClusterActivityDeps {
   readonly gpusPerNode: (gpuType: string) => number;
   /** Whether every node of a `local` cluster's pools is Ready with its GPUs, read through its kubeconfig. */
   readonly poolsReady: (kubeconfig: string, desired: DesiredLocalCluster) => Promise<boolean>;
+  /** A `local` cluster's pools' use and their shrink after idle time (pool-shrink.ts); no pool shrinks when absent. */
+  readonly pools?: {
+    use(clusterId: string): Promise<PoolUse>;
+    shrink(request: PoolShrinkRequest): Promise<PoolShrinkResult>;
+  };
   /** How often poolsReady is asked; 1 s when absent. */
   readonly pollIntervalMs?: number;
   readonly store: {
@@ -97,6 +104,19 @@ export function createClusterActivities(deps: ClusterActivityDeps) {
     async applyClusterStack(target: ClusterTarget): Promise<{ drift: string[] }> {
       refuseInvalid(() => deps.check(target), 'InvalidCluster');
       return isLocal(target) ? applyLocal(target) : applyAws(target as ClusterTarget<DesiredAwsCluster>);
+    },
+
+    /** Which nodes of a `local` cluster's pools run a Kiln replica, and the idle time after which the others go. */
+    async readPoolUse(input: { clusterId: string }): Promise<PoolUse> {
+      return deps.pools?.use(input.clusterId) ?? { nodes: [], idleAfterMs: Number.MAX_SAFE_INTEGER, checkIntervalMs: 600_000 };
+    },
+
+    /**
+     * Drains the idle top nodes of a pool (cordoned, no Kiln replica on them) and commits the pool's smaller size;
+     * answers the desired state whose `pulumi up` removes them, or why nothing was.
+     */
+    async shrinkNodePool(request: PoolShrinkRequest): Promise<PoolShrinkResult> {
+      return deps.pools?.shrink(request) ?? { shrunk: false, reason: 'no node pool can shrink' };
     },
 
     /** `pulumi destroy` and removal of the cluster's stack. */

@@ -49,7 +49,12 @@ export interface ClusterWorkflowInput {
   readonly name: string;
   readonly desired: DesiredCluster;
   /** Carried across continue-as-new. */
-  readonly resume?: { readonly appliedGeneration: number; readonly progress: ClusterProgress };
+  readonly resume?: {
+    readonly appliedGeneration: number;
+    readonly progress: ClusterProgress;
+    /** A `local` cluster's pool nodes running no Kiln replica, and since when (workflow time, ms). */
+    readonly idleSince?: Readonly<Record<string, number>>;
+  };
 }
 
 /** A cluster's lifecycle statuses: what the workflow reports and the API stores. */

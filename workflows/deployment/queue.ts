@@ -13,6 +13,7 @@ import { nodePoolsProblem } from '../../catalog/node-pools.ts';
 import { createClusterActivities } from '../cluster/activities.ts';
 import { poolsReady } from '../cluster/local-nodes.ts';
 import { poolGrowth } from '../cluster/pool-growth.ts';
+import { poolShrink } from '../cluster/pool-shrink.ts';
 import { clusterProgramRef, localClusterProgramRef } from '../cluster/program.ts';
 import { createClusterStore } from '../cluster/store.ts';
 import { DEPLOYMENTS_TASK_QUEUE, namespaceOf } from '../contract/deployment.ts';
@@ -49,8 +50,10 @@ export interface DeploymentActivitiesOptions {
   readonly secrets?: KeyRing;
   /** Where lifecycle edges are logged; nowhere when absent. */
   readonly log?: Logger;
-  /** Signals the clusters' workflows to grow their node pools for deployments; no pool grows when absent. */
+  /** Signals the clusters' workflows to grow their node pools for deployments, and starts the capacity events' webhooks; no pool grows or shrinks when absent. */
   readonly client?: Client;
+  /** How long a node of a local cluster's pool may run no Kiln replica before it is removed (pool-shrink.ts's default when absent). */
+  readonly poolIdleMs?: number;
 }
 
 /**
@@ -61,6 +64,7 @@ export function deploymentActivities(options: DeploymentActivitiesOptions) {
   const { orm, kubeconfigs, pulumi } = options;
   const apis = new Map<string, KubeApi>();
   const apiFor = (kubeconfig: string) => apis.get(kubeconfig) ?? apis.set(kubeconfig, kubeApi(parseKubeconfig(kubeconfig))).get(kubeconfig)!;
+  const clusterStore = createClusterStore(orm, kubeconfigs);
   return {
     ...createDeploymentActivities({
       pulumi,
@@ -93,7 +97,10 @@ export function deploymentActivities(options: DeploymentActivitiesOptions) {
       gpusPerNode: (gpuType) => GPUS_PER_INSTANCE[instanceTypeFor(gpuType)] ?? 0,
       poolsReady: (kubeconfig, desired) => poolsReady(apiFor(kubeconfig), desired),
       pollIntervalMs: options.pollIntervalMs,
-      store: createClusterStore(orm, kubeconfigs),
+      store: clusterStore,
+      ...(options.client ? {
+        pools: poolShrink({ orm, client: options.client, apiOf: async (clusterId) => apiFor(await clusterStore.kubeconfig(clusterId)), idleAfterMs: options.poolIdleMs }),
+      } : {}),
     }),
   };
 }
@@ -102,8 +109,8 @@ export const deploymentsQueue = {
   taskQueue: DEPLOYMENTS_TASK_QUEUE,
   // It exports the cluster workflow too.
   workflowsPath: new URL('./workflow.ts', import.meta.url).pathname,
-  activities: ({ orm, client, log, signingKey, secretsKeys, pulumi, prometheus, autoscaleIntervalMs, unschedulableGraceMs }: Pick<WorkerDeps, 'orm' | 'client' | 'log' | 'signingKey' | 'secretsKeys' | 'pulumi' | 'prometheus' | 'autoscaleIntervalMs' | 'unschedulableGraceMs'>) => deploymentActivities({
-    orm, pulumi, prometheus, autoscaleIntervalMs, unschedulableGraceMs, log, client,
+  activities: ({ orm, client, log, signingKey, secretsKeys, pulumi, prometheus, autoscaleIntervalMs, unschedulableGraceMs, poolIdleMs }: Pick<WorkerDeps, 'orm' | 'client' | 'log' | 'signingKey' | 'secretsKeys' | 'pulumi' | 'prometheus' | 'autoscaleIntervalMs' | 'unschedulableGraceMs' | 'poolIdleMs'>) => deploymentActivities({
+    orm, pulumi, prometheus, autoscaleIntervalMs, unschedulableGraceMs, poolIdleMs, log, client,
     // The secrets key ring as the API's (config.ts): the signing key's unless KILN_SECRETS_KEY is set.
     secrets: organizationSecretsKeyRing(secretsKeys?.current ?? signingKey, secretsKeys?.previous ?? []),
     kubeconfigs: createSecretBox(deriveKey(signingKey, 'cluster-kubeconfigs')), deliveries: webhookDeliveries(orm, client),

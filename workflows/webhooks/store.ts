@@ -5,6 +5,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { newId } from '../../lib/ids.ts';
 import { AlertEventSchema } from '../../control-plane/alerts/alert-event.entity.ts';
+import { ClusterEventSchema } from '../../control-plane/clusters/cluster-event.entity.ts';
 import { DeploymentEventSchema, type DeploymentEvent } from '../../control-plane/deployments/deployment-event.entity.ts';
 import { WebhookAttemptSchema } from '../../control-plane/webhooks/webhook-attempt.entity.ts';
 import { WebhookSubscriptionSchema } from '../../control-plane/webhooks/webhook-subscription.entity.ts';
@@ -20,10 +21,13 @@ export function webhookStore(orm: MikroORM, secrets: SecretBox): Pick<WebhookAct
       },
     },
     events: {
-      // Deployments' lifecycle events (evt_), and alerts' firings and resolutions (ale_, workflows/alerts/).
+      // Deployments' lifecycle events (evt_), alerts' firings and resolutions (ale_, workflows/alerts/), and
+      // clusters' capacity decisions (cev_, workflows/cluster/).
       payload: async (id) => id.startsWith('ale_')
         ? (await orm.em.fork().findOneOrFail(AlertEventSchema, { id })).payload
-        : (await orm.em.fork().findOneOrFail(DeploymentEventSchema, { id })).payload,
+        : id.startsWith('cev_')
+          ? (await orm.em.fork().findOneOrFail(ClusterEventSchema, { id })).payload
+          : (await orm.em.fork().findOneOrFail(DeploymentEventSchema, { id })).payload,
     },
     attempts: {
       async record(a) {
@@ -36,11 +40,15 @@ export function webhookStore(orm: MikroORM, secrets: SecretBox): Pick<WebhookAct
   };
 }
 
-/** Starts the delivery of an event to every subscription that wants it; starting twice is harmless. */
+/**
+ * Starts the delivery of an event to every subscription that wants it; starting twice is harmless. An
+ * organization's event (organizationId) goes to its subscriptions; a platform event (organizationId null, a
+ * cluster's) to every subscription asking for it, which only platform administrators may make.
+ */
 export function webhookDeliveries(orm: MikroORM, client: Client) {
   return {
-    async startFor(event: Pick<DeploymentEvent, 'id' | 'organizationId' | 'type'>): Promise<void> {
-      const subscriptions = await orm.em.fork().find(WebhookSubscriptionSchema, { organization: event.organizationId, deletedAt: null });
+    async startFor(event: Pick<DeploymentEvent, 'id' | 'type'> & { organizationId: string | null }): Promise<void> {
+      const subscriptions = await orm.em.fork().find(WebhookSubscriptionSchema, { ...(event.organizationId === null ? {} : { organization: event.organizationId }), deletedAt: null });
       for (const subscription of subscriptions.filter((s) => s.events.includes(event.type))) {
         const deliveryId = `whd_${event.id}_${subscription.id}`;
         await client.workflow.start(WEBHOOK_DELIVERY_WORKFLOW, {

@@ -41,3 +41,4 @@ export { Migration20261125020000ReportsList } from './Migration20261125020000Rep
 export { Migration20261127010000PulumiState } from './Migration20261127010000PulumiState.ts';
 export { Migration20261128013000ReportChunks } from './Migration20261128013000ReportChunks.ts';
 export { Migration20261128090000IdempotentCreations } from './Migration20261128090000IdempotentCreations.ts';
+export { Migration20261128100000ClusterEvents } from './Migration20261128100000ClusterEvents.ts';
