@@ -47,11 +47,13 @@ const say = (line: string) => log.info(line);
 /**
  * What `npm start` offers a new user: a small fleet of several GPU types, the node pools of its `local` cluster,
  * which the cluster's workflow provisions (nodes `gpu-<type>-0`...). Registered once: later starts keep the pools.
+ * The H100 and A100 pools keep their 4 nodes; the L4 pool grows to 12 nodes for deployments that need them, and
+ * its idle nodes go after KILN_POOL_IDLE_SECONDS, down to 2.
  */
 const DEFAULT_NODE_POOLS: readonly NodePool[] = [
-  { name: 'gpu-nvidia-h100-80gb', gpuType: 'nvidia-h100-80gb', minSize: 0, desiredSize: 4, maxSize: 4, gpusPerNode: 8 },
-  { name: 'gpu-nvidia-a100-80gb', gpuType: 'nvidia-a100-80gb', minSize: 0, desiredSize: 4, maxSize: 4, gpusPerNode: 8 },
-  { name: 'gpu-nvidia-l4', gpuType: 'nvidia-l4', minSize: 0, desiredSize: 8, maxSize: 8, gpusPerNode: 1 },
+  { name: 'gpu-nvidia-h100-80gb', gpuType: 'nvidia-h100-80gb', minSize: 4, desiredSize: 4, maxSize: 4, gpusPerNode: 8 },
+  { name: 'gpu-nvidia-a100-80gb', gpuType: 'nvidia-a100-80gb', minSize: 4, desiredSize: 4, maxSize: 4, gpusPerNode: 8 },
+  { name: 'gpu-nvidia-l4', gpuType: 'nvidia-l4', minSize: 2, desiredSize: 8, maxSize: 12, gpusPerNode: 1 },
 ];
 /** How long the first start waits for the workflow to bring the local cluster's nodes up before saying it is ready. */
 const LOCAL_CLUSTER_TIMEOUT_MS = 5 * 60_000;
