@@ -9,7 +9,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import anyTest, { type TestFn } from 'ava';
 import { Webhook } from 'standardwebhooks';
+import { desiredClusterSignal } from '../../workflows/contract/cluster.ts';
 import { namespaceOf } from '../../workflows/contract/deployment.ts';
+import { DRAINED_FOR_ANNOTATION, poolShrink } from '../../workflows/cluster/pool-shrink.ts';
 import { signup } from '../support/control-plane.ts';
 import { eventually } from '../support/eventually.ts';
 import { activitiesRun as activitiesOf, poolNodes as nodesOf, startLocalClusterHarness, type LocalClusterHarness } from '../support/local-cluster.ts';
@@ -173,6 +175,41 @@ test.serial('GET /v1/admin/clusters/{id}/events: pages, bad input, no credential
   // Only a platform administrator subscribes to the clusters' events.
   const refused = await api.request('POST', '/api/webhooks', { token: user.token, body: { url: 'http://127.0.0.1:9/x', events: ['cluster.pool_shrunk'] } });
   t.is(refused.status, 403);
+});
+
+test.serial('shrinkNodePool, as a worker retries it: nodes whose idleness was read before a replica landed are put back; a retry after the commit finds it made, one event', async (t) => {
+  const { api, admin, clusterId, env, gpu } = t.context;
+  t.is((await api.request('PATCH', `/v1/admin/clusters/${clusterId}`, { token: admin, body: { nodePools: [{ ...L4, minSize: 2, desiredSize: 2 }] } })).status, 200);
+  await clusterReady(t);
+  const id = await create(t, 'busy', 2);
+  await running(t, id);
+  t.is((await api.request('PATCH', `/v1/admin/clusters/${clusterId}`, { token: admin, body: { nodePools: [{ ...L4, minSize: 0, desiredSize: 2 }] } })).status, 200);
+  await clusterReady(t);
+  const shrink = poolShrink({ orm: api.orm, client: env.client, apiOf: async () => gpu.api, idleAfterMs: IDLE_MS }).shrink;
+  const shrunkEvents = async () => ((await events(t, '?limit=100')).body.data as { type: string }[]).filter((e) => e.type === 'cluster.pool_shrunk').length;
+  const before = await shrunkEvents();
+
+  // A stale reading: both nodes offered as idle while each runs a replica.
+  const refused = await shrink({ clusterId, requestId: 'test/stale', idleNodes: ['l4-0', 'l4-1'] });
+  t.like(refused, { shrunk: false });
+  t.regex(refused.reason, /^node l4-[01] runs Kiln replica /);
+  for (const node of await nodesOf<{ metadata: { annotations?: Record<string, string> }; spec: { unschedulable?: boolean } }>(gpu)) {
+    t.falsy(node.spec.unschedulable, 'the drained nodes were put back');
+    t.is(node.metadata.annotations?.[DRAINED_FOR_ANNOTATION], undefined);
+  }
+  t.like((await pods(t)).map((p) => p.status.phase), ['Running', 'Running']);
+  t.deepEqual(await poolNodes(t), ['l4-0', 'l4-1']);
+  t.is(await shrunkEvents(), before);
+
+  await remove(t, id);
+  const made = await shrink({ clusterId, requestId: 'test/idle', idleNodes: ['l4-0', 'l4-1'] });
+  const retried = await shrink({ clusterId, requestId: 'test/idle', idleNodes: ['l4-0', 'l4-1'] });
+  t.like(made, { shrunk: true, nodes: ['l4-1', 'l4-0'], desired: { nodePools: [{ ...L4, minSize: 0, desiredSize: 0 }] } });
+  t.deepEqual(retried, made, 'the retry answers the commit it finds');
+  t.is(await shrunkEvents(), before + 1, 'one event');
+  // The activity's answer is what the workflow applies; here it is sent as a signal.
+  if (made.shrunk) await env.client.workflow.getHandle(clusterId).signal(desiredClusterSignal, made.desired);
+  await eventually('the drained nodes gone', async () => (await poolNodes(t)).length === 0 && (await clusterReady(t)), 90_000);
 });
 
 const activitiesRun = (t: { context: Context }) => activitiesOf(t.context.env, t.context.clusterId);
