@@ -34,6 +34,7 @@ const RECORDED: Readonly<Record<string, { label: string; tone: Tone }>> = {
   'deployment.stopped': { label: 'Stopped', tone: 'idle' },
   'deployment.failed': { label: 'Failed', tone: 'bad' },
   'deployment.deleted': { label: 'Deleted', tone: 'idle' },
+  'deployment.capacity_requested': { label: 'Adding GPU nodes', tone: 'busy' },
   'deployment.stop': { label: 'Stopped by Kiln', tone: 'idle' },
   'deployment.optimize': { label: 'Optimized by Kiln', tone: 'ok' },
 };
