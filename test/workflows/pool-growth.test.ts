@@ -41,8 +41,8 @@ const clusterReady = (t: { context: Context }) => eventually('the cluster ready'
 const poolNodes = async (t: { context: Context }) => (await nodesOf(t.context.gpu)).map((n) => n.metadata.name).sort();
 const pods = async (t: { context: Context }) => (await t.context.gpu.api.get<{ items: unknown[] }>(`/api/v1/namespaces/${namespaceOf(t.context.user.organizationId)}/pods`)).items;
 const deployment = async (t: { context: Context }, id: string) => (await t.context.api.request('GET', `/api/deployments/${id}`, { token: t.context.user.token })).body.data;
-const create = async (t: { context: Context }, name: string) => {
-  const res = await t.context.api.request('POST', '/v1/deployments', { token: t.context.user.token, body: { name, model: 'meta-llama/Llama-3.1-8B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4', replicas: 3 } });
+const create = async (t: { context: Context }, name: string, replicas = 3) => {
+  const res = await t.context.api.request('POST', '/v1/deployments', { token: t.context.user.token, body: { name, model: 'meta-llama/Llama-3.1-8B-Instruct', runtime: 'vllm', gpu: 'nvidia-l4', replicas } });
   if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.id as string;
 };
@@ -143,4 +143,37 @@ test.serial('the dry run with the pool at its maximum of 1 node: 3 L4 replicas c
   t.false(res.valid);
   // What fits now still does.
   t.like(await dryRun(t, { replicas: 1 }), { valid: true, fit: { verdict: 'fits_now' } });
+});
+
+test.serial('10 L4 replicas on a pool of 8 L4 nodes: with room to 12 the pool grows to 10 and the deployment runs; at a maximum of 8 it fails naming the pool, holding no GPU', async (t) => {
+  const { api, admin, clusterId, user } = t.context;
+  const resize = async (pool: typeof L4) => {
+    t.is((await api.request('PATCH', `/v1/admin/clusters/${clusterId}`, { token: admin, body: { nodePools: [pool] } })).status, 200);
+    await clusterReady(t);
+  };
+  await resize({ ...L4, desiredSize: 8, maxSize: 12 });
+  t.is((await poolNodes(t)).length, 8);
+
+  const grows = await create(t, 'ten', 10);
+  const running = await eventually('running', async () => {
+    const body = await deployment(t, grows);
+    if (body.status === 'failed') throw new Error(`failed: ${body.failureReason}`);
+    return body.status === 'running' && body;
+  }, 180_000);
+  t.like(running, { currentReplicas: 10, failureReason: null });
+  t.like(await clusterReady(t), { nodePools: [{ ...L4, desiredSize: 10, maxSize: 12 }], gpus: [{ gpuType: 'nvidia-l4', count: 10, inUse: 10 }] });
+  t.deepEqual(await poolNodes(t), Array.from({ length: 10 }, (_, i) => `l4-${i}`).sort());
+  t.is((await api.request('DELETE', `/api/deployments/${grows}`, { token: user.token })).status, 200);
+  await eventually('its pods gone', async () => (await pods(t)).length === 0);
+
+  await resize({ ...L4, desiredSize: 8, maxSize: 8 });
+  const capped = await create(t, 'ten-capped', 10);
+  const failed = await eventually('failed', async () => {
+    const body = await deployment(t, capped);
+    if (body.status === 'running') throw new Error('running 10 replicas on 8 GPUs');
+    return body.status === 'failed' && body;
+  }, 180_000);
+  t.regex(failed.failureReason, /^2 of 10 replicas cannot be placed: .*; pool l4 is at its maximum of 8 nodes; the replicas it placed were removed, so it holds no GPUs$/);
+  await eventually('no pod left', async () => (await pods(t)).length === 0);
+  t.like(await clusterReady(t), { nodePools: [{ ...L4, desiredSize: 8, maxSize: 8 }], gpus: [{ gpuType: 'nvidia-l4', count: 8, inUse: 0 }] });
 });
