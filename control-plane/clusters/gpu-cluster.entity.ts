@@ -63,6 +63,8 @@ export const GpuClusterSchema = defineEntity({
     spec: p.json<AwsClusterSpec | LocalClusterSpec>().nullable(),
     /** Raised by every change of an `aws` or `local` cluster's spec; its workflow converges on the highest it has seen. */
     generation: p.integer().default(1),
+    /** The highest generation its workflow has been sent; lower than `generation` while a change waits for redelivery (clusters/delivery.ts). */
+    sentGeneration: p.integer().default(0),
     deleteRequested: p.boolean().default(false),
     failureReason: p.text().nullable(),
     updatedAt: p.datetime(3).onCreate(() => new Date()).onUpdate(() => new Date()),

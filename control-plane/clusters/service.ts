@@ -15,8 +15,10 @@ import type { SecretBox } from '../../lib/secret-box.ts';
 import { newId } from '../../lib/ids.ts';
 import { DeploymentSchema, LIVE_STATUSES } from '../deployments/deployment.entity.ts';
 import { ConflictError, GpuUnavailableError, NotFoundError, invalidField } from '../core/errors.ts';
+import { BACKGROUND_DEADLINE_MS } from '../core/workflow-calls.ts';
 import { circuitForOrganizations, type CircuitService } from '../recovery/circuits.ts';
 import { circuitProviderOf, GpuClusterSchema, type AwsClusterSpec, type ClusterGpus, type GpuClusterRecord, type LocalClusterSpec } from './gpu-cluster.entity.ts';
+import { sendClusterState } from './delivery.ts';
 import type { ClusterOrchestrator } from './orchestrator.ts';
 import { readClusterGpus, readFreeGpusPerNode } from './nodes.ts';
 import type { ClusterViewBody, CreateClusterInput, UpdateClusterInput } from './schemas.ts';
@@ -25,7 +27,7 @@ export interface ClusterServiceDeps {
   secrets: SecretBox;
   orchestrator: Pick<ClusterOrchestrator, 'converge'>;
   circuits: Pick<CircuitService, 'refusing'>;
-  log: Pick<Logger, 'error'>;
+  log: Pick<Logger, 'error' | 'info'>;
 }
 
 export interface ClusterInferenceAccess {
@@ -61,10 +63,9 @@ export function createClusterService(deps: ClusterServiceDeps) {
     return cluster;
   }
 
-  async function converge(cluster: GpuClusterRecord): Promise<void> {
-    await deps.orchestrator.converge(cluster).catch((error: unknown) => {
-      deps.log.error({ err: error, clusterId: cluster.id }, 'could not reach the cluster workflow');
-    });
+  /** Sends the committed change; one Temporal could not take now stays saved for the redelivery loop (clusters/delivery.ts). */
+  async function converge(em: EntityManager, cluster: GpuClusterRecord): Promise<void> {
+    await sendClusterState(em, deps, cluster);
   }
 
   async function flushNamed(em: EntityManager, name: string): Promise<void> {
@@ -117,7 +118,7 @@ export function createClusterService(deps: ClusterServiceDeps) {
         });
       }
       await flushNamed(em, input.name);
-      await converge(cluster);
+      await converge(em, cluster);
       return view(cluster);
     },
 
@@ -152,7 +153,7 @@ export function createClusterService(deps: ClusterServiceDeps) {
       if (resized !== undefined && cluster.status === 'ready') cluster.status = 'scaling';
       if (rollout) cluster.generation += 1;
       await flushNamed(em, cluster.name);
-      if (rollout) await converge(cluster);
+      if (rollout) await converge(em, cluster);
       return viewInUse(em, cluster);
     },
 
@@ -170,7 +171,7 @@ export function createClusterService(deps: ClusterServiceDeps) {
       // A second DELETE after a failed teardown tries it again.
       if (!cluster.deleteRequested || cluster.status === 'failed') Object.assign(cluster, { deleteRequested: true, status: 'deleting', generation: cluster.generation + 1 });
       await em.flush();
-      await converge(cluster);
+      await converge(em, cluster);
       return view(cluster);
     },
 
@@ -307,7 +308,8 @@ export async function syncLocalCluster(
   if (cluster.status === 'failed') Object.assign(cluster, { status: 'scaling', generation: cluster.generation + 1 });
   cluster.sealedKubeconfig = deps.secrets.seal(kubeconfig);
   await em.flush();
-  await deps.orchestrator.converge(cluster);
+  await deps.orchestrator.converge(cluster, BACKGROUND_DEADLINE_MS);
+  await em.nativeUpdate(GpuClusterSchema, { id: cluster.id, sentGeneration: { $lt: cluster.generation } }, { sentGeneration: cluster.generation });
   return cluster;
 }
 

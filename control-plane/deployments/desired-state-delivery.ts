@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { DeploymentSchema, type Deployment } from './deployment.entity.ts';
 import type { DeploymentOrchestrator } from './orchestrator.ts';
 import { createPeriodic, type Periodic } from '../../lib/periodic.ts';
+import { BACKGROUND_DEADLINE_MS } from '../core/workflow-calls.ts';
 
 export interface DesiredStateDeliveryDeps {
   orchestrator: Pick<DeploymentOrchestrator, 'converge'>;
@@ -14,10 +15,13 @@ export interface DesiredStateDeliveryDeps {
 
 export function createDesiredStateDelivery(deps: DesiredStateDeliveryDeps) {
   return {
-    /** Sends the deployment's committed desired state; true when its workflow has it. Never throws. */
-    async send(em: EntityManager, deployment: Deployment): Promise<boolean> {
+    /**
+     * Sends the deployment's committed desired state; true when its workflow has it. Never throws.
+     * `deadlineMs`: a request's (core/workflow-calls.ts) when absent.
+     */
+    async send(em: EntityManager, deployment: Deployment, deadlineMs?: number): Promise<boolean> {
       try {
-        await deps.orchestrator.converge(deployment);
+        await deps.orchestrator.converge(deployment, deadlineMs);
       } catch (error) {
         deps.log.error({ err: error, deploymentId: deployment.id }, 'could not reach the deployment workflow; the change is saved and will be sent again');
         return false;
@@ -47,7 +51,7 @@ export async function redeliverDesiredStates(orm: MikroORM, delivery: DesiredSta
   }, { orderBy: { updatedAt: 'asc', id: 'asc' }, limit: options.batchSize ?? 100 });
   let delivered = 0;
   for (const deployment of unsent) {
-    if (!(await delivery.send(em, deployment))) break; // Temporal is still away: try again next pass.
+    if (!(await delivery.send(em, deployment, BACKGROUND_DEADLINE_MS))) break; // Temporal is still away: try again next pass.
     delivered += 1;
   }
   return delivered;

@@ -21,7 +21,7 @@ declare module '../module.ts' {
 export const deploymentsModule = defineModule({
   name: 'deployments',
   services: ({ config, cursors, temporal, previewTimeoutMs, orm, log, services }) => {
-    const orchestrator = createDeploymentOrchestrator(temporal, { previewTimeoutMs });
+    const orchestrator = createDeploymentOrchestrator(temporal, { previewTimeoutMs, temporalAvailable: () => services.dependencies.temporalAvailable() });
     return {
       deploymentOrchestrator: orchestrator,
       desiredStateRedelivery: createDesiredStateRedelivery({ orm, orchestrator, log }),

@@ -8,10 +8,8 @@ import {
   type DeploymentWorkflowInput, type DesiredDeployment, type PlannedResource,
 } from '../../workflows/contract/deployment.ts';
 import { KilnGpuType, KilnOrganizationId, KilnStatus } from '../../workflows/contract/search-attributes.ts';
-import { ServiceUnavailableError } from '../core/errors.ts';
+import { workflowCalls, WorkflowServiceUnavailableError, type WorkflowCallOptions } from '../core/workflow-calls.ts';
 import type { Deployment } from './deployment.entity.ts';
-
-const SEND_DEADLINE_MS = 3_000;
 
 type DesiredFields = Pick<Deployment, 'generation' | 'model' | 'gpu' | 'replicas' | 'minReplicas' | 'maxReplicas' | 'autoscaling' | 'replicaRequests' | 'gpusPerReplica' | 'contextLength'
   | 'dtype' | 'vllmArgs' | 'running' | 'restarts' | 'refreshes' | 'deleteRequested' | 'forceDelete'> & Partial<Pick<Deployment, 'secrets'>>;
@@ -26,7 +24,7 @@ export function desiredOf(d: DesiredFields): DesiredDeployment {
   };
 }
 
-export interface DeploymentOrchestratorOptions {
+export interface DeploymentOrchestratorOptions extends WorkflowCallOptions {
   /** How long a dry run waits for its preview before Temporal ends the preview's workflow; 2 minutes when absent. */
   readonly previewTimeoutMs?: number;
 }
@@ -36,12 +34,14 @@ export type PreviewOutcome = { readonly resources: PlannedResource[] } | { reado
 
 export function createDeploymentOrchestrator(client: Client, options: DeploymentOrchestratorOptions = {}) {
   const previewTimeoutMs = options.previewTimeoutMs ?? 120_000;
+  const call = workflowCalls(client, options);
   return {
-    async converge(deployment: Deployment): Promise<void> {
+    /** `deadlineMs`: a request's (core/workflow-calls.ts) when absent; the redelivery loop's is longer. */
+    async converge(deployment: Deployment, deadlineMs?: number): Promise<void> {
       const desired = desiredOf(deployment);
       const input: DeploymentWorkflowInput = { deploymentId: deployment.id, organizationId: deployment.organization.id, name: deployment.name, desired };
-      // A request never waits long on Temporal: past the deadline the change stays saved for redelivery.
-      await client.withDeadline(Date.now() + SEND_DEADLINE_MS, () => client.workflow.signalWithStart(DEPLOYMENT_WORKFLOW, {
+      // A request never waits long on Temporal: refused or past the deadline, the change stays saved for redelivery.
+      await call((temporal) => temporal.workflow.signalWithStart(DEPLOYMENT_WORKFLOW, {
         workflowId: deployment.id,
         taskQueue: DEPLOYMENTS_TASK_QUEUE,
         args: [input],
@@ -53,15 +53,15 @@ export function createDeploymentOrchestrator(client: Client, options: Deployment
           { key: KilnStatus, value: deployment.status },
           { key: KilnGpuType, value: deployment.gpu },
         ],
-      }));
+      }), deadlineMs);
     },
 
     /** Asks a deployment scaled to zero to run a replica again (the inference gateway holds the request meanwhile); a 503 when Temporal is away. */
     async wake(deploymentId: string): Promise<void> {
       try {
-        await client.withDeadline(Date.now() + SEND_DEADLINE_MS, () => client.workflow.getHandle(deploymentId).signal(wakeSignal));
+        await call((temporal) => temporal.workflow.getHandle(deploymentId).signal(wakeSignal));
       } catch {
-        throw new ServiceUnavailableError('The workflow service is unavailable: the deployment cannot be woken now', {}, { 'Retry-After': '5' });
+        throw new WorkflowServiceUnavailableError('The workflow service is unavailable: the deployment cannot be woken now');
       }
     },
 
@@ -72,12 +72,12 @@ export function createDeploymentOrchestrator(client: Client, options: Deployment
     async preview(input: DeploymentPreviewInput): Promise<PreviewOutcome> {
       let handle;
       try {
-        handle = await client.withDeadline(Date.now() + SEND_DEADLINE_MS, () => client.workflow.start(PREVIEW_DEPLOYMENT_WORKFLOW, {
+        handle = await call((temporal) => temporal.workflow.start(PREVIEW_DEPLOYMENT_WORKFLOW, {
           workflowId: input.previewId, taskQueue: DEPLOYMENTS_TASK_QUEUE, args: [input], workflowExecutionTimeout: previewTimeoutMs,
           typedSearchAttributes: [{ key: KilnOrganizationId, value: input.organizationId }, { key: KilnGpuType, value: input.desired.gpu }],
         }));
       } catch {
-        throw new ServiceUnavailableError('The workflow service is unavailable: try again shortly', {}, { 'Retry-After': '5' });
+        throw new WorkflowServiceUnavailableError();
       }
       try {
         return { resources: await handle.result() as PlannedResource[] };
@@ -96,7 +96,7 @@ export function createDeploymentOrchestrator(client: Client, options: Deployment
      */
     async inspect(deploymentId: string): Promise<WorkflowInspection | null> {
       try {
-        const description = await client.withDeadline(Date.now() + SEND_DEADLINE_MS, () => client.workflow.getHandle(deploymentId).describe());
+        const description = await call((temporal) => temporal.workflow.getHandle(deploymentId).describe());
         return {
           status: description.status.name,
           pendingActivities: (description.raw.pendingActivities ?? []).map((a) => ({
@@ -107,7 +107,7 @@ export function createDeploymentOrchestrator(client: Client, options: Deployment
         };
       } catch (error) {
         if (error instanceof WorkflowNotFoundError) return null;
-        throw new ServiceUnavailableError('The workflow service is unavailable: try again shortly', {}, { 'Retry-After': '5' });
+        throw new WorkflowServiceUnavailableError();
       }
     },
   };

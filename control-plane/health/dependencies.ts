@@ -22,6 +22,8 @@ export interface DependencyMonitor {
   /** Each dependency as the last probe found it (ok until a probe says otherwise). */
   state(): Readonly<Record<DependencyName, DependencyState>>;
   databaseAvailable(): boolean;
+  /** Whether Temporal answered the last probe: the orchestrators refuse at once otherwise (core/workflow-calls.ts). */
+  temporalAvailable(): boolean;
   /**
    * What `work` settles with, unless the database is unavailable now (DatabaseUnavailableError at once) or is found
    * so before it settles (DatabaseUnavailableError then, the work left to finish in the background): nothing
@@ -109,6 +111,7 @@ export function createDependencyMonitor(options: DependencyMonitorOptions): Depe
   return {
     state: () => ({ ...states }),
     databaseAvailable,
+    temporalAvailable: () => states.temporal.status === 'ok',
     async whileAvailable(work) {
       if (!databaseAvailable()) throw new DatabaseUnavailableError();
       let listener = () => {};

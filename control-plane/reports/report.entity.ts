@@ -23,6 +23,8 @@ export const ReportSchema = defineEntity({
     bytes: p.bigint('number').nullable(),
     error: p.text().nullable(),
     completedAt: p.datetime(3).nullable(),
+    /** When its workflow was started; null while Temporal could not take it (reports/delivery.ts starts it later). */
+    workflowStartedAt: p.datetime(3).nullable(),
   },
 });
 

@@ -1,16 +1,17 @@
-// CSV reports for platform administrators: the request is recorded, its workflow started, and the answer
-// given at once; the worker writes the CSV into the database (workflows/reports) and the administrator polls,
+// CSV reports for platform administrators: the request is recorded, its workflow started (or, while Temporal
+// is away, started later by reports/delivery.ts), and the answer given at once; the worker writes the CSV into the database (workflows/reports) and the administrator polls,
 // then downloads.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal.ts';
 import { UserSchema } from '../auth/user.entity.ts';
 import { newId } from '../../lib/ids.ts';
-import { ConflictError, NotFoundError, ServiceUnavailableError } from '../core/errors.ts';
+import { ConflictError, NotFoundError } from '../core/errors.ts';
 import type { CursorCodec } from '../core/pagination.ts';
 import type { StreamReply } from '../http/routes.ts';
 import { reportContent } from './content.ts';
 import { ReportSchema, type Report } from './report.entity.ts';
+import { startReport } from './delivery.ts';
 import type { ReportOrchestrator } from './orchestrator.ts';
 import type { GenerateReportInput, ListReportsInput, ReportViewBody } from './schemas.ts';
 
@@ -19,8 +20,8 @@ const ORDERING = 'reports:-created_at,-id';
 
 export interface ReportServiceDeps {
   cursors: CursorCodec;
-  orchestrator: ReportOrchestrator;
-  log: Pick<Logger, 'error'>;
+  orchestrator: Pick<ReportOrchestrator, 'start'>;
+  log: Pick<Logger, 'error' | 'info'>;
 }
 
 export function createReportService(deps: ReportServiceDeps) {
@@ -56,19 +57,11 @@ export function createReportService(deps: ReportServiceDeps) {
     async generate(em: EntityManager, principal: Principal, input: GenerateReportInput): Promise<ReportViewBody> {
       const report = em.create(ReportSchema, {
         id: newId('rpt'), kind: input.kind, from: input.from ? new Date(input.from) : null, to: input.to ? new Date(input.to) : new Date(),
-        status: 'pending', requestedBy: principal.userId,
+        status: 'pending', requestedBy: principal.userId, workflowStartedAt: null,
       });
       await em.flush();
-      try {
-        await deps.orchestrator.start(report.id);
-      } catch (error) {
-        deps.log.error({ err: error, reportId: report.id }, 'could not start the report workflow');
-        report.status = 'failed';
-        report.error = 'the workflow could not be started';
-        report.completedAt = new Date();
-        await em.flush();
-        throw new ServiceUnavailableError('Reports are temporarily unavailable; try again later');
-      }
+      // Temporal away: the report stays pending, and its workflow is started once Temporal answers.
+      await startReport(em, deps, report);
       return (await views(em, [report]))[0]!;
     },
 

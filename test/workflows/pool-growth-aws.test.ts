@@ -31,7 +31,7 @@ test('an aws cluster\'s EKS node group grows for replicas that cannot be placed,
   const clusterId = `clu_aws${randomUUID().replaceAll('-', '').slice(0, 13)}`;
   const spec = { region: 'us-east-1', subnetIds: ['subnet-a', 'subnet-b'], nodeGroups: [H100_GROUP, L4_GROUP] };
   await api.orm.em.fork().insert(GpuClusterSchema, {
-    id: clusterId, name: 'eks', provider: 'aws', status: 'ready', gpus: [{ gpuType: 'nvidia-l4', count: 2 }], spec, generation: 1, createdAt: new Date(), updatedAt: new Date(),
+    id: clusterId, name: 'eks', provider: 'aws', status: 'ready', gpus: [{ gpuType: 'nvidia-l4', count: 2 }], spec, generation: 1, sentGeneration: 1, createdAt: new Date(), updatedAt: new Date(),
   });
   const user = await signup(api);
   const created = await api.request('POST', '/v1/deployments', { token: user.token, body: { ...validDeployment('wide'), gpu: 'nvidia-l4', replicas: 4 } });

@@ -46,6 +46,7 @@ export function poolGrowth(orm: MikroORM, client: Client) {
       });
       if (!result.adding) return result;
       await client.workflow.getHandle(result.cluster.id).signal(desiredClusterSignal, desiredClusterOf(result.cluster));
+      await orm.em.fork().nativeUpdate(GpuClusterSchema, { id: result.cluster.id, sentGeneration: { $lt: result.cluster.generation } }, { sentGeneration: result.cluster.generation });
       await deliver(result.events);
       return { adding: true, reason: result.reason };
     },

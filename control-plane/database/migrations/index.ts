@@ -42,3 +42,5 @@ export { Migration20261127010000PulumiState } from './Migration20261127010000Pul
 export { Migration20261128013000ReportChunks } from './Migration20261128013000ReportChunks.ts';
 export { Migration20261128090000IdempotentCreations } from './Migration20261128090000IdempotentCreations.ts';
 export { Migration20261128100000ClusterEvents } from './Migration20261128100000ClusterEvents.ts';
+export { Migration20261128110000ClusterDesiredStateDelivery } from './Migration20261128110000ClusterDesiredStateDelivery.ts';
+export { Migration20261128110100ReportWorkflowStart } from './Migration20261128110100ReportWorkflowStart.ts';
