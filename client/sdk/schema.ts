@@ -438,7 +438,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A deployment's failure, recent events and the attempts its workflow is making */
+        /** A deployment's failure, recent events and the attempts its workflow is making (503 at once while Temporal, which it reads, is away) */
         get: operations["inspectDeploymentRecovery"];
         put?: never;
         /** Retry, refresh and retry, or force-delete a deployment */
@@ -1604,7 +1604,7 @@ export interface paths {
         /** The organization's name, slug, contact, default region and plan */
         get: operations["getOrganization"];
         put?: never;
-        /** Change the organization's name, slug, contact e-mail or default region (the plan is read-only) */
+        /** Change the organization's name, slug, contact e-mail, default region or whether unverified models are allowed (the plan is read-only) */
         post: operations["updateOrganization"];
         delete?: never;
         options?: never;
@@ -2441,7 +2441,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start writing a CSV report; answers at once with its id and where to fetch it */
+        /** Start writing a CSV report; answers at once with its id and where to fetch it (pending; while Temporal is away its workflow starts once Temporal answers) */
         post: operations["generateReport"];
         delete?: never;
         options?: never;
@@ -3400,6 +3400,12 @@ export interface components {
             contactEmail?: string | null;
             /** @enum {string} */
             defaultRegion?: "us-east-1" | "us-east-2" | "us-west-2" | "ca-central-1" | "sa-east-1" | "eu-west-1" | "eu-west-2" | "eu-central-1" | "eu-north-1" | "ap-south-1" | "ap-northeast-1" | "ap-southeast-1" | "ap-southeast-2";
+            /**
+             * @description What creating a deployment does when its model check cannot run (the Hugging Face Hub unreachable): `allow` (the default) creates it, the check reported `unverified` with the reason in the answer's notices and the dry run; `refuse` answers 422 naming the model and the reason, and creates nothing.
+             * @example allow
+             * @enum {string}
+             */
+            unverifiedModels?: "allow" | "refuse";
             /**
              * @description Read-only: the current plan is accepted (so a read-modify-write round trip works), any other value is 422.
              * @enum {string}
@@ -4382,7 +4388,7 @@ export interface components {
             /** @constant */
             deleted: true;
         };
-        CreatedDeployment: {
+        DeploymentCreation: {
             /** @example dep_0123456789abcdefghij */
             id: string;
             name: string;
@@ -4390,6 +4396,8 @@ export interface components {
             status: "pending" | "deploying" | "running" | "scaling" | "scaled_to_zero" | "updating" | "stopping" | "stopped" | "failed" | "deleting" | "deleted";
             /** Format: uri */
             endpoint: string;
+            /** @description What creation wants you to know, in words: a model check that could not run (the Hugging Face Hub unreachable) is reported here as unverified, with the reason. Empty otherwise, and on a replay of the request by its Idempotency-Key. */
+            notices: string[];
         };
         DeploymentRules: {
             name: {
@@ -4435,13 +4443,19 @@ export interface components {
             };
         };
         DeploymentDryRun: {
-            /** @description Whether creation would succeed: every check passed and the preview, when asked for, planned the objects. */
+            /** @description Whether creation would succeed: every check passed (or is unverified and the organization allows unverified models) and the preview, when asked for, planned the objects. */
             valid: boolean;
             /** @description Every check creation makes, in its order, each with why it passed or failed. */
             checks: {
                 /** @enum {string} */
                 check: "name" | "model" | "replicas" | "model_fit" | "accepting" | "placement" | "capacity" | "credits" | "budget";
+                /** @description True only when the check ran and passed: an unverified check is not passed. */
                 passed: boolean;
+                /**
+                 * @description `unverified`: the check could not run (the model check while the Hugging Face Hub cannot be reached); the reason says why. Creation then goes ahead unless the organization refuses unverified models (its settings' `unverifiedModels`).
+                 * @enum {string}
+                 */
+                status: "passed" | "failed" | "unverified";
                 reason: string;
             }[];
             /** @description What creation would record: the request with what Kiln settles (sizing, cluster). */
@@ -5425,6 +5439,12 @@ export interface components {
              * @enum {string}
              */
             plan: "free" | "startup" | "growth" | "enterprise";
+            /**
+             * @description What creating a deployment does when its model check cannot run (the Hugging Face Hub unreachable): `allow` (the default) creates it, the check reported `unverified` with the reason in the answer's notices and the dry run; `refuse` answers 422 naming the model and the reason, and creates nothing.
+             * @example allow
+             * @enum {string}
+             */
+            unverifiedModels: "allow" | "refuse";
             /** Format: date-time */
             createdAt: string;
         };
@@ -9056,6 +9076,17 @@ export interface operations {
             /** @description Request Header Fields Too Large: the request line and headers exceed 16 KB */
             431: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceError"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12973,7 +13004,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CreatedDeployment"];
+                    "application/json": components["schemas"]["DeploymentCreation"];
                 };
             };
             /** @description Bad Request */
@@ -13209,7 +13240,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: true;
-                        data: components["schemas"]["CreatedDeployment"];
+                        data: components["schemas"]["DeploymentCreation"];
                         error: null;
                     };
                 };
@@ -13447,7 +13478,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: true;
-                        data: components["schemas"]["CreatedDeployment"];
+                        data: components["schemas"]["DeploymentCreation"];
                         error: null;
                     };
                 };
@@ -27008,17 +27039,6 @@ export interface operations {
             /** @description Request Header Fields Too Large: the request line and headers exceed 16 KB */
             431: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ReferenceError"];
-                };
-            };
-            /** @description Service Unavailable */
-            503: {
-                headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -125,8 +125,8 @@ export function adminRoutes({ admin, audit, featureFlags, notifications, errors,
     }),
     defineRoute({
       ...report, permission: 'admin:write', method: 'POST', path: '/v1/admin/reports/generate', operationId: 'generateReport',
-      summary: 'Start writing a CSV report; answers at once with its id and where to fetch it',
-      body: GenerateReportRequest, response: ReportView, successStatus: 201, idempotent: true, errors: [422, 503],
+      summary: 'Start writing a CSV report; answers at once with its id and where to fetch it (pending; while Temporal is away its workflow starts once Temporal answers)',
+      body: GenerateReportRequest, response: ReportView, successStatus: 201, idempotent: true, errors: [422],
       handle: async ({ body, state }) => ({ data: await reports.generate(state.em, state.principal!, body) }),
     }),
     defineRoute({

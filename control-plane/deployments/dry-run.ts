@@ -13,7 +13,6 @@ import type { Principal } from '../auth/principal.ts';
 import type { GpuClusterRecord } from '../clusters/gpu-cluster.entity.ts';
 import type { ClusterCapacity, ClusterService } from '../clusters/service.ts';
 import { ApiError, ConflictError } from '../core/errors.ts';
-import { assertLoadableModel } from '../models/model-source.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
 import { desiredOf, type DeploymentOrchestrator } from './orchestrator.ts';
 import { assertAffordable, resolveAutoscaling, resolveScaling, type CreationChecks, type Serving } from './rules.ts';
@@ -22,7 +21,10 @@ import type { CreateDeploymentInput } from './schemas.ts';
 /** One of creation's checks as the dry run reports it. */
 export interface DryRunCheck {
   check: 'name' | 'model' | 'replicas' | 'model_fit' | 'accepting' | 'placement' | 'capacity' | 'credits' | 'budget';
+  /** True only when the check ran and passed. */
   passed: boolean;
+  /** `unverified`: the check could not run (the model check with the Hub unreachable); the reason says why. */
+  status: 'passed' | 'failed' | 'unverified';
   reason: string;
 }
 
@@ -108,23 +110,37 @@ export interface DryRunDeps {
   budgets: Pick<BudgetGuard, 'assertAllows'>;
 }
 
-export function createDryRun(deps: DryRunDeps, creation: Pick<CreationChecks, 'settle' | 'assertAccepting' | 'assertNameFree'>) {
+export function createDryRun(deps: DryRunDeps, creation: Pick<CreationChecks, 'settle' | 'assertAccepting' | 'assertNameFree' | 'checkModel' | 'assertModelAllowed'>) {
   return async function dryRun(em: EntityManager, principal: Principal, input: CreateDeploymentInput, options: { preview: boolean } = { preview: true }) {
     const checks: DryRunCheck[] = [];
     /** Runs one of creation's checks; a failure becomes its reason. */
     const attempt = async <T>(check: DryRunCheck['check'], passed: (value: T) => string, run: () => T | Promise<T>): Promise<T | undefined> => {
       try {
         const value = await run();
-        checks.push({ check, passed: true, reason: passed(value) });
+        checks.push({ check, passed: true, status: 'passed', reason: passed(value) });
         return value;
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
-        checks.push({ check, passed: false, reason: error.message });
+        checks.push({ check, passed: false, status: 'failed', reason: error.message });
         return undefined;
       }
     };
     await attempt('name', () => `no live deployment of the organization is named ${input.name}`, () => creation.assertNameFree(em, principal, input.name));
-    await attempt('model', () => `${input.model} is a model reference Kiln can load`, () => assertLoadableModel(input.model));
+    // Unverified (the Hub unreachable) unless the organization refuses unverified models: then it blocks creation, as it would.
+    let unverifiedRefused = false;
+    const model = await attempt('model', (c) => c.reason, () => creation.checkModel(em, principal, input.model));
+    if (model?.status === 'unverified') {
+      const reported = checks.find((c) => c.check === 'model')!;
+      Object.assign(reported, { passed: false, status: 'unverified' });
+      try {
+        await creation.assertModelAllowed(em, principal, input.model, model);
+        reported.reason = `${model.reason}; the organization allows unverified models, so creation goes ahead`;
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        unverifiedRefused = true;
+        reported.reason = error.message;
+      }
+    }
     const scaling = await attempt('replicas', (r) => `${r.replicas} replica(s), between ${r.minReplicas} and ${r.maxReplicas}`, () => resolveScaling(input, undefined));
     const serving = await attempt('model_fit', describeServing, () => creation.settle(em, principal, input.model, input.gpu, input));
     await attempt('accepting', () => 'new deployments are being accepted', () => creation.assertAccepting(em, principal));
@@ -142,7 +158,7 @@ export function createDryRun(deps: DryRunDeps, creation: Pick<CreationChecks, 's
     const organization = await em.findOneOrFail(OrganizationSchema, principal.organizationId);
     await attempt('credits', () => `the balance of ${organization.creditsCents} cents covers an hour (${hourlyCents(capacity)} cents)`, () => assertAffordable(organization.creditsCents, capacity));
     await attempt('budget', () => 'no budget of the organization that refuses new deployments is reached', () => deps.budgets.assertAllows(em, principal));
-    const valid = checks.every((c) => c.passed);
+    const valid = checks.every((c) => c.passed || (c.status === 'unverified' && !unverifiedRefused));
     let plan: DryRunPlan | null = null;
     if (valid && options.preview) {
       const previewId = newId('pre');

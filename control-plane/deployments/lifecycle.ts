@@ -81,7 +81,7 @@ export interface DeploymentLifecycleDeps {
   models: Pick<ModelService, 'remember'>;
 }
 
-export function createDeploymentLifecycle(deps: DeploymentLifecycleDeps, creation: Pick<CreationChecks, 'settle' | 'assertAccepting' | 'assertNameFree'>) {
+export function createDeploymentLifecycle(deps: DeploymentLifecycleDeps, creation: Pick<CreationChecks, 'settle' | 'assertAccepting' | 'assertNameFree' | 'checkModel' | 'assertModelAllowed'>) {
   /** Growing or starting a deployment: no budget that acts may be reached, and the balance must cover an hour. */
   async function assertMayGrow(tx: EntityManager, principal: Principal, id: string, capacity: Capacity): Promise<void> {
     await deps.budgets.assertAllows(tx, principal, { deploymentId: id });
@@ -93,7 +93,8 @@ export function createDeploymentLifecycle(deps: DeploymentLifecycleDeps, creatio
 
     /** `from`: the template version it is made from (POST /v1/templates/{id}/deploy), which the row remembers. */
     async create(em: EntityManager, principal: Principal, input: CreateDeploymentInput, from?: { templateId: string; templateVersion: number }) {
-      assertLoadableModel(input.model);
+      const modelCheck = await creation.checkModel(em, principal, input.model);
+      await creation.assertModelAllowed(em, principal, input.model, modelCheck);
       const scaling = resolveScaling(input, undefined);
       const serving = await creation.settle(em, principal, input.model, input.gpu, input);
       await creation.assertAccepting(em, principal);
@@ -116,7 +117,8 @@ export function createDeploymentLifecycle(deps: DeploymentLifecycleDeps, creatio
       });
       await deps.models.remember(em, principal, input.model);
       await deps.delivery.send(em, deployment);
-      return { id: deployment.id, name: deployment.name, status: deployment.status, endpoint: deployment.endpoint };
+      const notices = modelCheck.status === 'unverified' ? [`The model check is unverified: ${modelCheck.reason}. The organization allows unverified models, so the deployment was created.`] : [];
+      return { id: deployment.id, name: deployment.name, status: deployment.status, endpoint: deployment.endpoint, notices };
     },
 
     async update(em: EntityManager, principal: Principal, id: string, input: UpdateDeploymentInput | ReplaceDeploymentInput, replace: boolean) {

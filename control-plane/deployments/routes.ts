@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { defineRoute, pageReply, type Route } from '../http/routes.ts';
 import type { DeploymentService } from './service.ts';
 import {
-  CreateDeploymentRequest, CreatedDeployment, DeletedDeployment, DeploymentActionRequest, DeploymentActionResult, DeploymentDryRun, DryRunQuery, DeploymentIdParams, DeploymentRules, DeploymentView,
+  CreateDeploymentRequest, DeletedDeployment, DeploymentCreation, DeploymentActionRequest, DeploymentActionResult, DeploymentDryRun, DryRunQuery, DeploymentIdParams, DeploymentRules, DeploymentView,
   ListDeploymentsQuery, ListDeploymentsV1Query,
   ReplaceDeploymentRequest, UpdateDeploymentRequest,
 } from './schemas.ts';
@@ -19,8 +19,8 @@ export function deploymentRoutes(deployments: DeploymentService): Route[] {
   });
   const create = (path: string, operationId: string) => defineRoute({
     ...common, permission: 'deployments:write', method: 'POST', path, operationId, summary: 'Create a deployment (it starts as pending)',
-    body: CreateDeploymentRequest, response: CreatedDeployment, successStatus: 201, errors: [402, 409, 422, 503],
-    idempotent: { creates: 'Deployment', replay: async (id, state) => CreatedDeployment.parse(await deployments.get(state.em, state.principal!, id)) },
+    body: CreateDeploymentRequest, response: DeploymentCreation, successStatus: 201, errors: [402, 409, 422, 503],
+    idempotent: { creates: 'Deployment', replay: async (id, state) => DeploymentCreation.parse({ ...await deployments.get(state.em, state.principal!, id), notices: [] }) },
     handle: async ({ body, state }) => ({ data: await deployments.create(state.em, state.principal!, body) }),
   });
   const update = (method: 'PATCH' | 'PUT', body: typeof UpdateDeploymentRequest | typeof ReplaceDeploymentRequest) => defineRoute({

@@ -16,6 +16,7 @@ import type { ClusterService } from '../clusters/service.ts';
 import { ConflictError, InsufficientCreditsError, InvalidModelError, NotFoundError, ServiceUnavailableError, invalidField } from '../core/errors.ts';
 import { KNOWN_FLAGS, type FeatureFlags } from '../feature-flags/flags.ts';
 import type { ModelService } from '../models/service.ts';
+import { assertLoadableModel } from '../models/model-source.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
 import { DeploymentSchema, type Deployment } from './deployment.entity.ts';
 
@@ -108,6 +109,12 @@ export function nameTaken(name: string): ConflictError {
   return new ConflictError(`A deployment named ${name} already exists in this organization`, { field: 'name' });
 }
 
+/** The model check: passed, or unverified (it could not run: the Hub could not be reached) with why. */
+export interface ModelCheck {
+  readonly status: 'passed' | 'unverified';
+  readonly reason: string;
+}
+
 export interface CreationCheckDeps {
   /** The GPU types the organization's clusters offer now, for the rules' GPU list. */
   placement: Pick<ClusterService, 'offeredGpuTypes'>;
@@ -166,6 +173,32 @@ export function createCreationChecks(deps: CreationCheckDeps) {
       const defaults = await deps.models.servingDefaults(em, principal, model);
       const asked = { ...want, contextLength: want.contextLength ?? defaults.contextLength, vllmArgs: want.vllmArgs ?? defaults.vllmArgs };
       return settleServing(model, gpu, asked, await factsOf(em, principal, model));
+    },
+
+    /**
+     * The model check: a reference Kiln can load (400 INVALID_MODEL otherwise), that the catalog, the organization's
+     * registry or the Hub knows (400 INVALID_MODEL when the Hub does not have it). A Hub that cannot be reached
+     * leaves it `unverified` with the reason: a check that cannot run never says passed.
+     */
+    async checkModel(em: EntityManager, principal: Principal, model: string): Promise<ModelCheck> {
+      assertLoadableModel(model);
+      try {
+        await deps.models.facts(em, principal, model);
+      } catch (error) {
+        if (error instanceof ServiceUnavailableError) return { status: 'unverified', reason: `${model} could not be checked: ${error.message}` };
+        if (error instanceof NotFoundError) throw new InvalidModelError(error.message, { model, valid_sources: MODEL_SOURCES });
+        throw error;
+      }
+      return { status: 'passed', reason: `${model} is a model reference Kiln can load` };
+    },
+
+    /** An unverified model where the organization refuses them (its settings' unverifiedModels): 422 naming the model and why. */
+    async assertModelAllowed(em: EntityManager, principal: Principal, model: string, check: ModelCheck): Promise<void> {
+      if (check.status !== 'unverified') return;
+      const organization = await em.findOneOrFail(OrganizationSchema, principal.organizationId);
+      if (organization.unverifiedModels === 'refuse') {
+        throw invalidField('model', `${check.reason}; the organization refuses unverified models (unverifiedModels in its settings), so ${model} cannot be deployed until it can be checked`);
+      }
     },
 
     // Creation's checks that read the database, each throwing the error a failed one answers with: create stops at

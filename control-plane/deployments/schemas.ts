@@ -93,6 +93,14 @@ export const CreatedDeployment = z.object({
   endpoint: z.url(),
 }).meta({ id: 'CreatedDeployment' });
 
+/** POST /v1/deployments' answer: the deployment made, and what creation wants the caller to know. */
+export const DeploymentCreation = CreatedDeployment.extend({
+  notices: z.array(z.string()).meta({
+    description: 'What creation wants you to know, in words: a model check that could not run (the Hugging Face Hub unreachable) is reported here as unverified, with the reason. '
+      + 'Empty otherwise, and on a replay of the request by its Idempotency-Key.',
+  }),
+}).meta({ id: 'DeploymentCreation' });
+
 export const DeploymentView = CreatedDeployment.extend({
   model: z.string(),
   runtime: z.string(),
@@ -159,10 +167,14 @@ export const DryRunQuery = z.strictObject({
 
 /** POST /v1/deployments/validate: a creation request, checked and previewed, nothing created. */
 export const DeploymentDryRun = z.object({
-  valid: z.boolean().meta({ description: 'Whether creation would succeed: every check passed and the preview, when asked for, planned the objects.' }),
+  valid: z.boolean().meta({ description: 'Whether creation would succeed: every check passed (or is unverified and the organization allows unverified models) and the preview, when asked for, planned the objects.' }),
   checks: z.array(z.object({
     check: z.enum(['name', 'model', 'replicas', 'model_fit', 'accepting', 'placement', 'capacity', 'credits', 'budget']),
-    passed: z.boolean(),
+    passed: z.boolean().meta({ description: 'True only when the check ran and passed: an unverified check is not passed.' }),
+    status: z.enum(['passed', 'failed', 'unverified']).meta({
+      description: '`unverified`: the check could not run (the model check while the Hugging Face Hub cannot be reached); the reason says why. '
+        + 'Creation then goes ahead unless the organization refuses unverified models (its settings\' `unverifiedModels`).',
+    }),
     reason: z.string(),
   })).meta({ description: 'Every check creation makes, in its order, each with why it passed or failed.' }),
   deployment: z.object({

@@ -12,6 +12,10 @@ export const REGIONS = [
 ] as const;
 export type Region = (typeof REGIONS)[number];
 
+/** What creation does with a model whose check could not run (OrganizationSchema.unverifiedModels). */
+export const UNVERIFIED_MODELS_POLICIES = ['allow', 'refuse'] as const;
+export type UnverifiedModelsPolicy = (typeof UNVERIFIED_MODELS_POLICIES)[number];
+
 export const OrganizationSchema = defineEntity({
   name: 'Organization',
   extends: BaseSchema,
@@ -22,6 +26,11 @@ export const OrganizationSchema = defineEntity({
     contactEmail: p.string().nullable(),
     defaultRegion: p.string().$type<Region>(),
     plan: p.string().$type<Plan>(),
+    /**
+     * A new deployment whose model check cannot run (the Hugging Face Hub unreachable): `allow` creates it with
+     * the check reported unverified, `refuse` refuses it (422) until the model can be checked.
+     */
+    unverifiedModels: p.string().$type<UnverifiedModelsPolicy>().default('allow'),
     /** Prepaid balance in US cents; deployments need credits to start. Only the credit ledger moves it (billing/credit-ledger.ts). */
     creditsCents: p.integer(),
     /** Usage metered so far, in exact units (catalog/billing.ts): the debits are the whole cents it crossed. */

@@ -17,7 +17,7 @@ export function recoveryRoutes(deployments: DeploymentService, circuits: Circuit
   return [
     defineRoute({
       ...common, permission: 'deployments:read', method: 'GET', path: '/v1/recovery/deployments/{id}', operationId: 'inspectDeploymentRecovery',
-      summary: 'A deployment\'s failure, recent events and the attempts its workflow is making',
+      summary: 'A deployment\'s failure, recent events and the attempts its workflow is making (503 at once while Temporal, which it reads, is away)',
       params: RecoveryIdParams, response: DeploymentRecovery, errors: [404, 503],
       handle: async ({ params, state }) => ({ data: await deployments.inspect(state.em, state.principal!, params.id) }),
     }),

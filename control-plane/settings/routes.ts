@@ -41,7 +41,7 @@ export function settingsRoutes(settings: SettingsService): Route[] {
     }),
     defineRoute({
       ...organization, permission: 'organization:write', method: 'POST', path: '/v1/settings/organization', operationId: 'updateOrganization',
-      summary: 'Change the organization\'s name, slug, contact e-mail or default region (the plan is read-only)',
+      summary: 'Change the organization\'s name, slug, contact e-mail, default region or whether unverified models are allowed (the plan is read-only)',
       body: UpdateOrganizationRequest, response: OrganizationView, errors: [409, 422],
       async handle({ body, state }) {
         state.resourceId = state.principal!.organizationId;

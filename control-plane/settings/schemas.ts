@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { REGIONS } from '../organizations/organization.entity.ts';
+import { REGIONS, UNVERIFIED_MODELS_POLICIES } from '../organizations/organization.entity.ts';
 import { PLANS } from '../../catalog/plans.ts';
 import { orgIdQuery } from '../core/organization-query.ts';
 import { PERMISSIONS } from '../core/permissions.ts';
@@ -30,6 +30,12 @@ export const VerifyEmailRequest = z.object({
   token: z.string().max(256).meta({ description: 'The token from the confirmation e-mail.' }),
 }).meta({ id: 'VerifyEmailRequest' });
 
+const unverifiedModels = z.enum(UNVERIFIED_MODELS_POLICIES).meta({
+  description: 'What creating a deployment does when its model check cannot run (the Hugging Face Hub unreachable): `allow` (the default) creates it, '
+    + 'the check reported `unverified` with the reason in the answer\'s notices and the dry run; `refuse` answers 422 naming the model and the reason, and creates nothing.',
+  example: 'allow',
+});
+
 export const OrganizationView = z.object({
   id: z.string().meta({ example: 'org_0123456789abcdefghij' }),
   name: z.string(),
@@ -37,6 +43,7 @@ export const OrganizationView = z.object({
   contactEmail: z.string().nullable(),
   defaultRegion: z.enum(REGIONS),
   plan: z.enum(PLANS).meta({ description: 'Read-only here: it changes through billing.' }),
+  unverifiedModels: unverifiedModels,
   createdAt: z.iso.datetime(),
 }).meta({ id: 'OrganizationSettings' });
 
@@ -46,6 +53,7 @@ export const UpdateOrganizationRequest = z.object({
     .optional().meta({ description: 'Unique across Kiln; 3 to 63 characters, a DNS label.', example: 'engines' }),
   contactEmail: email.nullable().optional().meta({ description: 'null clears it.' }),
   defaultRegion: z.enum(REGIONS).optional(),
+  unverifiedModels: unverifiedModels.optional(),
   plan: z.enum(PLANS).optional().meta({
     description: 'Read-only: the current plan is accepted (so a read-modify-write round trip works), any other value is 422.',
   }),

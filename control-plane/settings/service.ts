@@ -144,6 +144,7 @@ export function createSettingsService(deps: SettingsServiceDeps) {
       if (input.slug !== undefined) org.slug = input.slug;
       if (input.contactEmail !== undefined) org.contactEmail = input.contactEmail?.toLowerCase() ?? null;
       if (input.defaultRegion !== undefined) org.defaultRegion = input.defaultRegion;
+      if (input.unverifiedModels !== undefined) org.unverifiedModels = input.unverifiedModels;
       // The unique index settles two organizations claiming one slug at once.
       await em.flush().catch((error: unknown) => {
         if (error instanceof UniqueConstraintViolationException) throw new ConflictError('This slug is taken', { field: 'slug' });
@@ -157,7 +158,7 @@ export function createSettingsService(deps: SettingsServiceDeps) {
 function organizationView(org: Organization): OrganizationViewBody {
   return {
     id: org.id, name: org.name, slug: org.slug, contactEmail: org.contactEmail ?? null, defaultRegion: org.defaultRegion,
-    plan: org.plan, createdAt: org.createdAt.toISOString(),
+    plan: org.plan, unverifiedModels: org.unverifiedModels, createdAt: org.createdAt.toISOString(),
   };
 }
 

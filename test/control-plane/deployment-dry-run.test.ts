@@ -103,3 +103,44 @@ test('POST /v1/deployments/validate: bad input is 400/422 naming the field, no c
   const deploymentsOnly = await createApiKey(api, token, 'deployments_only');
   t.is((await api.request('POST', '/v1/deployments/validate', { token: deploymentsOnly.key, body: { ...validDeployment(), model: 'meta-llama/Llama-3.1-70B-Instruct' } })).status, 200);
 });
+
+// The test API's Hub is a closed port: the Hub cannot be reached, so a model only the Hub could know cannot be checked.
+test('with the Hugging Face Hub unreachable, the model check is unverified with the reason: allowed by default (the answer\'s notices say so), refused with 422 and nothing created where the organization refuses unverified models', async (t) => {
+  const { token, organizationId } = await signup(api);
+  const model = 'nope/does-not-exist-xyz';
+  const reason = /^nope\/does-not-exist-xyz could not be checked: The Hugging Face Hub could not describe nope\/does-not-exist-xyz: it could not be reached/;
+  const modelCheck = (body: { checks: Array<{ check: string; passed: boolean; status: string; reason: string }> }) => body.checks.find((c) => c.check === 'model')!;
+
+  t.is((await api.request('GET', `/v1/settings/organization?orgId=${organizationId}`, { token })).body.unverifiedModels, 'allow');
+  const dryRun = await api.request('POST', '/v1/deployments/validate?preview=false', { token, body: { ...validDeployment('unverified'), model } });
+  t.is(dryRun.status, 200);
+  t.like(modelCheck(dryRun.body), { passed: false, status: 'unverified' });
+  t.regex(modelCheck(dryRun.body).reason, reason);
+  t.regex(modelCheck(dryRun.body).reason, /the organization allows unverified models/);
+  t.true(dryRun.body.valid, 'allowed: creation would go ahead');
+  t.true(dryRun.body.checks.filter((c: { check: string }) => c.check !== 'model').every((c: { status: string }) => c.status === 'passed'));
+
+  const created = await api.request('POST', '/v1/deployments', { token, body: { ...validDeployment('unverified'), model } });
+  t.is(created.status, 201);
+  t.like(created.body, { name: 'unverified', status: 'pending' });
+  t.is(created.body.notices.length, 1);
+  t.regex(created.body.notices[0], /^The model check is unverified: nope\/does-not-exist-xyz could not be checked: The Hugging Face Hub could not describe/);
+  // A model the catalog knows needs no Hub: its check passes and creation says nothing.
+  const known = await api.request('POST', '/v1/deployments', { token, body: validDeployment('known') });
+  t.deepEqual(known.body.notices, []);
+
+  const refuse = await api.request('POST', '/v1/settings/organization', { token, body: { unverifiedModels: 'refuse' } });
+  t.is(refuse.status, 200);
+  t.is(refuse.body.unverifiedModels, 'refuse');
+  const refusedDryRun = await api.request('POST', '/v1/deployments/validate?preview=false', { token, body: { ...validDeployment('unverified-2'), model } });
+  t.like(modelCheck(refusedDryRun.body), { passed: false, status: 'unverified' });
+  t.regex(modelCheck(refusedDryRun.body).reason, /the organization refuses unverified models/);
+  t.false(refusedDryRun.body.valid);
+  const before = await count(token, organizationId);
+  const refused = await api.request('POST', '/v1/deployments', { token, body: { ...validDeployment('unverified-2'), model } });
+  t.is(refused.status, 422);
+  t.like(refused.body, { code: 'VALIDATION_ERROR' });
+  t.regex(JSON.stringify(refused.body), /nope\/does-not-exist-xyz could not be checked: The Hugging Face Hub could not describe nope\/does-not-exist-xyz: it could not be reached.*the organization refuses unverified models/);
+  t.is(await count(token, organizationId), before);
+  t.is((await api.request('POST', '/v1/settings/organization', { token, body: { unverifiedModels: 'sometimes' } })).status, 422);
+});

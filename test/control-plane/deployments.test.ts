@@ -13,7 +13,7 @@ test('POST /v1/deployments answers 201 with id, name, status pending and endpoin
   const { token } = await signup(api);
   const res = await api.request('POST', '/v1/deployments', { token, body: validDeployment() });
   t.is(res.status, 201);
-  t.deepEqual(Object.keys(res.body).sort(), ['endpoint', 'id', 'name', 'status']);
+  t.deepEqual(Object.keys(res.body).sort(), ['endpoint', 'id', 'name', 'notices', 'status']);
   t.regex(res.body.id, /^dep_[0-9a-z]{20}$/);
   t.like(res.body, { name: 'llama-chat', status: 'pending' });
   t.true(URL.canParse(res.body.endpoint));

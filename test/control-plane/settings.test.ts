@@ -151,7 +151,7 @@ test('GET /v1/settings/organization shows name, slug, contact, default region an
   const owner = { token: signedUp.body.access_token, organizationId: signedUp.body.user.organization_id };
   const res = await api.request('GET', `${ORGANIZATION}?orgId=${owner.organizationId}`, { token: owner.token });
   t.is(res.status, 200);
-  t.like(res.body, { id: owner.organizationId, name: 'Ünïcode & Co.', contactEmail: null, defaultRegion: 'us-east-1', plan: 'free' });
+  t.like(res.body, { id: owner.organizationId, name: 'Ünïcode & Co.', contactEmail: null, defaultRegion: 'us-east-1', plan: 'free', unverifiedModels: 'allow' });
   // A default slug: the name as a DNS label plus the id's random part, so it is unique from the start.
   t.is(res.body.slug, `unicode-co-${owner.organizationId.slice(4)}`);
 

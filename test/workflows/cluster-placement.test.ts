@@ -266,14 +266,14 @@ test.serial('a dry run says how many replicas fit now, from the nodes\' allocata
   t.true(free >= 6 && free <= 8, `${free} H100s free`);
   t.like(before.capacity[0], { name: 'local', replicasFit: Math.floor(free / 4), measuredFrom: 'nodes', note: null });
   // Twelve GPUs on one 8-GPU node: never all three.
-  t.deepEqual(reasonOf(before), { check: 'capacity', passed: false, reason: `Only ${Math.floor(free / 4)} of 3 replicas fit now on GPU cluster local: ${free} GPU(s) free on its nodes, 4 per replica; lower replicas, or free or add GPUs` });
+  t.deepEqual(reasonOf(before), { check: 'capacity', passed: false, status: 'failed', reason: `Only ${Math.floor(free / 4)} of 3 replicas fit now on GPU cluster local: ${free} GPU(s) free on its nodes, 4 per replica; lower replicas, or free or add GPUs` });
   t.false(before.valid);
   // A pod outside Kiln requesting 2 of them: its GPUs are no longer free.
   await gpu.api.request('POST', '/api/v1/namespaces/default/pods', holder);
   t.teardown(() => gpu.api.request('DELETE', '/api/v1/namespaces/default/pods/gpu-holder').catch(() => undefined));
   const held = await deployments.dryRun(orm.em.fork(), principal, { ...request, replicas: 1 }, { preview: false });
   t.like(held.capacity[0], { gpusFree: free - 2, replicasFit: 1 });
-  t.deepEqual(reasonOf(held), { check: 'capacity', passed: true, reason: `1 of 1 replicas fit now on GPU cluster local: ${free - 2} GPU(s) free on its nodes, 4 per replica` });
+  t.deepEqual(reasonOf(held), { check: 'capacity', passed: true, status: 'passed', reason: `1 of 1 replicas fit now on GPU cluster local: ${free - 2} GPU(s) free on its nodes, 4 per replica` });
 });
 
 test.serial('a dry run previews the deployment with the real Pulumi engine on the cluster it would be placed on, and creates nothing', async (t) => {

@@ -44,3 +44,4 @@ export { Migration20261128090000IdempotentCreations } from './Migration202611280
 export { Migration20261128100000ClusterEvents } from './Migration20261128100000ClusterEvents.ts';
 export { Migration20261128110000ClusterDesiredStateDelivery } from './Migration20261128110000ClusterDesiredStateDelivery.ts';
 export { Migration20261128110100ReportWorkflowStart } from './Migration20261128110100ReportWorkflowStart.ts';
+export { Migration20261128110200UnverifiedModels } from './Migration20261128110200UnverifiedModels.ts';

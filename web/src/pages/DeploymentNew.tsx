@@ -216,8 +216,8 @@ export default function DeploymentNew() {
           <h2 id="review-title">3. Review</h2>
           <ul className="checks" aria-label="Checks">
             {dryRun.checks.map((c) => (
-              <li key={c.check} className={c.passed ? 'check-passed' : 'check-failed'}>
-                <strong>{c.passed ? '✓' : '✗'} {c.check.replaceAll('_', ' ')}</strong>: <span>{c.reason}</span>
+              <li key={c.check} className={`check-${c.status}`}>
+                <strong>{{ passed: '✓', failed: '✗', unverified: '?' }[c.status]} {c.check.replaceAll('_', ' ')}</strong>: <span>{c.reason}</span>
               </li>
             ))}
           </ul>
