@@ -266,7 +266,7 @@ test.serial('a dry run says how many replicas fit now, from the nodes\' allocata
   t.true(free >= 6 && free <= 8, `${free} H100s free`);
   t.like(before.capacity[0], { name: 'local', replicasFit: Math.floor(free / 4), measuredFrom: 'nodes', note: null });
   // Twelve GPUs on one 8-GPU node: never all three.
-  t.deepEqual(reasonOf(before), { check: 'capacity', passed: false, status: 'failed', reason: `Only ${Math.floor(free / 4)} of 3 replicas fit now on GPU cluster local: ${free} GPU(s) free on its nodes, 4 per replica; lower replicas, or free or add GPUs` });
+  t.deepEqual(reasonOf(before), { check: 'capacity', passed: false, status: 'failed', reason: `Only ${Math.floor(free / 4)} of 3 replicas fit now on GPU cluster local: ${free} GPU(s) free on its nodes, 4 per replica; the cluster has no node pool Kiln can grow; lower replicas, or free or add GPUs` });
   t.false(before.valid);
   // A pod outside Kiln requesting 2 of them: its GPUs are no longer free.
   await gpu.api.request('POST', '/api/v1/namespaces/default/pods', holder);
