@@ -93,11 +93,13 @@ export function createGatewayApp(deps: GatewayAppDeps): GatewayApp {
   const serviceKeys = createServiceKeyService({ env: config.env });
   const audit = createAuditService({ pool: deps.pool, log });
   const clusters = createClusterService({
-    secrets: createSecretBox(key('cluster-kubeconfigs')), orchestrator: createClusterOrchestrator(deps.temporal, { temporalAvailable: () => dependencies.temporalAvailable() }), circuits: createCircuitService(), log,
+    secrets: createSecretBox(key('cluster-kubeconfigs')), orchestrator: createClusterOrchestrator(deps.temporal), circuits: createCircuitService(), log,
   });
   const gateway = createInferenceGateway({ log, options: deps.inference });
   const inference = createInferenceService({
-    clusters, gateway, orchestrator: createDeploymentOrchestrator(deps.temporal, { temporalAvailable: () => dependencies.temporalAvailable() }), database: dependencies, targetFreshMs: TARGET_FRESH_MS,
+    // Waking is bounded by its deadline alone (core/workflow-calls.ts): this process probes Temporal only every 5 s, so
+    // one missed probe would refuse wakes for that long, and the request is held for the wake anyway.
+    clusters, gateway, orchestrator: createDeploymentOrchestrator(deps.temporal), database: dependencies, targetFreshMs: TARGET_FRESH_MS,
   });
   const counters = batchedCounters(deps.pool, { flushMs: RATE_COUNT_FLUSH_MS, onError: (error) => log.warn({ err: error }, 'rate-limit counts not written; kept for the next flush') });
 

@@ -8,6 +8,11 @@ import { ServiceUnavailableError } from './errors.ts';
 
 /** A request's call to Temporal: the whole request stays under a second. */
 export const REQUEST_DEADLINE_MS = 700;
+/**
+ * A request that waits on a workflow anyway (a dry run's preview, a wake the inference request is held for):
+ * still refused at once while Temporal is away, but not failed by a slow start.
+ */
+export const HELD_REQUEST_DEADLINE_MS = 3_000;
 /** A background loop's call (redelivery): nobody waits on it. */
 export const BACKGROUND_DEADLINE_MS = 10_000;
 

@@ -8,7 +8,7 @@ import {
   type DeploymentWorkflowInput, type DesiredDeployment, type PlannedResource,
 } from '../../workflows/contract/deployment.ts';
 import { KilnGpuType, KilnOrganizationId, KilnStatus } from '../../workflows/contract/search-attributes.ts';
-import { workflowCalls, WorkflowServiceUnavailableError, type WorkflowCallOptions } from '../core/workflow-calls.ts';
+import { HELD_REQUEST_DEADLINE_MS, workflowCalls, WorkflowServiceUnavailableError, type WorkflowCallOptions } from '../core/workflow-calls.ts';
 import type { Deployment } from './deployment.entity.ts';
 
 type DesiredFields = Pick<Deployment, 'generation' | 'model' | 'gpu' | 'replicas' | 'minReplicas' | 'maxReplicas' | 'autoscaling' | 'replicaRequests' | 'gpusPerReplica' | 'contextLength'
@@ -59,7 +59,7 @@ export function createDeploymentOrchestrator(client: Client, options: Deployment
     /** Asks a deployment scaled to zero to run a replica again (the inference gateway holds the request meanwhile); a 503 when Temporal is away. */
     async wake(deploymentId: string): Promise<void> {
       try {
-        await call((temporal) => temporal.workflow.getHandle(deploymentId).signal(wakeSignal));
+        await call((temporal) => temporal.workflow.getHandle(deploymentId).signal(wakeSignal), HELD_REQUEST_DEADLINE_MS);
       } catch {
         throw new WorkflowServiceUnavailableError('The workflow service is unavailable: the deployment cannot be woken now');
       }
@@ -75,7 +75,7 @@ export function createDeploymentOrchestrator(client: Client, options: Deployment
         handle = await call((temporal) => temporal.workflow.start(PREVIEW_DEPLOYMENT_WORKFLOW, {
           workflowId: input.previewId, taskQueue: DEPLOYMENTS_TASK_QUEUE, args: [input], workflowExecutionTimeout: previewTimeoutMs,
           typedSearchAttributes: [{ key: KilnOrganizationId, value: input.organizationId }, { key: KilnGpuType, value: input.desired.gpu }],
-        }));
+        }), HELD_REQUEST_DEADLINE_MS);
       } catch {
         throw new WorkflowServiceUnavailableError();
       }

@@ -128,7 +128,12 @@ export function createDependencyMonitor(options: DependencyMonitorOptions): Depe
         lostListeners.delete(listener);
       }
     },
-    start: () => periodic.start(),
+    start() {
+      // The API's own client connects on first use: connected now, in the background, a request's first call
+      // to Temporal does not pay for the connection (nor is it failed by its deadline while connecting).
+      if (shared instanceof Connection) shared.ensureConnected().catch(() => undefined);
+      periodic.start();
+    },
     async stop() {
       await periodic.stop();
       if (probe) await endClient(probe.client);
