@@ -9093,17 +9093,6 @@ export interface operations {
                     "application/json": components["schemas"]["ReferenceError"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
-                headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ReferenceError"];
-                };
-            };
         };
     };
     recoverDeployment: {
