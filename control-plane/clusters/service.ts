@@ -132,10 +132,13 @@ export function createClusterService(deps: ClusterServiceDeps) {
       if (input.name !== undefined) cluster.name = input.name;
       if (input.gatewayUrl !== undefined) cluster.gatewayUrl = input.gatewayUrl;
       if (cluster.provider === 'kubernetes') {
-        // Any PATCH reads the GPUs again: with the new kubeconfig, or the one kept.
-        const kubeconfig = input.kubeconfig ?? deps.secrets.open(cluster.sealedKubeconfig!);
-        cluster.gpus = await inspect(kubeconfig);
-        cluster.sealedKubeconfig = deps.secrets.seal(kubeconfig);
+        // Any PATCH reads the GPUs again: with the new kubeconfig, or the one kept (a cluster recorded without
+        // one keeps the GPUs it was recorded with).
+        const kubeconfig = input.kubeconfig ?? kubeconfigOf(cluster);
+        if (kubeconfig !== null) {
+          cluster.gpus = await inspect(kubeconfig);
+          cluster.sealedKubeconfig = deps.secrets.seal(kubeconfig);
+        }
         await flushNamed(em, cluster.name);
         return viewInUse(em, cluster);
       }

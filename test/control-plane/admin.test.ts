@@ -43,7 +43,7 @@ test('every admin route: no credential 401, an organization owner 403, an admin\
     'PATCH /v1/admin/notifications/{id}': { title: 'Changed' },
   };
   const adminRoutes = Object.keys(routePermissions(api.app.routes)).filter((r) => r.includes(' /v1/admin/'));
-  t.is(adminRoutes.length, 29, 'feature flags, customers, audit, security, operations, analytics, error tracker, reports, bulk, GPU clusters, notifications, revenue, service keys');
+  t.is(adminRoutes.length, 30, 'feature flags, customers, audit, security, operations, analytics, error tracker, reports, bulk, GPU clusters and their events, notifications, revenue, service keys');
   for (const route of adminRoutes) {
     const [method, template] = route.split(' ') as [string, string];
     const path = template.replace('{id}', 'ffl_unknown');

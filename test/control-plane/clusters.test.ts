@@ -154,6 +154,13 @@ test.serial('PATCH renames and reads the GPUs again; fields of the other provide
   t.is(taken.status, 409);
   t.is((await api.request('PATCH', '/v1/admin/clusters/clu_unknown', { token: admin, body: { name: 'x' } })).status, 404);
   t.like((await api.request('GET', `/v1/admin/clusters/${cluster.id}`, { token: admin })).body, { name: 'grown' });
+
+  // A kubernetes cluster recorded without a kubeconfig (as tests record one): an empty PATCH keeps its GPUs, never a 500.
+  await api.pool.query(`INSERT INTO gpu_cluster (id, name, provider, status, gpus, generation, delete_requested, created_at, updated_at) VALUES ('clu_nokubeconfig0000', 'recorded', 'kubernetes', 'ready', '[{"gpuType":"nvidia-l4","count":2}]', 1, false, now(), now())`);
+  const empty = await api.request('PATCH', '/v1/admin/clusters/clu_nokubeconfig0000', { token: admin, body: {} });
+  t.is(empty.status, 200, JSON.stringify(empty.body));
+  t.like(empty.body, { name: 'recorded', gpus: [{ gpuType: 'nvidia-l4', count: 2 }] });
+  await api.pool.query(`DELETE FROM gpu_cluster WHERE id = 'clu_nokubeconfig0000'`);
 });
 
 test.serial('bad input: 400 for wrong types and missing fields, 422 naming the field for broken rules; nothing is created', async (t) => {
