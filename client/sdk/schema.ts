@@ -5839,6 +5839,8 @@ export interface components {
             status: "pending" | "deploying" | "running" | "scaling" | "scaled_to_zero" | "updating" | "stopping" | "stopped" | "failed" | "deleting" | "deleted";
             /** Format: uri */
             endpoint: string;
+            /** @description What creation wants you to know, in words: a model check that could not run (the Hugging Face Hub unreachable) is reported here as unverified, with the reason. Empty otherwise, and on a replay of the request by its Idempotency-Key. */
+            notices: string[];
             templateId: string;
             templateVersion: number;
         };

@@ -2,7 +2,7 @@
 // or compare templates, /v1/notifications/template-updates) and the platform's /api/models/templates.
 import { z } from 'zod';
 import { defineRoute, pageReply, type Route } from '../http/routes.ts';
-import { CreatedDeployment } from '../deployments/schemas.ts';
+import { DeploymentCreation } from '../deployments/schemas.ts';
 import type { TemplateService } from './service.ts';
 import {
   CreateTemplateRequest, DeletedTemplate, DeploymentIdParams, DeployTemplateRequest, ListTemplatesPlatformQuery, ListTemplatesQuery, ListVersionsQuery, NewTemplateVersionRequest,
@@ -12,7 +12,7 @@ import {
 
 const common = { tag: 'Templates', resourceType: 'template' } as const;
 
-const DeployedFromTemplate = CreatedDeployment.extend({ templateId: z.string(), templateVersion: z.number().int() }).meta({ id: 'DeployedFromTemplate' });
+const DeployedFromTemplate = DeploymentCreation.extend({ templateId: z.string(), templateVersion: z.number().int() }).meta({ id: 'DeployedFromTemplate' });
 const SharedTemplate = TemplateVersionView.extend({ templateName: z.string() }).meta({ id: 'SharedTemplate' });
 
 export function templateRoutes(templates: TemplateService): Route[] {
