@@ -4,7 +4,7 @@ import type { Periodic } from '../../lib/periodic.ts';
 import { createSecretBox } from '../../lib/secret-box.ts';
 import { defineModule } from '../module.ts';
 import { createClusterEventService, type ClusterEventService } from './events.ts';
-import { createClusterRedelivery } from './delivery.ts';
+import { clusterDelivery } from './delivery.ts';
 import { createClusterOrchestrator } from './orchestrator.ts';
 import { clusterRoutes } from './routes.ts';
 import { createClusterService, type ClusterService } from './service.ts';
@@ -25,7 +25,7 @@ export const clustersModule = defineModule({
     return {
       clusterEvents: createClusterEventService({ cursors }),
       clusters: createClusterService({ secrets: createSecretBox(key('cluster-kubeconfigs')), orchestrator, circuits: services.circuits, log }),
-      clusterRedelivery: createClusterRedelivery({ orm, orchestrator, log }),
+      clusterRedelivery: clusterDelivery({ orchestrator, log }).loop(orm),
     };
   },
   routes: ({ services }) => clusterRoutes(services.clusters, services.clusterEvents),

@@ -18,7 +18,7 @@ import { ConflictError, GpuUnavailableError, NotFoundError, invalidField } from 
 import { BACKGROUND_DEADLINE_MS } from '../core/workflow-calls.ts';
 import { circuitForOrganizations, type CircuitService } from '../recovery/circuits.ts';
 import { circuitProviderOf, GpuClusterSchema, type AwsClusterSpec, type ClusterGpus, type GpuClusterRecord, type LocalClusterSpec } from './gpu-cluster.entity.ts';
-import { sendClusterState } from './delivery.ts';
+import { clusterDelivery } from './delivery.ts';
 import type { ClusterOrchestrator } from './orchestrator.ts';
 import { readClusterGpus, readFreeGpusPerNode } from './nodes.ts';
 import type { ClusterViewBody, CreateClusterInput, UpdateClusterInput } from './schemas.ts';
@@ -57,6 +57,7 @@ export interface ClusterCapacity {
 const SERVING = ['ready', 'scaling'] as const;
 
 export function createClusterService(deps: ClusterServiceDeps) {
+  const delivery = clusterDelivery(deps);
   async function find(em: EntityManager, id: string): Promise<GpuClusterRecord> {
     const cluster = await em.findOne(GpuClusterSchema, { id, deletedAt: null });
     if (!cluster) throw new NotFoundError(`GPU cluster ${id} not found`);
@@ -65,7 +66,7 @@ export function createClusterService(deps: ClusterServiceDeps) {
 
   /** Sends the committed change; one Temporal could not take now stays saved for the redelivery loop (clusters/delivery.ts). */
   async function converge(em: EntityManager, cluster: GpuClusterRecord): Promise<void> {
-    await sendClusterState(em, deps, cluster);
+    await delivery.send(em, cluster);
   }
 
   async function flushNamed(em: EntityManager, name: string): Promise<void> {

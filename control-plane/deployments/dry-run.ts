@@ -16,7 +16,8 @@ import { ApiError, ConflictError } from '../core/errors.ts';
 import { OrganizationSchema } from '../organizations/organization.entity.ts';
 import { desiredOf, type DeploymentOrchestrator } from './orchestrator.ts';
 import { assertAffordable, resolveAutoscaling, resolveScaling, type CreationChecks, type Serving } from './rules.ts';
-import type { CreateDeploymentInput } from './schemas.ts';
+import type { z } from 'zod';
+import type { CreateDeploymentInput, DeploymentDryRun } from './schemas.ts';
 
 /** One of creation's checks as the dry run reports it. */
 export interface DryRunCheck {
@@ -40,25 +41,9 @@ function describeServing(serving: Serving): string {
   return `${serving.gpusPerReplica} GPU(s) per replica, ${context}, dtype ${serving.dtype}`;
 }
 
-/** One pool's growth in a DryRunFit: `nodes` added, from `fromNodes` to `toNodes`, at `hourlyCents` more an hour. */
-export interface DryRunPoolGrowth {
-  pool: string;
-  gpuType: string;
-  gpusPerNode: number;
-  fromNodes: number;
-  toNodes: number;
-  nodes: number;
-  hourlyCents: number;
-}
-
-/** Whether the replicas fit on the placed cluster now, once its pools grow (by how much, at what cost), or never (why). */
-export interface DryRunFit {
-  verdict: 'fits_now' | 'fits_after_growth' | 'cannot_fit';
-  replicas: number;
-  replicasFit: number;
-  growth: { nodes: number; hourlyCents: number; pools: DryRunPoolGrowth[] } | null;
-  reason: string;
-}
+/** Whether the replicas fit on the placed cluster now, once its pools grow (by how much, at what cost), or never (why): the answer's `fit`. */
+type DryRunFit = z.infer<typeof DeploymentDryRun>['fit'];
+type DryRunPoolGrowth = NonNullable<DryRunFit['growth']>['pools'][number];
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 

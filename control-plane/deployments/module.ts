@@ -2,7 +2,7 @@
 // builds the orchestrator that sends it (other areas signal and inspect workflows through it) and runs the
 // redelivery loop, which sends what was saved while Temporal was away.
 import { defineModule } from '../module.ts';
-import { createDesiredStateDelivery, createDesiredStateRedelivery } from './desired-state-delivery.ts';
+import { createDesiredStateDelivery } from './desired-state-delivery.ts';
 import { createDeploymentOrchestrator, type DeploymentOrchestrator } from './orchestrator.ts';
 import { deploymentRoutes } from './routes.ts';
 import { createDeploymentService, type DeploymentService } from './service.ts';
@@ -22,15 +22,16 @@ export const deploymentsModule = defineModule({
   name: 'deployments',
   services: ({ config, cursors, temporal, previewTimeoutMs, orm, log, services }) => {
     const orchestrator = createDeploymentOrchestrator(temporal, { previewTimeoutMs, temporalAvailable: () => services.dependencies.temporalAvailable() });
+    const delivery = createDesiredStateDelivery({ orchestrator, log });
     return {
       deploymentOrchestrator: orchestrator,
-      desiredStateRedelivery: createDesiredStateRedelivery({ orm, orchestrator, log }),
+      desiredStateRedelivery: delivery.loop(orm),
       deployments: createDeploymentService({
         endpointDomain: config.endpointDomain,
         cursors,
         orchestrator,
         placement: services.clusters,
-        delivery: createDesiredStateDelivery({ orchestrator, log }),
+        delivery,
         flags: services.featureFlags,
         budgets: services.budgets,
         models: services.models,

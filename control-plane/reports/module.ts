@@ -2,7 +2,7 @@
 // runs the loop that starts the workflows of reports asked for while Temporal was away.
 import type { Periodic } from '../../lib/periodic.ts';
 import { defineModule } from '../module.ts';
-import { createReportStarts } from './delivery.ts';
+import { reportStarts } from './delivery.ts';
 import { createReportOrchestrator } from './orchestrator.ts';
 import { createReportService, type ReportService } from './service.ts';
 
@@ -20,7 +20,7 @@ export const reportsModule = defineModule({
     const orchestrator = createReportOrchestrator(temporal, { temporalAvailable: () => services.dependencies.temporalAvailable() });
     return {
       reports: createReportService({ cursors, orchestrator, log }),
-      reportStarts: createReportStarts({ orm, orchestrator, log }),
+      reportStarts: reportStarts({ orchestrator, log }).loop(orm),
     };
   },
   start: ({ services }) => services.reportStarts.start(),

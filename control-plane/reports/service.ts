@@ -11,7 +11,7 @@ import type { CursorCodec } from '../core/pagination.ts';
 import type { StreamReply } from '../http/routes.ts';
 import { reportContent } from './content.ts';
 import { ReportSchema, type Report } from './report.entity.ts';
-import { startReport } from './delivery.ts';
+import { reportStarts } from './delivery.ts';
 import type { ReportOrchestrator } from './orchestrator.ts';
 import type { GenerateReportInput, ListReportsInput, ReportViewBody } from './schemas.ts';
 
@@ -25,6 +25,7 @@ export interface ReportServiceDeps {
 }
 
 export function createReportService(deps: ReportServiceDeps) {
+  const starts = reportStarts(deps);
   async function find(em: EntityManager, id: string): Promise<Report> {
     const report = await em.findOne(ReportSchema, { id });
     if (!report) throw new NotFoundError(`Report ${id} not found`);
@@ -61,7 +62,7 @@ export function createReportService(deps: ReportServiceDeps) {
       });
       await em.flush();
       // Temporal away: the report stays pending, and its workflow is started once Temporal answers.
-      await startReport(em, deps, report);
+      await starts.send(em, report);
       return (await views(em, [report]))[0]!;
     },
 

@@ -10,7 +10,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createCursorCodec } from '../../control-plane/core/pagination.ts';
 import { TENANT_ROLE } from '../../control-plane/core/row-level-security.ts';
 import { openDatabase, type Orm } from '../../control-plane/database/orm.ts';
-import { startPendingReports } from '../../control-plane/reports/delivery.ts';
+import { reportStarts } from '../../control-plane/reports/delivery.ts';
 import { createReportOrchestrator } from '../../control-plane/reports/orchestrator.ts';
 import { createReportService } from '../../control-plane/reports/service.ts';
 import type { ReportWorkflowResult } from '../../workflows/contract/reports.ts';
@@ -269,7 +269,7 @@ test('when Temporal cannot be reached the report is recorded pending at once, an
 
   // The pass of the API's loop, with Temporal back: started (and a second start refused by Temporal, not run twice).
   const orchestrator = createReportOrchestrator(api.workflows);
-  t.true(await startPendingReports(api.orm, { orchestrator, log }, { graceMs: 0 }) >= 1);
+  t.true(await reportStarts({ orchestrator, log }).resend(api.orm, { graceMs: 0 }) >= 1);
   await orchestrator.start(recorded.id);
   t.like(await finished(t, recorded.id), { status: 'ready' });
   t.not((await api.pool.query('SELECT workflow_started_at FROM report WHERE id = $1', [recorded.id])).rows[0].workflow_started_at, null);

@@ -3,7 +3,7 @@ import test from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import { pino } from 'pino';
 import { createDeploymentOrchestrator } from '../../control-plane/deployments/orchestrator.ts';
-import { createDesiredStateDelivery, redeliverDesiredStates } from '../../control-plane/deployments/desired-state-delivery.ts';
+import { createDesiredStateDelivery } from '../../control-plane/deployments/desired-state-delivery.ts';
 import { freePort } from '../../infra/servers/process.ts';
 import { desiredStatesSent, signup, startTestApi, validDeployment } from '../support/control-plane.ts';
 import { testTemporalAddress } from '../support/temporal.ts';
@@ -28,18 +28,18 @@ test.serial('a deployment created while Temporal is down is saved, then delivere
 
   // Temporal still down: the pass delivers nothing and keeps the change.
   const down = createDesiredStateDelivery({ orchestrator: createDeploymentOrchestrator(new Client({ connection: Connection.lazy({ address: `127.0.0.1:${await freePort()}` }) })), log });
-  t.is(await redeliverDesiredStates(api.orm, down, { graceMs: 0 }), 0);
+  t.is(await down.resend(api.orm, { graceMs: 0 }), 0);
   t.is((await sentGeneration(id)).sent_generation, 0);
 
   // Temporal answers again.
   const up = createDesiredStateDelivery({ orchestrator: createDeploymentOrchestrator(api.workflows), log });
-  t.true(await redeliverDesiredStates(api.orm, up, { graceMs: 0 }) >= 1);
+  t.true(await up.resend(api.orm, { graceMs: 0 }) >= 1);
   t.deepEqual(await sentGeneration(id), { generation: 1, sent_generation: 1 });
   const sent = await desiredStatesSent(api, id);
   t.deepEqual(sent.map((d) => [d.generation, d.model]), [[1, 'meta-llama/Llama-3.1-8B-Instruct']]);
 
   // Nothing left to send: a second pass sends nothing twice.
-  await redeliverDesiredStates(api.orm, up, { graceMs: 0 });
+  await up.resend(api.orm, { graceMs: 0 });
   t.is((await desiredStatesSent(api, id)).length, 1);
 });
 
@@ -52,7 +52,7 @@ test.serial('a later change made while Temporal is down is delivered as the newe
   t.deepEqual(await sentGeneration(id), { generation: 2, sent_generation: 0 });
 
   const up = createDesiredStateDelivery({ orchestrator: createDeploymentOrchestrator(api.workflows), log });
-  await redeliverDesiredStates(api.orm, up, { graceMs: 0 });
+  await up.resend(api.orm, { graceMs: 0 });
   const sent = await desiredStatesSent(api, id);
   t.deepEqual(sent.map((d) => [d.generation, d.replicas]), [[2, 3]]);
 });
@@ -62,6 +62,6 @@ test.serial('recent changes are left to the request that saved them', async (t) 
   const created = await api.request('POST', '/api/deployments', { token: user.token, body: validDeployment('just-saved') });
   const id = created.body.data.id as string;
   const up = createDesiredStateDelivery({ orchestrator: createDeploymentOrchestrator(new Client({ connection: await Connection.connect({ address: testTemporalAddress() }) })), log });
-  await redeliverDesiredStates(api.orm, up, { graceMs: 60_000 });
+  await up.resend(api.orm, { graceMs: 60_000 });
   t.is((await sentGeneration(id)).sent_generation, 0);
 });

@@ -126,6 +126,8 @@ export function poolShrink(deps: PoolShrinkDeps) {
           lastShrink: { requestId: request.requestId, reason: plan.reason, nodes: plan.nodes, events },
         } satisfies LocalClusterSpec;
         cluster.generation += 1;
+        // The workflow gets this desired state in the answer: nothing is left for the API's redelivery to send.
+        cluster.sentGeneration = cluster.generation;
         cluster.status = 'scaling';
         return { shrunk: true, reason: plan.reason, nodes: plan.nodes, desired: desiredClusterOf(cluster) as DesiredLocalCluster, events } as const;
       });

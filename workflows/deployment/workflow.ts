@@ -85,8 +85,11 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
   });
   const effective = (d: DesiredDeployment): DesiredDeployment => (autoscaled === undefined ? d : { ...d, replicas: autoscaled });
 
-  /** Writes one lifecycle edge: status row, event, search attribute. */
-  const edge = async (status: DeploymentLifecycleStatus, generation: number, event?: DeploymentEventType, failureReason?: string, previousReplicas?: number, recovery?: string) => {
+  /** Writes one lifecycle edge: status row, event (with `details`: a scale's replicas before, a scale's or a recovery's reason), search attribute. */
+  const edge = async (
+    status: DeploymentLifecycleStatus, generation: number, event?: DeploymentEventType, failureReason?: string,
+    details: { previousReplicas?: number; reason?: string } = {},
+  ) => {
     progress = { ...progress, status, observedGeneration: generation, failureReason };
     upsertSearchAttributes([{ key: KilnStatus, value: status }, { key: KilnGpuType, value: desired.gpu }, { key: KilnOrganizationId, value: organizationId }]);
     // The Temporal UI shows a deployment's workflow as Running for its whole life (it waits for the next change,
@@ -98,9 +101,9 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
       memoModel = desired.model;
     }
     // Not cancelled with the rollout it reports on: an abandoned write could land after the next edge's.
-    const autoscale = event === 'deployment.scaled' ? { sequence: scales, previousReplicas, ...(scaleReason ? { reason: scaleReason } : {}) } : {};
-    const recovered = event === 'deployment.recovered' ? { sequence: recoveries, reason: recovery } : {};
-    await CancellationScope.nonCancellable(() => recordStatus({ deploymentId, status, event, generation, failureReason, replicas: applied?.running ? applied.replicas : 0, ...autoscale, ...recovered, at: Date.now() }));
+    // Each scale, and each recovery, within a generation is an event of its own.
+    const sequence = event === 'deployment.scaled' ? { sequence: scales } : event === 'deployment.recovered' ? { sequence: recoveries } : {};
+    await CancellationScope.nonCancellable(() => recordStatus({ deploymentId, status, event, generation, failureReason, replicas: applied?.running ? applied.replicas : 0, ...sequence, ...details, at: Date.now() }));
   };
 
   const converge = async (target: DesiredDeployment, change: Change) => {
@@ -116,7 +119,8 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
     applied = appliedOf(target);
     memory = { changedAt: Date.now() };
     if (change.event === 'deployment.scaled') scales += 1;
-    await edge(!target.running ? 'stopped' : target.replicas === 0 ? 'scaled_to_zero' : 'running', target.generation, change.event, undefined, before);
+    const scaled = change.event === 'deployment.scaled' ? { previousReplicas: before, ...(scaleReason ? { reason: scaleReason } : {}) } : {};
+    await edge(!target.running ? 'stopped' : target.replicas === 0 ? 'scaled_to_zero' : 'running', target.generation, change.event, undefined, scaled);
     scaleReason = undefined;
   };
 
@@ -229,7 +233,7 @@ export async function deploymentWorkflow(input: DeploymentWorkflowInput): Promis
       return true;
     }
     recoveries += 1;
-    await edge('running', target.generation, 'deployment.recovered', undefined, undefined, `${count} lost with node ${nodes}, placed again`);
+    await edge('running', target.generation, 'deployment.recovered', undefined, { reason: `${count} lost with node ${nodes}, placed again` });
     return true;
   };
 
